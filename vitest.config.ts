@@ -1,0 +1,29 @@
+import { defineConfig } from "vitest/config";
+
+// Two projects: `unit` (pure logic, no processes) and `integration` (one real local control plane
+// per run, started by the global setup; tests isolate themselves by namespace).
+export default defineConfig({
+  test: {
+    reporters: ["default"],
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["src/**/*.test.ts", "test/unit/**/*.test.ts"],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts"],
+          globalSetup: ["test/integration/global-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 2_400_000,
+          // Two cores: integration files share one control plane; run a few at once.
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
