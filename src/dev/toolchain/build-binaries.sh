@@ -45,7 +45,7 @@ MOD
 
 build_kwok() {
   local out="$cache/kwok-$KWOK"
-  [ -f "$out/.complete" ] && return 0
+  [ -f "$out/.complete" ] && [ -d "$out/crds" ] && return 0
   step "kwok $KWOK (about 4 min cold)"
   local tmp="$out.tmp"; rm -rf "$tmp"; mkdir -p "$tmp"
   GOBIN="$tmp" go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK"
@@ -56,7 +56,11 @@ build_kwok() {
     case "$(basename "$f")" in kustomization.yaml) continue ;; esac
     cp "$f" "$tmp/stages/$(basename "$(dirname "$f")")-$(basename "$f")"
   done
-  chmod -R u+w "$tmp/stages"
+  # kwok's Logs/ClusterLogs CRDs: tests attach log files to fake pods at run time.
+  mkdir -p "$tmp/crds"
+  local crds; crds=$(go env GOMODCACHE)/sigs.k8s.io/kwok@$KWOK/kustomize/crd/bases
+  cp "$crds/kwok.x-k8s.io_logs.yaml" "$crds/kwok.x-k8s.io_clusterlogs.yaml" "$tmp/crds/"
+  chmod -R u+w "$tmp/stages" "$tmp/crds"
   finish "$tmp" "$out"
 }
 
