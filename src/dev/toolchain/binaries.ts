@@ -6,7 +6,9 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+// The pinned versions and the build script stay in the source tree (also when running from dist/).
+const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const here = path.join(packageRoot, "src", "dev", "toolchain");
 
 export interface Versions {
   kubernetes: string;
