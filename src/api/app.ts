@@ -1,0 +1,91 @@
+// The fastify application: probes at the root, the webhook routes and openapi.json under the
+// prefix, JSON errors everywhere. Built from its parts so the server, tests and the benchmark
+// assemble the same app.
+import Fastify, { type FastifyInstance, LogController, type onRequestHookHandler } from "fastify";
+import { authenticate } from "./auth/hook.ts";
+import type { TokenVerifier } from "./auth/verifier.ts";
+import { serviceUnavailable } from "./errors/http-error.ts";
+import { frameworkErrorHandler, installErrorHandling } from "./errors/plugin.ts";
+import { type HealthSource, healthRoutes } from "./health/routes.ts";
+import { type LogOptions, loggerOptions, logResponses } from "./logging.ts";
+import { openApiDocument } from "./openapi/document.ts";
+import { limitRate } from "./rate-limit/hook.ts";
+import type { RateLimiter } from "./rate-limit/token-bucket.ts";
+import { webhookPathMethods, webhookRoutes } from "./webhooks/routes.ts";
+import type { WebhookService } from "./webhooks/service.ts";
+
+export const DEFAULT_PREFIX = "/api";
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+export interface BaseOptions {
+  /** "/api" (default), "" for none. */
+  prefix: string;
+  bodyLimit: number;
+  log: LogOptions;
+}
+
+export interface ApiParts {
+  verifier: TokenVerifier;
+  rateLimiter?: RateLimiter | undefined;
+  service: WebhookService;
+  cache: HealthSource;
+}
+
+/** "/api", "api/", "/" -> "/api", "/api", "". */
+export function normalizePrefix(prefix: string): string {
+  const trimmed = prefix.trim().replace(/^\/+|\/+$/g, "");
+  if (trimmed && !/^[A-Za-z0-9._~\-/]+$/.test(trimmed)) {
+    throw new Error(`prefix '${prefix}' may hold only letters, digits, '/', '.', '_', '~' and '-'`);
+  }
+  return trimmed ? `/${trimmed}` : "";
+}
+
+/** fastify with JSON-only bodies, JSON errors and response logging; no routes yet. */
+export function createBaseApp(o: BaseOptions): FastifyInstance {
+  const prefix = normalizePrefix(o.prefix);
+  const app = Fastify({
+    logger: loggerOptions(o.log),
+    // One line per response comes from logResponses(); fastify's own pair per request is off.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: o.bodyLimit,
+    return503OnClosing: true,
+    // Kubernetes names (the ids) have up to 253 characters.
+    routerOptions: { maxParamLength: 253 },
+    frameworkErrors: frameworkErrorHandler(o.bodyLimit),
+  });
+  // JSON only: text/plain would otherwise reach the routes as a string.
+  app.removeContentTypeParser("text/plain");
+  const methods = webhookPathMethods();
+  installErrorHandling(app, {
+    bodyLimit: o.bodyLimit,
+    allowedMethods(path) {
+      if (prefix && !path.startsWith(`${prefix}/`)) return undefined;
+      const rest = path.slice(prefix.length);
+      return methods.find((m) => m.pattern.test(rest))?.methods;
+    },
+  });
+  logResponses(app);
+  return app;
+}
+
+/** Probes at the root; openapi.json and the webhook routes under the prefix. */
+export function mountApi(app: FastifyInstance, prefix: string, parts: ApiParts): void {
+  const ready: onRequestHookHandler = async () => {
+    if (!parts.cache.synced()) {
+      throw serviceUnavailable("the API is starting: its webhook cache has not synced with the cluster yet", 2);
+    }
+  };
+  const guards: onRequestHookHandler[] = [ready, authenticate(parts.verifier)];
+  if (parts.rateLimiter) guards.push(limitRate(parts.rateLimiter));
+
+  void app.register(healthRoutes, { cache: parts.cache });
+  const normalized = normalizePrefix(prefix);
+  const document = openApiDocument(normalized);
+  void app.register(
+    async (api) => {
+      api.get("/openapi.json", async () => document);
+      await api.register(webhookRoutes, { service: parts.service, guards });
+    },
+    { prefix: normalized },
+  );
+}

@@ -1,0 +1,30 @@
+// Probes, outside the API prefix and unauthenticated: /healthz fails only when the webhook
+// cache is dead (the pod should be restarted); /readyz passes once the cache has synced.
+import type { FastifyInstance } from "fastify";
+import type { InformerHealth } from "../../controller/runtime/informer.ts";
+
+export interface HealthSource {
+  synced(): boolean;
+  health(): InformerHealth;
+}
+
+export async function healthRoutes(app: FastifyInstance, opts: { cache: HealthSource }): Promise<void> {
+  app.get("/healthz", async (_req, reply) => {
+    const h = opts.cache.health();
+    if (h.dead) {
+      return reply.code(503).send({
+        errors: [`the webhook cache has stopped following the cluster: ${h.lastError ?? "unknown error"}`],
+      });
+    }
+    return { status: "ok" };
+  });
+  app.get("/readyz", async (_req, reply) => {
+    if (!opts.cache.synced()) {
+      const why = opts.cache.health().lastError;
+      return reply
+        .code(503)
+        .send({ errors: [`the webhook cache has not synced with the cluster yet${why ? `: ${why}` : ""}`] });
+    }
+    return { status: "ready" };
+  });
+}

@@ -1,0 +1,75 @@
+// Logging for the API server: fastify's pino, one line per answered request (2xx at debug, 4xx
+// at info, 5xx at error), never a body, never the Authorization header, and any field named
+// like a secret redacted wherever it appears. The controller runtime's Logger (used by the
+// informer) writes through the same pino instance.
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from "fastify";
+import type { Fields, Logger } from "../controller/runtime/log.ts";
+
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+
+export interface LogOptions {
+  level?: LogLevel;
+  /** Where JSON log lines go (default stderr). Tests capture them here. */
+  stream?: { write(line: string): void };
+}
+
+const REDACT = [
+  "req.headers.authorization",
+  "req.headers.cookie",
+  "req.body",
+  "body",
+  "sharedSecret",
+  "*.sharedSecret",
+  "*.*.sharedSecret",
+  "token",
+  "*.token",
+];
+
+export function loggerOptions(o: LogOptions): NonNullable<FastifyServerOptions["logger"]> {
+  return {
+    level: o.level ?? "info",
+    stream: o.stream ?? process.stderr,
+    redact: { paths: REDACT, censor: "[redacted]" },
+    serializers: {
+      // Method, path and id only: query strings and headers may carry what logs must not.
+      req: (req: { method?: string; url?: string; id?: string }) => ({
+        method: req.method,
+        path: (req.url ?? "").split("?")[0]?.slice(0, 200),
+        id: req.id,
+      }),
+    },
+  };
+}
+
+export function logResponses(app: FastifyInstance): void {
+  app.addHook("onResponse", async (request, reply) => {
+    const status = reply.statusCode;
+    const line = {
+      method: request.method,
+      path: request.url.split("?")[0]?.slice(0, 200),
+      status,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      user: request.principal?.userId,
+    };
+    if (status >= 500) request.log.error(line, "request failed");
+    else if (status >= 400) request.log.info(line, "request refused");
+    else request.log.debug(line, "request served");
+  });
+}
+
+/** The runtime's Logger interface over pino, for the informer and the store. */
+export function runtimeLogger(pino: FastifyBaseLogger, component: string): Logger {
+  const child = pino.child({ component });
+  const at =
+    (level: "debug" | "info" | "warn" | "error") =>
+    (message: string, fields?: Fields): void => {
+      child[level](fields ?? {}, message);
+    };
+  return {
+    debug: at("debug"),
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
+    child: (sub) => runtimeLogger(pino, `${component}/${sub}`),
+  };
+}

@@ -1,0 +1,128 @@
+// startApiServer: the API server on a cluster (the `api` command, the embedded default, tests):
+// Kubernetes client with connection reuse, a preflight that explains a missing CRD or RBAC, the
+// webhook cache, the fastify app; resolves once it listens and the cache has synced.
+import type { KubeConfig } from "@kubernetes/client-node";
+import type { JSONWebKeySet } from "jose";
+import { KubeClient } from "../controller/runtime/kube-client.ts";
+import { loadKubeConfig, PooledKubeConfig } from "../controller/runtime/kube-config.ts";
+import { createBaseApp, DEFAULT_BODY_LIMIT, DEFAULT_PREFIX, mountApi, normalizePrefix } from "./app.ts";
+import { TokenVerifier } from "./auth/verifier.ts";
+import { type LogLevel, runtimeLogger } from "./logging.ts";
+import { RateLimiter } from "./rate-limit/token-bucket.ts";
+import { WebhookCache } from "./store/webhook-cache.ts";
+import { WebhookRepository } from "./store/webhook-repository.ts";
+import { preflight } from "./store/preflight.ts";
+import { WebhookService } from "./webhooks/service.ts";
+
+export const DEFAULT_NAMESPACE = "livepeer-system";
+export const FIELD_MANAGER = "livepeer-operator-api";
+
+export interface ApiServerOptions {
+  /** Listen address; default 127.0.0.1:3000. Port 0 picks a free port. */
+  host?: string;
+  port?: number;
+  /** Route prefix; default "/api". */
+  prefix?: string;
+  /** Where Webhook resources live; default $POD_NAMESPACE or livepeer-system. */
+  namespace?: string;
+  /** A kubeconfig path or a loaded KubeConfig; default KUBECONFIG / in-cluster / ~/.kube/config. */
+  kubeconfig?: string | KubeConfig;
+  /** HS256 secret (>= 32 bytes) ... */
+  jwtSecret?: string | Uint8Array;
+  /** ... and/or public keys (a JWKS document) or a JWKS URL. */
+  jwks?: JSONWebKeySet;
+  jwksUrl?: string;
+  jwtIssuer?: string;
+  jwtAudience?: string | string[];
+  /** Development only: accept webhook URLs on loopback and private addresses. */
+  allowLoopbackTargets?: boolean;
+  /** Requests per minute per token; absent or 0 = unlimited. */
+  rateLimitPerMinute?: number;
+  /** Largest accepted body in bytes; default 64 KiB. */
+  bodyLimit?: number;
+  logLevel?: LogLevel;
+  logStream?: { write(line: string): void };
+  /** How long to wait for the first sync of the cache; default 30 s. */
+  syncTimeoutMs?: number;
+}
+
+export interface RunningApiServer {
+  /** Base URL including the prefix, e.g. http://127.0.0.1:3000/api (what SDKs take as serverURL). */
+  url: string;
+  host: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+function kubeConfigFrom(k: ApiServerOptions["kubeconfig"]): { kc: KubeConfig; owned?: PooledKubeConfig } {
+  if (k && typeof k !== "string") return { kc: k };
+  const { kc } = loadKubeConfig({ kubeconfig: k });
+  return { kc, owned: kc };
+}
+
+function baseUrl(host: string, port: number, prefix: string): string {
+  const h = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  return `http://${h.includes(":") ? `[${h}]` : h}:${port}${prefix}`;
+}
+
+export async function startApiServer(opts: ApiServerOptions = {}): Promise<RunningApiServer> {
+  const prefix = normalizePrefix(opts.prefix ?? DEFAULT_PREFIX);
+  const namespace = opts.namespace || process.env.POD_NAMESPACE || DEFAULT_NAMESPACE;
+  const bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const secret = typeof opts.jwtSecret === "string" ? new TextEncoder().encode(opts.jwtSecret) : opts.jwtSecret;
+  const verifier = new TokenVerifier({
+    secret,
+    jwks: opts.jwks,
+    jwksUrl: opts.jwksUrl,
+    issuer: opts.jwtIssuer,
+    audience: opts.jwtAudience,
+  });
+  const { kc, owned } = kubeConfigFrom(opts.kubeconfig);
+  const client = new KubeClient(kc);
+  let cache: WebhookCache | undefined;
+  try {
+    await preflight(client, namespace);
+    // The app's logger comes first so the informer and the store log through it.
+    const app = createBaseApp({ prefix, bodyLimit, log: { level: opts.logLevel ?? "info", stream: opts.logStream } });
+    const log = runtimeLogger(app.log, "webhooks");
+    cache = new WebhookCache(client, namespace, log.child("cache"));
+    const repo = new WebhookRepository({ client, cache, fieldManager: FIELD_MANAGER, log: log.child("store") });
+    const service = new WebhookService({ repo, allowLoopbackTargets: opts.allowLoopbackTargets ?? false });
+    mountApi(app, prefix, {
+      verifier,
+      rateLimiter: opts.rateLimitPerMinute ? new RateLimiter(opts.rateLimitPerMinute) : undefined,
+      service,
+      cache,
+    });
+    cache.start();
+    const running = cache;
+    const close = async () => {
+      await app.close();
+      await running.stop();
+      await owned?.close();
+    };
+    try {
+      await app.listen({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 3000 });
+      const synced = await Promise.race([
+        running.waitForSync(),
+        new Promise<false>((r) => setTimeout(() => r(false), opts.syncTimeoutMs ?? 30_000).unref()),
+      ]);
+      if (!synced) {
+        throw new Error(
+          `the webhook cache did not sync within ${(opts.syncTimeoutMs ?? 30_000) / 1000} s: ${running.health().lastError ?? "no answer from the Kubernetes API"}`,
+        );
+      }
+    } catch (err) {
+      await close();
+      throw err;
+    }
+    const address = app.server.address();
+    const port = typeof address === "object" && address ? address.port : (opts.port ?? 3000);
+    const host = opts.host ?? "127.0.0.1";
+    app.log.info({ url: baseUrl(host, port, prefix), namespace }, "webhook API listening");
+    return { url: baseUrl(host, port, prefix), host, port, close };
+  } catch (err) {
+    if (!cache) await owned?.close();
+    throw err;
+  }
+}

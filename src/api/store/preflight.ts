@@ -1,0 +1,23 @@
+// Before serving: can this process list Webhooks in its namespace? Turns the two usual
+// deployment mistakes into errors that say what to run.
+import { KubeApiError } from "../../controller/runtime/api-error.ts";
+import type { KubeClient } from "../../controller/runtime/kube-client.ts";
+import { Webhooks } from "../webhooks/resource.ts";
+
+export async function preflight(client: KubeClient, namespace: string): Promise<void> {
+  try {
+    await client.list(Webhooks, { namespace, limit: 1 });
+  } catch (err) {
+    if (err instanceof KubeApiError && err.status === 404) {
+      throw new Error(
+        "the Webhook CRD (webhooks.livepeer.org) is not installed in this cluster: kubectl apply --server-side -f deploy/crds/webhooks.livepeer.org.yaml",
+      );
+    }
+    if (err instanceof KubeApiError && err.status === 403) {
+      throw new Error(
+        `this identity may not list Webhooks in namespace ${namespace}: grant get/list/watch/create/update/delete on webhooks.livepeer.org and create/delete/deletecollection on secrets there (the Helm chart's API role does)`,
+      );
+    }
+    throw new Error(`cannot reach the Kubernetes API to list Webhooks: ${(err as Error).message}`);
+  }
+}

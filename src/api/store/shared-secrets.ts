@@ -1,0 +1,71 @@
+// The write-only `sharedSecret` lives in a Secret owned by its Webhook (garbage-collected with
+// it), referenced from spec.sharedSecretRef. Every write of a new secret value creates a new
+// Secret and switches the reference in the same Webhook update, so the Webhook and its secret
+// change together (a concurrent reader never pairs one write's URL with another's secret); the
+// replaced Secret is deleted afterwards, but only if this API created it for this Webhook.
+import { randomBytes } from "node:crypto";
+import type { KubeClient } from "../../controller/runtime/kube-client.ts";
+import { controllerReference, type KubeObject } from "../../controller/runtime/objects.ts";
+import { resourcePath, Secrets } from "../../controller/runtime/resources.ts";
+import {
+  labelValue,
+  MANAGED_BY_API,
+  MANAGED_BY_LABEL,
+  type SecretKeyRef,
+  type WebhookResource,
+} from "../webhooks/resource.ts";
+
+export const SECRET_KEY = "sharedSecret";
+export const WEBHOOK_LABEL = "livepeer.org/webhook";
+
+/** A fresh Secret name for `webhookName` (names must be unique per write, see above). */
+export function newSecretRef(webhookName: string): SecretKeyRef {
+  return { name: `${webhookName.slice(0, 230)}-secret-${randomBytes(4).toString("hex")}`, key: SECRET_KEY };
+}
+
+export function secretObject(ref: SecretKeyRef, owner: WebhookResource, value: string): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: {
+      name: ref.name,
+      namespace: owner.metadata?.namespace,
+      labels: {
+        [MANAGED_BY_LABEL]: MANAGED_BY_API,
+        [WEBHOOK_LABEL]: labelValue(owner.metadata?.name ?? ""),
+      },
+      ownerReferences: [controllerReference(owner)],
+    },
+    type: "Opaque",
+    data: { [ref.key]: Buffer.from(value, "utf8").toString("base64") },
+  };
+}
+
+export async function createSecret(
+  client: KubeClient,
+  ref: SecretKeyRef,
+  owner: WebhookResource,
+  value: string,
+  fieldManager: string,
+): Promise<void> {
+  await client.create(Secrets, secretObject(ref, owner, value), fieldManager);
+}
+
+/**
+ * Deletes the Secret `name` if (and only if) this API created it for `webhookName`: a Secret a
+ * user referenced from a hand-written Webhook is theirs. One call: a delete-collection narrowed
+ * to that name by a field selector and to our Secrets by labels.
+ */
+export async function deleteOurSecret(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  webhookName: string,
+): Promise<void> {
+  await client.request("DELETE", resourcePath(Secrets, { namespace }), {
+    query: {
+      labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_API},${WEBHOOK_LABEL}=${labelValue(webhookName)}`,
+      fieldSelector: `metadata.name=${name}`,
+    },
+  });
+}

@@ -1,0 +1,212 @@
+// Webhook writes against the Kubernetes API, reads from the cache (see webhook-cache.ts).
+// - create: the Webhook, then its Secret with an ownerReference to it; if the Secret cannot be
+//   created the Webhook is deleted again, so no webhook exists without the secret it was given.
+// - update: optimistic concurrency on resourceVersion. Writes to one id in this process are
+//   serialised; a conflict with another writer re-reads the object and re-applies the change
+//   (a PUT replaces every writable field, so re-applying it is exact), and after several
+//   conflicts in a row the client gets a 409 rather than a silently lost write.
+// - delete: with a uid precondition, so a same-named newer object is never deleted by mistake.
+import { isConflict, isNotFound } from "../../controller/runtime/api-error.ts";
+import { backoffDelay, sleep } from "../../controller/runtime/backoff.ts";
+import type { KubeClient } from "../../controller/runtime/kube-client.ts";
+import type { Logger } from "../../controller/runtime/log.ts";
+import { resourcePath } from "../../controller/runtime/resources.ts";
+import { conflict } from "../errors/http-error.ts";
+import { type SecretKeyRef, type WebhookResource, type WebhookSpec, Webhooks } from "../webhooks/resource.ts";
+import { KeyedLock } from "./keyed-lock.ts";
+import { translateKubeError } from "./kube-errors.ts";
+import { createSecret, deleteOurSecret, newSecretRef } from "./shared-secrets.ts";
+import type { WebhookCache } from "./webhook-cache.ts";
+
+export interface WebhookChange {
+  spec: Omit<WebhookSpec, "sharedSecretRef">;
+  labels: Record<string, string>;
+  /** undefined: keep the stored secret; "": remove it; otherwise the new value. */
+  sharedSecret: string | undefined;
+}
+
+/** Decides the change from the current object (undefined = gone); throws an HttpError to refuse. */
+export type Decide = (current: WebhookResource | undefined) => WebhookChange;
+
+interface NewSecret {
+  ref: SecretKeyRef;
+  ownerUid: string | undefined;
+  value: string;
+}
+
+export interface RepositoryOptions {
+  client: KubeClient;
+  cache: WebhookCache;
+  fieldManager: string;
+  log: Logger;
+  maxUpdateAttempts?: number;
+}
+
+export class WebhookRepository {
+  readonly #client: KubeClient;
+  readonly #cache: WebhookCache;
+  readonly #fieldManager: string;
+  readonly #log: Logger;
+  readonly #lock = new KeyedLock();
+  readonly #maxAttempts: number;
+
+  constructor(o: RepositoryOptions) {
+    this.#client = o.client;
+    this.#cache = o.cache;
+    this.#fieldManager = o.fieldManager;
+    this.#log = o.log;
+    this.#maxAttempts = o.maxUpdateAttempts ?? 8;
+  }
+
+  get namespace(): string {
+    return this.#cache.namespace;
+  }
+
+  get(id: string): WebhookResource | undefined {
+    return this.#cache.get(id);
+  }
+
+  list(): WebhookResource[] {
+    return this.#cache.list();
+  }
+
+  async create(resource: WebhookResource, sharedSecret: string | undefined): Promise<WebhookResource> {
+    const id = resource.metadata?.name ?? "";
+    const ref = sharedSecret ? newSecretRef(id) : undefined;
+    const body: WebhookResource = ref ? { ...resource, spec: { ...resource.spec, sharedSecretRef: ref } } : resource;
+    let created: WebhookResource;
+    try {
+      created = await this.#client.create(Webhooks, body, this.#fieldManager);
+    } catch (err) {
+      throw translateKubeError(err);
+    }
+    if (ref && sharedSecret) {
+      try {
+        await createSecret(this.#client, ref, created, sharedSecret, this.#fieldManager);
+      } catch (err) {
+        await this.#rollBackCreate(created);
+        throw translateKubeError(err);
+      }
+    }
+    this.#cache.wrote(created);
+    return created;
+  }
+
+  async #rollBackCreate(created: WebhookResource): Promise<void> {
+    const id = created.metadata?.name ?? "";
+    try {
+      await this.#deleteWebhook(id, created.metadata?.uid);
+    } catch (err) {
+      // The Webhook stays without its Secret: delivery reports the missing Secret on it.
+      this.#log.error("could not roll back a webhook whose secret failed to save", {
+        webhook: id,
+        error: (err as Error).message,
+      });
+    }
+  }
+
+  async update(id: string, decide: Decide): Promise<WebhookResource> {
+    // A new secret value goes into its own Secret before the serialised part, so concurrent
+    // updates only queue for the Webhook write itself.
+    const seen = this.#cache.get(id);
+    const first = decide(seen);
+    let made: NewSecret | undefined;
+    try {
+      if (first.sharedSecret) made = await this.#newSecret(seen!, first.sharedSecret);
+      const { updated, replaced } = await this.#lock.run(id, () => this.#replace(id, decide, made));
+      made = undefined; // referenced now
+      if (replaced) await this.#dropSecret(replaced, id);
+      return updated;
+    } catch (err) {
+      if (made) await this.#dropSecret(made.ref.name, id);
+      throw translateKubeError(err);
+    }
+  }
+
+  async #newSecret(owner: WebhookResource, value: string): Promise<NewSecret> {
+    const ref = newSecretRef(owner.metadata?.name ?? "");
+    await createSecret(this.#client, ref, owner, value, this.#fieldManager);
+    return { ref, ownerUid: owner.metadata?.uid, value };
+  }
+
+  /** The serialised part: write the Webhook, re-reading and re-applying on conflicts. */
+  async #replace(
+    id: string,
+    decide: Decide,
+    made: NewSecret | undefined,
+  ): Promise<{ updated: WebhookResource; replaced: string | undefined }> {
+    let current = this.#cache.get(id);
+    for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
+      const change = decide(current);
+      const live = current!; // decide() throws when there is nothing to update
+      if (made && made.ownerUid !== live.metadata?.uid) {
+        // Deleted and re-created under the same name meanwhile: the Secret must be owned anew.
+        await this.#dropSecret(made.ref.name, id);
+        Object.assign(made, await this.#newSecret(live, made.value));
+      }
+      const oldRef = live.spec?.sharedSecretRef;
+      const ref = change.sharedSecret ? made?.ref : change.sharedSecret === "" ? undefined : oldRef;
+      const spec: WebhookSpec = ref ? { ...change.spec, sharedSecretRef: ref } : { ...change.spec };
+      const next: WebhookResource = {
+        ...live,
+        metadata: { ...live.metadata, labels: { ...live.metadata?.labels, ...change.labels } },
+        spec,
+      };
+      try {
+        const updated = await this.#client.replace(Webhooks, next);
+        this.#cache.wrote(updated);
+        return { updated, replaced: oldRef && oldRef.name !== ref?.name ? oldRef.name : undefined };
+      } catch (err) {
+        if (isNotFound(err)) decide(undefined); // throws the 404
+        if (!isConflict(err)) throw err;
+        this.#log.debug("webhook changed while updating it: re-reading and re-applying", { webhook: id, attempt });
+        await sleep(backoffDelay(attempt, { initialMs: 5, maxMs: 200, jitter: 0.5 }));
+        current = await this.#fetch(id);
+      }
+    }
+    throw conflict(
+      `webhook ${id} kept changing while this update was applied (${this.#maxAttempts} attempts): read it again and retry`,
+    );
+  }
+
+  /** Deletes the webhook `decide` accepts; returns it as it was. */
+  remove(id: string, decide: (current: WebhookResource | undefined) => void): Promise<WebhookResource> {
+    return this.#lock.run(id, async () => {
+      const current = this.#cache.get(id);
+      decide(current);
+      const live = current!;
+      try {
+        await this.#deleteWebhook(id, live.metadata?.uid);
+      } catch (err) {
+        if (isNotFound(err)) decide(undefined);
+        throw translateKubeError(err);
+      }
+      this.#cache.deleted(id, live);
+      return live;
+    });
+  }
+
+  async #deleteWebhook(id: string, uid: string | undefined): Promise<void> {
+    await this.#client.request("DELETE", resourcePath(Webhooks, { namespace: this.namespace, name: id }), {
+      body: { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background", preconditions: { uid } },
+    });
+  }
+
+  async #fetch(id: string): Promise<WebhookResource | undefined> {
+    try {
+      return await this.#client.get<WebhookResource>(Webhooks, this.namespace, id);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async #dropSecret(name: string, webhookId: string): Promise<void> {
+    try {
+      await deleteOurSecret(this.#client, this.namespace, name, webhookId);
+    } catch (err) {
+      // Harmless: it is owned by the webhook and goes with it.
+      this.#log.warn("could not delete a replaced webhook secret", { secret: name, error: (err as Error).message });
+    }
+  }
+}

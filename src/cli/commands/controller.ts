@@ -1,0 +1,197 @@
+import { randomUUID } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import os from "node:os";
+import { parseArgs } from "node:util";
+import { controllers } from "../../controller/controllers.ts";
+import { parseAddress } from "../../controller/runtime/health-server.ts";
+import {
+  createLogger,
+  LEADER_ELECTION_DEFAULTS,
+  loadKubeConfig,
+  Manager,
+} from "../../controller/runtime/index.ts";
+import type { LogLevel } from "../../controller/runtime/log.ts";
+import { type Command, UsageError } from "../command.ts";
+
+const IN_CLUSTER_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+
+const usage = `Usage: livepeer-operator controller [options]
+
+Runs the operator's controllers (${controllers.map((c) => c.name).join(", ")}) against the cluster in
+--kubeconfig, $KUBECONFIG, or the pod's service account. With several replicas, one leads
+(a coordination.k8s.io Lease) and the others wait, caches warm, to take over.
+
+Options:
+  --kubeconfig FILE        kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config)
+  --namespace NS           watch only these namespaces; repeat or comma-separate (default: all)
+  --metrics-addr HOST:PORT /metrics, /healthz, /readyz (default 127.0.0.1:8080; in a pod use
+                           0.0.0.0:8080; 0 = no server)
+  --leader-elect[=BOOL]    elect a leader through a Lease (default true; --no-leader-elect or
+                           --leader-elect=false only with a single replica)
+  --lease-namespace NS     namespace of the Lease (default: the pod's namespace, else default)
+  --lease-name NAME        name of the Lease (default livepeer-operator-leader)
+  --lease-duration S       seconds a leader's lease lasts without renewal (default 15)
+  --renew-deadline S       seconds a leader keeps trying to renew before it steps down (default 10)
+  --retry-period S         seconds between election attempts and renewals (default 2)
+  --workers N              concurrent reconciles per controller (default 2)
+  --identity NAME          this replica's name in the Lease and Events (default: $POD_NAME, else
+                           hostname_uuid)
+  --shutdown-timeout S     seconds to let reconciles finish on SIGTERM (default 20)
+  --log-level LEVEL        debug | info | warn | error (default info)`;
+
+function seconds(flag: string, value: string | undefined, fallbackMs: number): number {
+  if (value === undefined) return fallbackMs;
+  const s = Number(value);
+  if (!Number.isFinite(s) || s <= 0)
+    throw new UsageError(`--${flag} must be a positive number of seconds, got ${value}`);
+  return Math.round(s * 1000);
+}
+
+/** `--leader-elect=false` is what people type (kubebuilder's flag); parseArgs booleans take no value. */
+function normalizeBooleans(args: string[]): string[] {
+  return args.map((a) => {
+    const m = /^--leader-elect=(true|false)$/i.exec(a);
+    if (!m) return a;
+    return m[1]!.toLowerCase() === "true" ? "--leader-elect" : "--no-leader-elect";
+  });
+}
+
+/** Repeatable flags that also take comma lists: --namespace a,b --namespace c. */
+function list(values: string[] | undefined): string[] {
+  return (values ?? [])
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
+}
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({
+      args: normalizeBooleans(args),
+      allowNegative: true,
+      options: {
+        kubeconfig: { type: "string" },
+        namespace: { type: "string", multiple: true },
+        "metrics-addr": { type: "string", default: "127.0.0.1:8080" },
+        "leader-elect": { type: "boolean", default: true },
+        "lease-namespace": { type: "string" },
+        "lease-name": { type: "string", default: "livepeer-operator-leader" },
+        "lease-duration": { type: "string" },
+        "renew-deadline": { type: "string" },
+        "retry-period": { type: "string" },
+        controllers: { type: "string", multiple: true },
+        workers: { type: "string", default: "2" },
+        identity: { type: "string" },
+        "shutdown-timeout": { type: "string" },
+        "log-level": { type: "string", default: "info" },
+      },
+    });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}; see 'livepeer-operator controller --help'`);
+  }
+}
+
+function defaultLeaseNamespace(): string {
+  if (process.env.POD_NAMESPACE) return process.env.POD_NAMESPACE;
+  if (existsSync(IN_CLUSTER_NAMESPACE)) return readFileSync(IN_CLUSTER_NAMESPACE, "utf8").trim();
+  return "default";
+}
+
+export const command: Command = {
+  name: "controller",
+  summary: "Run the operator's controllers (Webhook, ...) with leader election and metrics.",
+  usage,
+  async run(args) {
+    const { values } = parse(args);
+    const level = values["log-level"] as LogLevel;
+    if (!["debug", "info", "warn", "error"].includes(level)) {
+      throw new UsageError(`--log-level must be debug, info, warn or error, got ${level}`);
+    }
+    const workers = Number(values.workers);
+    if (!Number.isInteger(workers) || workers < 1)
+      throw new UsageError(`--workers must be a positive integer, got ${values.workers}`);
+    const metricsAddr = values["metrics-addr"] === "0" ? undefined : values["metrics-addr"];
+    if (metricsAddr) {
+      try {
+        parseAddress(metricsAddr);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+    }
+    const namespaces = list(values.namespace);
+    const wanted = list(values.controllers);
+    const unknown = wanted.filter((n) => !controllers.some((c) => c.name === n));
+    if (unknown.length) {
+      throw new UsageError(
+        `unknown controller ${unknown.join(", ")}: choose from ${controllers.map((c) => c.name).join(", ")}`,
+      );
+    }
+    const selected = wanted.length ? controllers.filter((c) => wanted.includes(c.name)) : controllers;
+    const leaseDurationMs = seconds(
+      "lease-duration",
+      values["lease-duration"],
+      LEADER_ELECTION_DEFAULTS.leaseDurationMs,
+    );
+    if (leaseDurationMs % 1000 !== 0) throw new UsageError("--lease-duration must be whole seconds");
+    const election = {
+      namespace: values["lease-namespace"] ?? defaultLeaseNamespace(),
+      name: values["lease-name"]!,
+      leaseDurationMs,
+      renewDeadlineMs: seconds(
+        "renew-deadline",
+        values["renew-deadline"],
+        LEADER_ELECTION_DEFAULTS.renewDeadlineMs,
+      ),
+      retryPeriodMs: seconds("retry-period", values["retry-period"], LEADER_ELECTION_DEFAULTS.retryPeriodMs),
+    };
+    if (
+      !(
+        election.leaseDurationMs > election.renewDeadlineMs &&
+        election.renewDeadlineMs > election.retryPeriodMs
+      )
+    ) {
+      throw new UsageError("leader election needs --lease-duration > --renew-deadline > --retry-period");
+    }
+    const identity = values.identity ?? process.env.POD_NAME ?? `${os.hostname()}_${randomUUID()}`;
+    const log = createLogger("controller", { level });
+
+    let loaded: ReturnType<typeof loadKubeConfig>;
+    try {
+      loaded = loadKubeConfig({ kubeconfig: values.kubeconfig });
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const manager = new Manager({
+      kubeConfig: loaded.kc,
+      identity,
+      namespaces,
+      metricsAddress: metricsAddr,
+      leaderElection: values["leader-elect"] ? election : false,
+      workers,
+      shutdownTimeoutMs: seconds("shutdown-timeout", values["shutdown-timeout"], 20_000),
+      log,
+    });
+    for (const def of selected) manager.add(def);
+    log.info("starting", {
+      cluster: loaded.kc.getCurrentCluster()?.server,
+      config: loaded.from,
+      namespaces: namespaces.length ? namespaces.join(",") : "all",
+      identity,
+      controllers: selected.map((c) => c.name).join(","),
+      lease: values["leader-elect"]
+        ? `${election.namespace}/${election.name} (${election.leaseDurationMs / 1000}s/${election.renewDeadlineMs / 1000}s/${election.retryPeriodMs / 1000}s)`
+        : "disabled",
+      pid: process.pid,
+    });
+    manager.stopOnSignals();
+    try {
+      await manager.start();
+    } catch (err) {
+      log.error(`could not start: ${(err as Error).message}`);
+      await manager.stop("start failed");
+      return 1;
+    }
+    await manager.done;
+    return 0;
+  },
+};

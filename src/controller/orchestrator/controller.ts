@@ -1,0 +1,20 @@
+// Registration of the Orchestrator controller.
+import { ConfigMaps, type ControllerDefinition, Secrets, Services, StatefulSets } from "../runtime/index.ts";
+import { type OrchestratorOptions, OrchestratorReconciler } from "./reconcile.ts";
+import { Orchestrators } from "./resource.ts";
+import { orchestratorCaches, orchestratorWatches } from "./watch.ts";
+
+export const DEFAULT_NODE_IMAGE = "livepeer/go-livepeer:0.8.8";
+
+export function orchestratorController(
+  options: OrchestratorOptions = { defaultImage: process.env.LIVEPEER_NODE_IMAGE ?? DEFAULT_NODE_IMAGE },
+): ControllerDefinition {
+  return {
+    name: "orchestrator",
+    resource: Orchestrators,
+    owns: [StatefulSets, Services, ConfigMaps, Secrets],
+    watches: orchestratorWatches,
+    cache: orchestratorCaches,
+    setup: (ctx) => new OrchestratorReconciler(ctx, options),
+  };
+}

@@ -1,0 +1,192 @@
+// Everything an Orchestrator should have, computed from what was observed (pure: tests compare
+// built objects without a cluster). The reconciler applies the plan; status reads it.
+import { createHash } from "node:crypto";
+import type { V1ConfigMap, V1Service, V1StatefulSet } from "@kubernetes/client-node";
+import { formatProblem, type FlagProblem, renderConfigFile, validateFlags } from "../../node/config/index.ts";
+import { labelsMatch, gpuNodeRequirements, placementFor } from "../gpu/placement.ts";
+import { renditionsIn } from "../gpu/renditions.ts";
+import { type NodeGpus, nodeGpusFromLabels, type SessionLimit, sessionLimitFor } from "../gpu/session-limit.ts";
+import { childLabels, childNames, MOUNTS, PORTS } from "./names.ts";
+import { orchestratorFlags, transcoderFlags } from "./node-flags.ts";
+import type { NodeFacts, Orchestrator } from "./resource.ts";
+import { buildServices, serviceAddressFor } from "./services.ts";
+import { buildNodeStatefulSet } from "./stateful-set.ts";
+
+export interface PlanInput {
+  orch: Orchestrator;
+  nodes: NodeFacts[];
+  /** The public Service as the API server reports it (for a LoadBalancer's address). */
+  service?: V1Service;
+  defaultImage: string;
+}
+
+export interface Plan {
+  configMaps: V1ConfigMap[];
+  services: V1Service[];
+  statefulSets: V1StatefulSet[];
+  /** Generated once, never rotated by the controller: split setups share it with transcoders. */
+  orchSecretName?: string;
+  sessionLimit: SessionLimit;
+  serviceAddr: string;
+  /** Flag problems: errors stop the rollout (the last good pods keep running). */
+  problems: FlagProblem[];
+  candidates: NodeGpus[];
+}
+
+const hash = (...parts: string[]) => createHash("sha256").update(parts.join("\u0000")).digest("hex").slice(0, 16);
+
+/** Nodes a pod with these requirements may land on (pool selectors from podTemplate included). */
+function candidateNodes(nodes: NodeFacts[], reqs: ReturnType<typeof gpuNodeRequirements>, selector?: Record<string, string>) {
+  return nodes
+    .filter((n) => labelsMatch(n.metadata.labels ?? {}, reqs))
+    .filter((n) => Object.entries(selector ?? {}).every(([k, v]) => n.metadata.labels?.[k] === v))
+    .map((n) => nodeGpusFromLabels(n.metadata.name ?? "", n.metadata.labels ?? {}))
+    .filter((n): n is NodeGpus => !!n);
+}
+
+export function planOrchestrator(input: PlanInput): Plan {
+  const { orch } = input;
+  const spec = orch.spec;
+  const name = orch.metadata?.name ?? "";
+  const namespace = orch.metadata?.namespace ?? "default";
+  const names = childNames(name);
+  const split = (spec.transcoders?.replicas ?? 0) > 0;
+  const overrides = spec.podTemplate;
+  const renditions = renditionsIn(spec.transcodingOptions);
+
+  // Where the transcoding happens decides which GPUs size the limit.
+  const gpu = split ? spec.transcoders?.gpu : spec.gpu;
+  const gpuCount = gpu?.count ?? 0;
+  const request = { count: gpuCount, product: gpu?.product, needsEncoder: true, runtimeClassName: overrides?.runtimeClassName };
+  const candidates =
+    gpuCount > 0 ? candidateNodes(input.nodes, gpuNodeRequirements(request), overrides?.nodeSelector) : [];
+  const sessionLimit = sessionLimitFor({
+    gpus: gpuCount,
+    candidates,
+    renditions,
+    sessionsPerGpu: gpu?.sessionsPerGpu,
+    override: split ? undefined : spec.maxSessions,
+  });
+
+  const address = serviceAddressFor({
+    specServiceAddr: spec.serviceAddr,
+    service: input.service,
+    port: spec.service?.port ?? PORTS.service,
+    namespace,
+    statefulSet: names.statefulSet,
+    podsService: names.podsService,
+  });
+  // The headless Service publishes the pod before it is Ready, so the in-cluster address answers
+  // the node's own startup check; an external address may not hairpin back into the cluster.
+  const selfCheckReachable = address.source === "cluster";
+
+  const flags = orchestratorFlags({
+    spec,
+    serviceAddr: address.address,
+    selfCheckReachable,
+    maxSessions: split ? "auto" : sessionLimit.maxSessions,
+    ...(split ? {} : { nvidiaDevices: placementFor({ ...request, count: spec.gpu?.count ?? 0 }).nvidiaDevices }),
+    split,
+  });
+  const problems = validateFlags(flags);
+  const configText = renderConfigFile(flags, {
+    header: [`Rendered by livepeer-operator for Orchestrator ${namespace}/${name}; edits are overwritten.`],
+  });
+  const configData: Record<string, string> = { "livepeer.conf": configText };
+  if (spec.ai?.models?.length) configData["aiModels.json"] = `${JSON.stringify(spec.ai.models, null, 2)}\n`;
+
+  const orchLabels = childLabels(name, "orchestrator");
+  const configMaps: V1ConfigMap[] = [
+    { apiVersion: "v1", kind: "ConfigMap", metadata: { name: names.config, namespace, labels: orchLabels }, data: configData },
+  ];
+  const args = ["-config", MOUNTS.configFile, ...(spec.extraArgs ?? [])];
+  const image = spec.image ?? input.defaultImage;
+  const orchPlacement = placementFor({ ...request, count: split ? 0 : (spec.gpu?.count ?? 0) });
+  const statefulSets: V1StatefulSet[] = [
+    buildNodeStatefulSet({
+      name: names.statefulSet,
+      namespace,
+      labels: orchLabels,
+      serviceName: names.podsService,
+      replicas: 1,
+      image,
+      args,
+      configMap: names.config,
+      configHash: hash(configText, configData["aiModels.json"] ?? "", image, args.join(" ")),
+      ports: [
+        { name: "service", containerPort: PORTS.service },
+        { name: "cli", containerPort: PORTS.cli },
+      ],
+      statusPort: PORTS.cli,
+      placement: orchPlacement,
+      ...(spec.keystoreSecret && spec.network !== "offchain" ? { keystoreSecret: spec.keystoreSecret } : {}),
+      ...(split ? { orchSecret: names.orchSecret } : {}),
+      ...(spec.storage ? { storage: spec.storage } : {}),
+      ...(overrides ? { overrides } : {}),
+    }),
+  ];
+
+  if (split && spec.transcoders) {
+    const tLabels = childLabels(name, "transcoder");
+    const tPlacement = placementFor(request);
+    // Each transcoder reports its own capacity; the orchestrator's `auto` limit is their sum.
+    const perTranscoder = sessionLimitFor({ gpus: gpuCount, candidates, renditions, sessionsPerGpu: gpu?.sessionsPerGpu });
+    const tFlags = transcoderFlags({
+      orchAddr: `${names.statefulSet}-0.${names.podsService}.${namespace}.svc.cluster.local:${PORTS.service}`,
+      maxSessions: perTranscoder.maxSessions,
+      ...(tPlacement.nvidiaDevices ? { nvidiaDevices: tPlacement.nvidiaDevices } : {}),
+    });
+    problems.push(...validateFlags(tFlags));
+    const tConfig = renderConfigFile(tFlags, { header: [`Transcoder of Orchestrator ${namespace}/${name}.`] });
+    configMaps.push({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: names.transcoderConfig, namespace, labels: tLabels },
+      data: { "livepeer.conf": tConfig },
+    });
+    statefulSets.push(
+      buildNodeStatefulSet({
+        name: names.transcoders,
+        namespace,
+        labels: tLabels,
+        serviceName: names.podsService,
+        replicas: spec.transcoders.replicas,
+        image,
+        args: ["-config", MOUNTS.configFile],
+        configMap: names.transcoderConfig,
+        configHash: hash(tConfig, image),
+        ports: [{ name: "cli", containerPort: PORTS.transcoderCli }],
+        statusPort: PORTS.transcoderCli,
+        placement: tPlacement,
+        orchSecret: names.orchSecret,
+        ...(overrides ? { overrides } : {}),
+      }),
+    );
+    sessionLimit.reason = `auto: the sum of ${spec.transcoders.replicas} transcoder(s), each ${perTranscoder.reason}`;
+    sessionLimit.maxSessions = perTranscoder.maxSessions * spec.transcoders.replicas;
+  }
+
+  const services = buildServices({
+    namespace,
+    selector: orchLabels,
+    labels: orchLabels,
+    names,
+    type: spec.service?.type ?? "ClusterIP",
+    port: spec.service?.port ?? PORTS.service,
+    servicePort: PORTS.service,
+    cliPort: PORTS.cli,
+  });
+
+  return {
+    configMaps,
+    services,
+    statefulSets,
+    ...(split ? { orchSecretName: names.orchSecret } : {}),
+    sessionLimit,
+    serviceAddr: address.address,
+    problems,
+    candidates,
+  };
+}
+
+export const describeProblems = (problems: FlagProblem[]) => problems.map(formatProblem).join("; ");

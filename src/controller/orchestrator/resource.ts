@@ -1,0 +1,61 @@
+// The Orchestrator custom resource as this controller reads it (types from src/schema), and the
+// cluster objects it reads besides its children.
+import { GROUP, VERSION } from "../../schema/api-group.ts";
+import type { OrchestratorSpec, OrchestratorStatus } from "../../schema/orchestrator.ts";
+import type { KubeObject, ResourceType } from "../runtime/index.ts";
+
+export const Orchestrators: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: "orchestrators",
+  kind: "Orchestrator",
+  namespaced: true,
+};
+
+export const Nodes: ResourceType = { group: "", version: "v1", plural: "nodes", kind: "Node", namespaced: false };
+
+export interface Orchestrator extends KubeObject {
+  spec: OrchestratorSpec;
+  status?: OrchestratorStatus;
+}
+
+/** What the cache keeps of a Node: its name and labels (GPU Feature Discovery facts). */
+export interface NodeFacts extends KubeObject {
+  metadata: { name?: string; labels?: Record<string, string> };
+}
+
+/** What the cache keeps of a Pod: enough to say where it runs and whether it serves. */
+export interface PodFacts extends KubeObject {
+  spec?: { nodeName?: string };
+  status?: {
+    phase?: string;
+    podIP?: string;
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+    containerStatuses?: { name: string; ready: boolean; restartCount: number; state?: Record<string, { reason?: string; message?: string }> }[];
+  };
+}
+
+export function nodeFacts(obj: KubeObject): KubeObject {
+  const m = obj.metadata ?? {};
+  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name: m.name, labels: m.labels, resourceVersion: m.resourceVersion, uid: m.uid } } as KubeObject;
+}
+
+export function podFacts(obj: KubeObject): KubeObject {
+  const p = obj as PodFacts & { spec?: { nodeName?: string } };
+  const m = p.metadata ?? {};
+  return {
+    apiVersion: p.apiVersion,
+    kind: p.kind,
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      labels: m.labels,
+      annotations: m.annotations,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      ownerReferences: m.ownerReferences,
+    },
+    spec: { nodeName: p.spec?.nodeName },
+    status: p.status,
+  } as KubeObject;
+}

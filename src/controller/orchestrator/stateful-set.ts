@@ -1,0 +1,146 @@
+// The node's StatefulSet: built by a pure function (spec in, object out), applied by the reconciler.
+import type {
+  V1Container,
+  V1PersistentVolumeClaim,
+  V1StatefulSet,
+  V1Volume,
+  V1VolumeMount,
+} from "@kubernetes/client-node";
+import type { PodPlacement } from "../gpu/placement.ts";
+import { MOUNTS } from "./names.ts";
+
+export interface PodOverrides {
+  nodeSelector?: Record<string, string>;
+  tolerations?: { key?: string; operator?: string; value?: string; effect?: string }[];
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  runtimeClassName?: string;
+  annotations?: Record<string, string>;
+  labels?: Record<string, string>;
+  serviceAccountName?: string;
+}
+
+export interface NodeStatefulSetInput {
+  name: string;
+  namespace: string;
+  labels: Record<string, string>;
+  serviceName: string;
+  replicas: number;
+  image: string;
+  /** Flags only the command line can carry (the rest is in the config file). */
+  args: string[];
+  configMap: string;
+  /** Hash of everything the pod reads at start: a change rolls the pod. */
+  configHash: string;
+  ports: { name: string; containerPort: number }[];
+  /** Port whose `/status` answers once the node is up (the CLI port). */
+  statusPort: number;
+  placement: PodPlacement;
+  keystoreSecret?: string;
+  orchSecret?: string;
+  storage?: { size: string; storageClassName?: string };
+  overrides?: PodOverrides;
+}
+
+export function buildNodeStatefulSet(input: NodeStatefulSetInput): V1StatefulSet {
+  const volumes: V1Volume[] = [{ name: "config", configMap: { name: input.configMap } }];
+  const mounts: V1VolumeMount[] = [
+    { name: "config", mountPath: MOUNTS.config, readOnly: true },
+    { name: "data", mountPath: MOUNTS.data },
+  ];
+  if (input.keystoreSecret) {
+    volumes.push({
+      name: "keystore",
+      secret: {
+        secretName: input.keystoreSecret,
+        defaultMode: 0o400,
+        items: [
+          { key: "key.json", path: "key.json" },
+          { key: "password", path: "password" },
+        ],
+      },
+    });
+    mounts.push({ name: "keystore", mountPath: MOUNTS.keystore, readOnly: true });
+  }
+  if (input.orchSecret) {
+    volumes.push({ name: "orch-secret", secret: { secretName: input.orchSecret, defaultMode: 0o400 } });
+    mounts.push({ name: "orch-secret", mountPath: MOUNTS.orchSecret, readOnly: true });
+  }
+  let claims: V1PersistentVolumeClaim[] | undefined;
+  if (input.storage) {
+    claims = [
+      {
+        metadata: { name: "data", labels: input.labels },
+        spec: {
+          accessModes: ["ReadWriteOnce"],
+          resources: { requests: { storage: input.storage.size } },
+          ...(input.storage.storageClassName ? { storageClassName: input.storage.storageClassName } : {}),
+        },
+      },
+    ];
+  } else {
+    volumes.push({ name: "data", emptyDir: {} });
+  }
+  const o = input.overrides ?? {};
+  const limits = { ...o.resources?.limits, ...input.placement.limits };
+  const container: V1Container = {
+    name: "livepeer",
+    image: input.image,
+    args: input.args,
+    ports: input.ports.map((p) => ({ ...p, protocol: "TCP" })),
+    volumeMounts: mounts,
+    resources: {
+      ...(o.resources?.requests ? { requests: o.resources.requests } : {}),
+      ...(Object.keys(limits).length ? { limits } : {}),
+    },
+    // The CLI port's /status answers once the node has started; the service port speaks TLS+gRPC.
+    readinessProbe: {
+      httpGet: { path: "/status", port: input.statusPort },
+      periodSeconds: 5,
+      failureThreshold: 3,
+    },
+    livenessProbe: {
+      tcpSocket: { port: input.statusPort },
+      initialDelaySeconds: 30,
+      periodSeconds: 10,
+      failureThreshold: 6,
+    },
+  };
+  const tolerations = [...input.placement.tolerations, ...(o.tolerations ?? [])];
+  return {
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    metadata: { name: input.name, namespace: input.namespace, labels: input.labels },
+    spec: {
+      replicas: input.replicas,
+      serviceName: input.serviceName,
+      selector: { matchLabels: input.labels },
+      podManagementPolicy: "Parallel",
+      ...(claims
+        ? {
+            volumeClaimTemplates: claims,
+            persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete", whenScaled: "Retain" },
+          }
+        : {}),
+      template: {
+        metadata: {
+          labels: { ...o.labels, ...input.labels },
+          annotations: { ...o.annotations, "livepeer.org/config-hash": input.configHash },
+        },
+        spec: {
+          containers: [container],
+          volumes,
+          ...(input.placement.affinity ? { affinity: input.placement.affinity } : {}),
+          ...(tolerations.length ? { tolerations } : {}),
+          ...(o.nodeSelector ? { nodeSelector: o.nodeSelector } : {}),
+          ...(o.runtimeClassName || input.placement.runtimeClassName
+            ? { runtimeClassName: o.runtimeClassName ?? input.placement.runtimeClassName }
+            : {}),
+          ...(o.serviceAccountName ? { serviceAccountName: o.serviceAccountName } : {}),
+          automountServiceAccountToken: false,
+          enableServiceLinks: false,
+          terminationGracePeriodSeconds: 30,
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,211 @@
+// One controller: maps informer events to keys of its primary resource, and runs workers that
+// take keys from its work queue and call the reconciler. Handlers are attached once; the queue
+// and workers live only while this replica leads (a new queue per leadership term).
+
+import { errorMessage } from "./api-error.ts";
+import { backoffDelay, sleep } from "./backoff.ts";
+import type { Informer } from "./informer.ts";
+import type { Logger } from "./log.ts";
+import type { RuntimeMetrics } from "./metrics.ts";
+import { controllerOf, type KubeObject, keyFor, keyOf, type ObjectKey } from "./objects.ts";
+import type { RateLimiterOptions } from "./rate-limiter.ts";
+import { defaultControllerRateLimiter } from "./rate-limiter.ts";
+import type { CacheReader, ControllerDefinition, ReconcileResult, Reconciler } from "./reconciler.ts";
+import { isOfType, resourceName } from "./resources.ts";
+import { WorkQueue } from "./work-queue.ts";
+
+export interface ControllerOptions {
+  workers: number;
+  resyncPeriodMs: number;
+  rateLimiter?: RateLimiterOptions;
+  /** How long stop() waits for reconciles in flight before giving up on them. */
+  stopTimeoutMs: number;
+}
+
+export class Controller {
+  readonly name: string;
+  readonly #def: ControllerDefinition;
+  readonly #reconciler: Reconciler;
+  readonly #cache: CacheReader;
+  readonly #metrics: RuntimeMetrics;
+  readonly #log: Logger;
+  readonly #o: ControllerOptions;
+  #queue: WorkQueue | undefined;
+  #abort = new AbortController();
+  #workers: Promise<void>[] = [];
+  #resync: NodeJS.Timeout | undefined;
+
+  constructor(
+    def: ControllerDefinition,
+    reconciler: Reconciler,
+    cache: CacheReader,
+    metrics: RuntimeMetrics,
+    log: Logger,
+    o: ControllerOptions,
+  ) {
+    this.name = def.name;
+    this.#def = def;
+    this.#reconciler = reconciler;
+    this.#cache = cache;
+    this.#metrics = metrics;
+    this.#log = log;
+    this.#o = o;
+    metrics.controller(def.name, o.workers);
+  }
+
+  get running(): boolean {
+    return this.#queue !== undefined && !this.#queue.shuttingDown;
+  }
+
+  /** The queue of the current term (tests and diagnostics). */
+  get queue(): WorkQueue | undefined {
+    return this.#queue;
+  }
+
+  /** Wires informer events to this controller's keys (once, at manager setup). */
+  attach(informers: (t: ControllerDefinition["resource"]) => Informer): void {
+    const primary = this.#def.resource;
+    informers(primary).addHandlers({
+      onAdd: (o) => this.enqueue(keyOf(o)),
+      onUpdate: (_old, o) => this.enqueue(keyOf(o)),
+      onDelete: (o) => this.enqueue(keyOf(o)),
+    });
+    for (const owned of this.#def.owns ?? []) {
+      const toOwner = (o: KubeObject) => {
+        const ref = controllerOf(o);
+        if (ref && isOfType(primary, ref)) {
+          this.enqueue(keyFor(primary.namespaced ? o.metadata?.namespace : undefined, ref.name));
+        }
+      };
+      informers(owned).addHandlers({
+        onAdd: toOwner,
+        onUpdate: (old, o) => {
+          toOwner(old);
+          toOwner(o);
+        },
+        onDelete: toOwner,
+      });
+    }
+    for (const w of this.#def.watches ?? []) {
+      const map = (o: KubeObject) => {
+        for (const key of w.map(o, this.#cache)) this.enqueue(key);
+      };
+      informers(w.resource).addHandlers({
+        onAdd: map,
+        onUpdate: (old, o) => {
+          map(old);
+          map(o);
+        },
+        onDelete: map,
+      });
+    }
+  }
+
+  enqueue(key: ObjectKey): void {
+    this.#queue?.add(key);
+  }
+
+  /** Starts a leadership term: a fresh queue holding every cached primary key, and the workers. */
+  start(): void {
+    if (this.running) return;
+    this.#abort = new AbortController();
+    this.#queue = new WorkQueue({
+      rateLimiter: defaultControllerRateLimiter(this.#o.rateLimiter),
+      metrics: this.#metrics.queue(this.name),
+    });
+    for (const obj of this.#cache.list(this.#def.resource)) this.#queue.add(keyOf(obj));
+    this.#log.info(`started ${this.#o.workers} workers`, {
+      resource: resourceName(this.#def.resource),
+      keys: this.#queue.len(),
+    });
+    this.#workers = Array.from({ length: this.#o.workers }, () => this.#work(this.#queue!));
+    this.#scheduleResync();
+  }
+
+  /**
+   * Stops taking work and waits (bounded) for reconciles in flight; their signal is aborted if
+   * they outlive the bound. Returns the keys still running then.
+   */
+  async stop(): Promise<string[]> {
+    const queue = this.#queue;
+    if (!queue || queue.shuttingDown) return [];
+    clearTimeout(this.#resync);
+    queue.shutDown();
+    const inFlight = queue.processing();
+    if (inFlight.length) this.#log.info("waiting for reconciles in flight", { keys: inFlight.join(",") });
+    const timeout = new AbortController();
+    const finished = await Promise.race([
+      queue.drained().then(() => true),
+      sleep(this.#o.stopTimeoutMs, timeout.signal).then(() => false),
+    ]);
+    timeout.abort();
+    this.#abort.abort();
+    const stuck = queue.processing();
+    if (!finished) {
+      this.#log.warn(`reconciles still running after ${this.#o.stopTimeoutMs} ms: abandoning them`, {
+        keys: stuck.join(","),
+      });
+    } else {
+      await Promise.all(this.#workers);
+    }
+    this.#log.info("stopped");
+    return stuck;
+  }
+
+  #scheduleResync(): void {
+    const period = this.#o.resyncPeriodMs;
+    if (!(period > 0)) return;
+    // Jitter so replicas (and controllers) do not resync in lockstep.
+    const delay = backoffDelay(1, { initialMs: period, maxMs: period, jitter: 0.1 });
+    this.#resync = setTimeout(() => {
+      for (const obj of this.#cache.list(this.#def.resource)) this.enqueue(keyOf(obj));
+      this.#scheduleResync();
+    }, delay);
+    this.#resync.unref?.();
+  }
+
+  async #work(queue: WorkQueue): Promise<void> {
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      await this.#reconcileOne(queue, key);
+    }
+  }
+
+  async #reconcileOne(queue: WorkQueue, key: ObjectKey): Promise<void> {
+    const labels = { controller: this.name };
+    const attempt = queue.numRequeues(key);
+    const log = this.#log.child(key);
+    const t0 = performance.now();
+    this.#metrics.activeWorkers.inc(labels);
+    try {
+      let result: ReconcileResult;
+      try {
+        result = await this.#reconciler.reconcile(key, { signal: this.#abort.signal, attempt, log });
+      } catch (err) {
+        const retryInMs = queue.addRateLimited(key);
+        this.#metrics.reconciled(this.name, "error", (performance.now() - t0) / 1000);
+        log.warn(`reconcile failed; retrying in ${Math.round(retryInMs)} ms`, {
+          failures: attempt + 1,
+          error: errorMessage(err),
+        });
+        return;
+      }
+      const seconds = (performance.now() - t0) / 1000;
+      if ("requeueAfter" in result && result.requeueAfter > 0) {
+        queue.forget(key);
+        queue.addAfter(key, result.requeueAfter);
+        this.#metrics.reconciled(this.name, "requeue_after", seconds);
+      } else if ("requeue" in result) {
+        queue.addRateLimited(key);
+        this.#metrics.reconciled(this.name, "requeue", seconds);
+      } else {
+        queue.forget(key);
+        this.#metrics.reconciled(this.name, "success", seconds);
+      }
+    } finally {
+      this.#metrics.activeWorkers.dec(labels);
+      queue.done(key);
+    }
+  }
+}

@@ -1,0 +1,217 @@
+// Kubernetes Events (events.k8s.io/v1) that explain what the controller did and what to do next.
+// A reconciler that runs every few seconds must not flood etcd: the same object + type + reason +
+// message within a window becomes one Event whose `series.count` grows, and each object gets a
+// token bucket (client-go's spam filter: burst 25, then one per 5 minutes). Writes are
+// asynchronous and never fail a reconcile; a failed write is logged.
+import { randomBytes } from "node:crypto";
+import { errorMessage } from "./api-error.ts";
+import { validateReason } from "./conditions.ts";
+import type { KubeClient } from "./kube-client.ts";
+import { type Logger, silentLogger } from "./log.ts";
+import type { KubeObject } from "./objects.ts";
+import { Events } from "./resources.ts";
+
+export type EventType = "Normal" | "Warning";
+
+export interface EventSpec {
+  type: EventType;
+  /** CamelCase, e.g. SecretNotFound. */
+  reason: string;
+  /** What happened and what to do next (at most 1 kB is kept). */
+  message: string;
+  /** What the controller did or tried (CamelCase); defaults to "Reconcile". */
+  action?: string;
+}
+
+export interface EventCorrelatorOptions {
+  /** Repeats within this window increment a series instead of creating a new Event. */
+  windowMs?: number;
+  burst?: number;
+  /** Tokens regained per ms per object (default: one per 5 minutes). */
+  refillPerMs?: number;
+  now?: () => number;
+}
+
+/** What to do with one occurrence. */
+export type EventDecision =
+  | { action: "create"; key: string }
+  | { action: "series"; key: string; count: number }
+  | { action: "drop"; key: string };
+
+interface SeriesState {
+  firstAt: number;
+  count: number;
+}
+
+/** The pure part: deduplication and per-object rate limiting (tested without a cluster). */
+export class EventCorrelator {
+  readonly #windowMs: number;
+  readonly #burst: number;
+  readonly #refill: number;
+  readonly #now: () => number;
+  readonly #series = new Map<string, SeriesState>();
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(o: EventCorrelatorOptions = {}) {
+    this.#windowMs = o.windowMs ?? 10 * 60_000;
+    this.#burst = o.burst ?? 25;
+    this.#refill = o.refillPerMs ?? 1 / 300_000;
+    this.#now = o.now ?? Date.now;
+  }
+
+  decide(objectId: string, spec: EventSpec): EventDecision {
+    const now = this.#now();
+    const key = `${objectId}\u0000${spec.type}\u0000${spec.reason}\u0000${spec.message}`;
+    this.#expire(now);
+    const series = this.#series.get(key);
+    if (!this.#take(objectId, now)) {
+      // Still counted, so the next write that gets through carries the true count.
+      if (series) series.count++;
+      return { action: "drop", key };
+    }
+    if (series) {
+      series.count++;
+      return { action: "series", key, count: series.count };
+    }
+    this.#series.set(key, { firstAt: now, count: 1 });
+    return { action: "create", key };
+  }
+
+  has(key: string): boolean {
+    return this.#series.has(key);
+  }
+
+  /** The create failed: the next occurrence should try to create again. */
+  forget(key: string): void {
+    this.#series.delete(key);
+  }
+
+  #take(objectId: string, now: number): boolean {
+    const b = this.#buckets.get(objectId) ?? { tokens: this.#burst, at: now };
+    b.tokens = Math.min(this.#burst, b.tokens + (now - b.at) * this.#refill);
+    b.at = now;
+    this.#buckets.set(objectId, b);
+    if (b.tokens < 1) return false;
+    b.tokens -= 1;
+    return true;
+  }
+
+  #expire(now: number): void {
+    for (const [k, s] of this.#series) if (now - s.firstAt > this.#windowMs) this.#series.delete(k);
+    for (const [k, b] of this.#buckets) {
+      if (b.tokens + (now - b.at) * this.#refill >= this.#burst) this.#buckets.delete(k);
+    }
+  }
+}
+
+export interface EventRecorderOptions extends EventCorrelatorOptions {
+  /** events.k8s.io reportingController, e.g. livepeer.org/livepeer-operator. */
+  controller: string;
+  /** This replica (pod name or identity). */
+  instance: string;
+  log?: Logger;
+}
+
+export interface Recorder {
+  event(regarding: KubeObject, spec: EventSpec): void;
+}
+
+const MAX_NOTE = 1024;
+
+/** MicroTime: the API server wants exactly six fractional digits. */
+export function microTime(d: Date): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+}
+
+export class EventRecorder implements Recorder {
+  readonly #client: KubeClient;
+  readonly #o: EventRecorderOptions;
+  readonly #correlator: EventCorrelator;
+  readonly #log: Logger;
+  /** Name of the Event backing each series, and the write chain that keeps its updates in order. */
+  readonly #written = new Map<string, Promise<string | undefined>>();
+  readonly #pending = new Set<Promise<unknown>>();
+
+  constructor(client: KubeClient, o: EventRecorderOptions) {
+    this.#client = client;
+    this.#o = o;
+    this.#correlator = new EventCorrelator(o);
+    this.#log = (o.log ?? silentLogger).child("events");
+  }
+
+  event(regarding: KubeObject, spec: EventSpec): void {
+    validateReason(spec.reason);
+    if (spec.action) validateReason(spec.action);
+    const m = regarding.metadata ?? {};
+    const decision = this.#correlator.decide(m.uid ?? `${m.namespace}/${m.name}`, spec);
+    if (decision.action === "drop") return;
+    const previous = this.#written.get(decision.key);
+    const write =
+      decision.action === "create" || !previous
+        ? this.#create(regarding, spec, decision.key)
+        : previous.then((name) => (name ? this.#bump(m.namespace, name, decision.count) : undefined));
+    this.#written.set(decision.key, write);
+    this.#track(write);
+    if (this.#written.size > 1000) {
+      for (const k of this.#written.keys()) if (!this.#correlator.has(k)) this.#written.delete(k);
+    }
+  }
+
+  /** Waits for Event writes in flight (used on shutdown and in tests). */
+  async flush(): Promise<void> {
+    while (this.#pending.size) await Promise.allSettled([...this.#pending]);
+  }
+
+  #track(p: Promise<unknown>): void {
+    this.#pending.add(p);
+    void p.finally(() => this.#pending.delete(p));
+  }
+
+  async #create(regarding: KubeObject, spec: EventSpec, key: string): Promise<string | undefined> {
+    const m = regarding.metadata ?? {};
+    const namespace = m.namespace || "default";
+    const now = new Date();
+    const name = `${m.name}.${now.getTime().toString(16)}${randomBytes(2).toString("hex")}`;
+    try {
+      await this.#client.create(Events, {
+        metadata: { name, namespace },
+        eventTime: microTime(now),
+        reportingController: this.#o.controller,
+        reportingInstance: this.#o.instance.slice(0, 128),
+        action: spec.action ?? "Reconcile",
+        reason: spec.reason,
+        note: spec.message.slice(0, MAX_NOTE),
+        type: spec.type,
+        regarding: {
+          apiVersion: regarding.apiVersion,
+          kind: regarding.kind,
+          name: m.name,
+          namespace: m.namespace,
+          uid: m.uid,
+          resourceVersion: m.resourceVersion,
+        },
+      });
+      return name;
+    } catch (err) {
+      this.#correlator.forget(key);
+      this.#log.warn("could not record an Event", {
+        object: `${namespace}/${m.name}`,
+        reason: spec.reason,
+        error: errorMessage(err),
+      });
+      return undefined;
+    }
+  }
+
+  async #bump(namespace: string | undefined, name: string, count: number): Promise<string | undefined> {
+    try {
+      await this.#client.mergePatch(Events, namespace || "default", name, {
+        series: { count, lastObservedTime: microTime(new Date()) },
+      });
+      return name;
+    } catch (err) {
+      this.#log.warn("could not update an Event series", { event: name, count, error: errorMessage(err) });
+      return name;
+    }
+  }
+}

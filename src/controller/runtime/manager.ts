@@ -1,0 +1,289 @@
+// The Manager ties the runtime together: shared informers (one per resource, on every replica so
+// a successor starts warm), controllers registered from src/controller/controllers.ts, the
+// metrics/health server, and leader election (workers run only while this replica leads).
+//
+// Shutdown (SIGTERM/SIGINT or stop()): stop taking work, let reconciles in flight finish
+// (bounded), release the lease so a successor takes over within one retry period, close the
+// watches, the server and the pooled connections.
+import type { KubeConfig } from "@kubernetes/client-node";
+import { errorMessage } from "./api-error.ts";
+import { sleep } from "./backoff.ts";
+import { Controller } from "./controller.ts";
+import { EventRecorder } from "./events.ts";
+import { type Check, type HealthServer, startHealthServer } from "./health-server.ts";
+import { Informer, type InformerOptions } from "./informer.ts";
+import { KubeClient } from "./kube-client.ts";
+import { PooledKubeConfig } from "./kube-config.ts";
+import { type LeaderElectionConfig, LeaderElector } from "./leader-election.ts";
+import { type Logger, silentLogger } from "./log.ts";
+import { RuntimeMetrics } from "./metrics.ts";
+import type { KubeObject, ObjectKey } from "./objects.ts";
+import type { RateLimiterOptions } from "./rate-limiter.ts";
+import type { CacheReader, CacheSpec, ControllerDefinition } from "./reconciler.ts";
+import { type ResourceType, resourceName } from "./resources.ts";
+
+export const REPORTING_CONTROLLER = "livepeer.org/livepeer-operator";
+
+export interface ManagerOptions {
+  kubeConfig: KubeConfig;
+  /** This replica's name in the Lease and in Events (pod name in a cluster). */
+  identity: string;
+  /** Namespaces to watch; absent or empty = all. */
+  namespaces?: string[] | undefined;
+  /** host:port for /metrics, /healthz, /readyz; undefined = no server. */
+  metricsAddress?: string | undefined;
+  /** false = every replica reconciles (only safe with one replica). */
+  leaderElection: Omit<LeaderElectionConfig, "identity"> | false;
+  /** Default workers per controller (a definition may set its own). */
+  workers?: number;
+  resyncPeriodMs?: number;
+  /** Bound on waiting for reconciles in flight when stopping. */
+  shutdownTimeoutMs?: number;
+  rateLimiter?: RateLimiterOptions;
+  /** Informer tuning (tests use short backoffs and watch timeouts). */
+  informer?: Pick<
+    InformerOptions<KubeObject>,
+    "backoff" | "watchTimeoutSeconds" | "deadAfterMs" | "pageSize"
+  >;
+  log?: Logger;
+  /** Process metrics (CPU, memory, event loop lag); tests with several managers turn them off. */
+  processMetrics?: boolean;
+}
+
+export class Manager {
+  readonly client: KubeClient;
+  readonly metrics: RuntimeMetrics;
+  readonly events: EventRecorder;
+  readonly cache: CacheReader;
+  readonly #o: ManagerOptions;
+  readonly #log: Logger;
+  readonly #informers = new Map<string, { informer: Informer; transform: CacheSpec["transform"] }>();
+  readonly #controllers: Controller[] = [];
+  readonly #definitions: ControllerDefinition[] = [];
+  #elector: LeaderElector | undefined;
+  #server: HealthServer | undefined;
+  #abort = new AbortController();
+  #started = false;
+  #stopping: Promise<void> | undefined;
+  #resolveDone!: () => void;
+  readonly done: Promise<void> = new Promise((r) => {
+    this.#resolveDone = r;
+  });
+
+  constructor(o: ManagerOptions) {
+    this.#o = o;
+    this.#log = o.log ?? silentLogger;
+    this.client = new KubeClient(o.kubeConfig);
+    this.metrics = new RuntimeMetrics({ processMetrics: o.processMetrics ?? true });
+    this.client.observe((method, status, seconds) => this.metrics.request(method, status, seconds));
+    this.events = new EventRecorder(this.client, {
+      controller: REPORTING_CONTROLLER,
+      instance: o.identity,
+      log: this.#log,
+    });
+    const informerFor = <T extends KubeObject>(t: ResourceType) =>
+      this.#informer(t) as unknown as Informer<T>;
+    this.cache = {
+      informer: informerFor,
+      get: <T extends KubeObject>(t: ResourceType, key: ObjectKey) => informerFor<T>(t).store.get(key),
+      list: <T extends KubeObject>(t: ResourceType, namespace?: string) =>
+        informerFor<T>(t).store.list(namespace),
+      byIndex: <T extends KubeObject>(t: ResourceType, index: string, value: string) =>
+        informerFor<T>(t).store.byIndex(index, value),
+    };
+  }
+
+  get isLeader(): boolean {
+    return this.#o.leaderElection === false ? this.#started : (this.#elector?.isLeader ?? false);
+  }
+
+  get metricsAddress(): string | undefined {
+    return this.#server?.address;
+  }
+
+  get controllers(): readonly Controller[] {
+    return this.#controllers;
+  }
+
+  /** Registers a controller; call before start(). */
+  add(def: ControllerDefinition): void {
+    if (this.#started) throw new Error(`add controller ${def.name} before the manager starts`);
+    if (this.#definitions.some((d) => d.name === def.name)) {
+      throw new Error(`two controllers are named ${def.name}: names label metrics and must be unique`);
+    }
+    for (const spec of def.cache ?? []) this.#cacheAs(spec);
+    for (const t of [def.resource, ...(def.owns ?? []), ...(def.watches ?? []).map((w) => w.resource)]) {
+      this.#informer(t);
+    }
+    const log = this.#log.child(def.name);
+    const reconciler = def.setup({ client: this.client, cache: this.cache, events: this.events, log });
+    const controller = new Controller(def, reconciler, this.cache, this.metrics, log, {
+      workers: def.workers ?? this.#o.workers ?? 2,
+      resyncPeriodMs: def.resyncPeriodMs ?? this.#o.resyncPeriodMs ?? 10 * 60_000,
+      stopTimeoutMs: this.#o.shutdownTimeoutMs ?? 20_000,
+      ...(this.#o.rateLimiter ? { rateLimiter: this.#o.rateLimiter } : {}),
+    });
+    controller.attach((t) => this.#informer(t));
+    this.#definitions.push(def);
+    this.#controllers.push(controller);
+  }
+
+  #cacheAs(spec: CacheSpec): void {
+    const name = resourceName(spec.resource);
+    const existing = this.#informers.get(name);
+    if (existing && existing.transform !== spec.transform) {
+      throw new Error(
+        `two controllers cache ${name} with different transforms: share one transform (the cache is shared)`,
+      );
+    }
+    const informer = existing?.informer ?? this.#newInformer(spec.resource, spec.transform);
+    for (const [index, fn] of Object.entries(spec.indexes ?? {})) {
+      informer.store.addIndex(index, fn as (o: KubeObject) => string[]);
+    }
+  }
+
+  #informer(t: ResourceType): Informer {
+    return this.#informers.get(resourceName(t))?.informer ?? this.#newInformer(t, undefined);
+  }
+
+  #newInformer(t: ResourceType, transform: CacheSpec["transform"]): Informer {
+    if (this.#started)
+      throw new Error(`${resourceName(t)} is not cached: declare it in a controller definition`);
+    const informer = new Informer(this.client, {
+      resource: t,
+      namespaces: this.#o.namespaces,
+      transform,
+      log: this.#log,
+      metrics: this.metrics.informer(),
+      ...this.#o.informer,
+    });
+    this.#informers.set(resourceName(t), { informer, transform });
+    return informer;
+  }
+
+  /** Starts serving, caching and campaigning; resolves once every cache has synced. */
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    if (this.#o.metricsAddress) {
+      this.#server = await startHealthServer(
+        this.#o.metricsAddress,
+        this.metrics.registry,
+        { healthz: () => this.#healthz(), readyz: () => this.#readyz() },
+        this.#log,
+      );
+    }
+    const informers = [...this.#informers.values()].map((i) => i.informer);
+    for (const i of informers) i.start();
+    const t0 = Date.now();
+    const progress = setInterval(() => {
+      const waiting = informers.filter((i) => !i.hasSynced()).map((i) => i.name);
+      this.#log.info(`waiting for caches to sync: ${waiting.join(", ")}`, {
+        waitedSeconds: Math.round((Date.now() - t0) / 1000),
+      });
+    }, 10_000);
+    progress.unref();
+    try {
+      await Promise.all(informers.map((i) => i.waitForSync(this.#abort.signal)));
+    } finally {
+      clearInterval(progress);
+    }
+    if (this.#abort.signal.aborted) return;
+    this.#log.info(`caches synced in ${Date.now() - t0} ms`, {
+      resources: informers.map((i) => i.name).join(","),
+    });
+    if (this.#o.leaderElection === false) {
+      for (const c of this.#controllers) c.start();
+      return;
+    }
+    const lease = this.#o.leaderElection;
+    this.#elector = new LeaderElector(
+      this.client,
+      { ...lease, identity: this.#o.identity },
+      {
+        onStartedLeading: () => {
+          for (const c of this.#controllers) c.start();
+        },
+        onStoppedLeading: async () => {
+          await Promise.all(this.#controllers.map((c) => c.stop()));
+        },
+      },
+      {
+        log: this.#log,
+        onStatus: (leader) => this.metrics.leaderStatus.set({ name: lease.name }, leader ? 1 : 0),
+      },
+    );
+    this.metrics.leaderStatus.set({ name: lease.name }, 0);
+    this.#elector.start();
+  }
+
+  /** Stops on the first SIGTERM/SIGINT; a second one exits at once. */
+  stopOnSignals(): void {
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (this.#stopping) {
+        this.#log.warn(`${signal} again: exiting without finishing the graceful shutdown`);
+        process.exit(1);
+      }
+      void this.stop(`received ${signal}`);
+    };
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+    void this.done.then(() => {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+    });
+  }
+
+  stop(reason = "stop requested"): Promise<void> {
+    this.#stopping ??= this.#shutdown(reason);
+    return this.#stopping;
+  }
+
+  async #shutdown(reason: string): Promise<void> {
+    const t0 = Date.now();
+    this.#log.info(`shutting down: ${reason}`);
+    this.#abort.abort();
+    try {
+      // The elector keeps renewing while reconciles drain, then hands the lease over.
+      await Promise.all(this.#controllers.map((c) => c.stop()));
+      await this.#elector?.stop({ release: true });
+      await Promise.race([this.events.flush(), sleep(2_000)]);
+      await Promise.all([...this.#informers.values()].map((i) => i.informer.stop()));
+      await this.#server?.close();
+      if (this.#o.kubeConfig instanceof PooledKubeConfig) await this.#o.kubeConfig.close();
+      this.#log.info(`stopped in ${Date.now() - t0} ms`);
+    } catch (err) {
+      this.#log.error("shutdown failed", { error: errorMessage(err) });
+    } finally {
+      this.#resolveDone();
+    }
+  }
+
+  #healthz(): Check[] {
+    const checks: Check[] = [{ name: "ping", ok: true }];
+    for (const { informer } of this.#informers.values()) {
+      const h = informer.health();
+      checks.push({
+        name: `informer-${h.resource}`,
+        ok: !h.dead,
+        ...(h.dead
+          ? { detail: `failing for ${Math.round(h.failingForMs / 1000)} s: ${h.lastError ?? "loop ended"}` }
+          : {}),
+      });
+    }
+    return checks;
+  }
+
+  #readyz(): Check[] {
+    const checks: Check[] = [{ name: "shutdown", ok: !this.#stopping, detail: "shutting down" }];
+    for (const { informer } of this.#informers.values()) {
+      const h = informer.health();
+      checks.push({
+        name: `cache-${h.resource}`,
+        ok: h.synced,
+        ...(h.synced ? {} : { detail: `not synced yet${h.lastError ? `: ${h.lastError}` : ""}` }),
+      });
+    }
+    return checks;
+  }
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { RuntimeMetrics } from "./metrics.ts";
+
+describe("metrics", () => {
+  it("uses exactly the names controller-runtime dashboards know, with their labels", async () => {
+    const m = new RuntimeMetrics({ processMetrics: false });
+    m.controller("webhook", 2);
+    const q = m.queue("webhook");
+    q.added();
+    q.depth(1);
+    q.queued(0.01);
+    q.worked(0.02);
+    q.retried();
+    m.reconciled("webhook", "success", 0.01);
+    m.reconciled("webhook", "error", 0.01);
+    m.reconciled("webhook", "requeue_after", 0.01);
+    m.leaderStatus.set({ name: "livepeer-operator-leader" }, 1);
+    m.informer().synced("secrets", "", true);
+    m.informer().restarted("secrets", "gone");
+    const text = await m.registry.metrics();
+    for (const line of [
+      'controller_runtime_reconcile_total{controller="webhook",result="success"} 1',
+      'controller_runtime_reconcile_total{controller="webhook",result="error"} 1',
+      'controller_runtime_reconcile_total{controller="webhook",result="requeue"} 0',
+      'controller_runtime_reconcile_total{controller="webhook",result="requeue_after"} 1',
+      'controller_runtime_reconcile_errors_total{controller="webhook"} 1',
+      'controller_runtime_reconcile_time_seconds_count{controller="webhook"} 3',
+      'workqueue_depth{name="webhook"} 1',
+      'workqueue_adds_total{name="webhook"} 1',
+      'workqueue_queue_duration_seconds_count{name="webhook"} 1',
+      'workqueue_work_duration_seconds_count{name="webhook"} 1',
+      'workqueue_retries_total{name="webhook"} 1',
+      'leader_election_master_status{name="livepeer-operator-leader"} 1',
+      'informer_synced{resource="secrets",namespace=""} 1',
+      'informer_watch_restarts_total{resource="secrets",reason="gone"} 1',
+    ]) {
+      expect(text).toContain(line);
+    }
+    for (const type of [
+      "# TYPE controller_runtime_reconcile_total counter",
+      "# TYPE controller_runtime_reconcile_errors_total counter",
+      "# TYPE controller_runtime_reconcile_time_seconds histogram",
+      "# TYPE workqueue_depth gauge",
+      "# TYPE workqueue_adds_total counter",
+      "# TYPE workqueue_queue_duration_seconds histogram",
+      "# TYPE workqueue_work_duration_seconds histogram",
+      "# TYPE workqueue_retries_total counter",
+    ]) {
+      expect(text).toContain(type);
+    }
+  });
+
+  it("keeps managers' registries apart (several in one process)", async () => {
+    const a = new RuntimeMetrics({ processMetrics: false });
+    const b = new RuntimeMetrics({ processMetrics: false });
+    a.reconciled("x", "success", 0);
+    expect(await b.registry.metrics()).not.toContain('controller="x"');
+  });
+});

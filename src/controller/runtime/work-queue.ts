@@ -1,0 +1,151 @@
+// A work queue with client-go's semantics, which reconcilers depend on:
+// - a key is never handed to two workers at once (it is "processing" until done());
+// - a key added while processing is not dropped: it is marked dirty and handed out again after
+//   done(), once (adds coalesce);
+// - addAfter() delays a key (keeping the earliest time if added twice); addRateLimited() delays it
+//   by the rate limiter (per-key exponential backoff, overall token bucket); forget() on success.
+import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiter.ts";
+
+export interface QueueMetrics {
+  depth(n: number): void;
+  added(): void;
+  /** Seconds a key waited in the queue before a worker took it. */
+  queued(seconds: number): void;
+  /** Seconds a worker held a key. */
+  worked(seconds: number): void;
+  retried(): void;
+}
+
+const noMetrics: QueueMetrics = { depth() {}, added() {}, queued() {}, worked() {}, retried() {} };
+
+export interface WorkQueueOptions {
+  rateLimiter?: RateLimiter;
+  metrics?: QueueMetrics;
+}
+
+export class WorkQueue {
+  readonly #queue: string[] = [];
+  readonly #dirty = new Set<string>();
+  readonly #processing = new Map<string, number>();
+  readonly #enqueuedAt = new Map<string, number>();
+  readonly #waiting = new Map<string, { readyAt: number; timer: NodeJS.Timeout }>();
+  readonly #getters: Array<(key: string | undefined) => void> = [];
+  readonly #drainers: Array<() => void> = [];
+  readonly #limiter: RateLimiter;
+  readonly #metrics: QueueMetrics;
+  #shuttingDown = false;
+
+  constructor(opts: WorkQueueOptions = {}) {
+    this.#limiter = opts.rateLimiter ?? defaultControllerRateLimiter();
+    this.#metrics = opts.metrics ?? noMetrics;
+  }
+
+  add(key: string): void {
+    if (this.#shuttingDown || this.#dirty.has(key)) return;
+    this.#metrics.added();
+    this.#dirty.add(key);
+    this.#enqueuedAt.set(key, Date.now());
+    if (this.#processing.has(key)) return; // handed out again by done()
+    this.#push(key);
+  }
+
+  addAfter(key: string, delayMs: number): void {
+    if (this.#shuttingDown) return;
+    if (delayMs <= 0) {
+      this.add(key);
+      return;
+    }
+    const readyAt = Date.now() + delayMs;
+    const existing = this.#waiting.get(key);
+    if (existing && existing.readyAt <= readyAt) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(() => {
+      this.#waiting.delete(key);
+      this.add(key);
+    }, delayMs);
+    timer.unref?.();
+    this.#waiting.set(key, { readyAt, timer });
+  }
+
+  /** Returns the delay chosen (ms). */
+  addRateLimited(key: string): number {
+    this.#metrics.retried();
+    const delay = this.#limiter.when(key);
+    this.addAfter(key, delay);
+    return delay;
+  }
+
+  forget(key: string): void {
+    this.#limiter.forget(key);
+  }
+
+  numRequeues(key: string): number {
+    return this.#limiter.numRequeues(key);
+  }
+
+  /** Waits for the next key; undefined once the queue is shut down (the worker should exit). */
+  get(): Promise<string | undefined> {
+    if (this.#shuttingDown) return Promise.resolve(undefined);
+    const key = this.#queue.shift();
+    if (key !== undefined) return Promise.resolve(this.#take(key));
+    return new Promise((resolve) => this.#getters.push(resolve));
+  }
+
+  done(key: string): void {
+    const started = this.#processing.get(key);
+    if (started === undefined) return;
+    this.#processing.delete(key);
+    this.#metrics.worked((Date.now() - started) / 1000);
+    if (this.#dirty.has(key) && !this.#shuttingDown) this.#push(key);
+    if (this.#processing.size === 0) for (const d of this.#drainers.splice(0)) d();
+  }
+
+  /** Stops handing out keys (waiting workers get undefined); keys being processed may finish. */
+  shutDown(): void {
+    if (this.#shuttingDown) return;
+    this.#shuttingDown = true;
+    for (const w of this.#waiting.values()) clearTimeout(w.timer);
+    this.#waiting.clear();
+    for (const g of this.#getters.splice(0)) g(undefined);
+  }
+
+  /** Resolves when no key is being processed (call after shutDown()). */
+  drained(): Promise<void> {
+    if (this.#processing.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#drainers.push(resolve));
+  }
+
+  get shuttingDown(): boolean {
+    return this.#shuttingDown;
+  }
+
+  /** Keys ready to be handed out (not counting delayed or processing ones). */
+  len(): number {
+    return this.#queue.length;
+  }
+
+  processing(): string[] {
+    return [...this.#processing.keys()];
+  }
+
+  #push(key: string): void {
+    const getter = this.#getters.shift();
+    if (getter) {
+      getter(this.#take(key));
+      return;
+    }
+    this.#queue.push(key);
+    this.#metrics.depth(this.#queue.length);
+  }
+
+  #take(key: string): string {
+    this.#dirty.delete(key);
+    const now = Date.now();
+    this.#processing.set(key, now);
+    const enqueued = this.#enqueuedAt.get(key);
+    this.#enqueuedAt.delete(key);
+    if (enqueued !== undefined) this.#metrics.queued((now - enqueued) / 1000);
+    this.#metrics.depth(this.#queue.length);
+    return key;
+  }
+}

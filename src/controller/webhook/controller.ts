@@ -1,0 +1,28 @@
+// Registration of the Webhook controller: Webhooks are primary, Secrets they own (the ones the
+// API server generated) map back through their ownerReference, and any Secret named by a
+// Webhook's spec.sharedSecretRef wakes that Webhook (so creating the missing Secret, or adding
+// the key, makes it Ready without waiting for a resync).
+import { type ControllerDefinition, type KubeObject, keyOf, Secrets } from "../runtime/index.ts";
+import { WebhookReconciler } from "./reconcile.ts";
+import { BY_SHARED_SECRET, sharedSecretKeys, type Webhook, Webhooks } from "./resource.ts";
+import { secretKeysOnly } from "./secret-cache.ts";
+
+export const webhookController: ControllerDefinition = {
+  name: "webhook",
+  resource: Webhooks,
+  owns: [Secrets],
+  watches: [
+    {
+      resource: Secrets,
+      map: (secret, cache) => cache.byIndex<Webhook>(Webhooks, BY_SHARED_SECRET, keyOf(secret)).map(keyOf),
+    },
+  ],
+  cache: [
+    { resource: Secrets, transform: secretKeysOnly },
+    {
+      resource: Webhooks,
+      indexes: { [BY_SHARED_SECRET]: (o: KubeObject) => sharedSecretKeys(o as Webhook) },
+    },
+  ],
+  setup: (ctx) => new WebhookReconciler(ctx),
+};

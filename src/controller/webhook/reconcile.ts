@@ -1,0 +1,119 @@
+// The Webhook reconciler: an ordered list of small named steps, then one status computation and
+// a status write only when it changed. Everything is read from the cache; the only writes are
+// adopting a Secret the API server generated for this Webhook, and the status.
+import {
+  adopt,
+  applyStatus,
+  type CacheReader,
+  done,
+  errorMessage,
+  findCondition,
+  type KubeClient,
+  keyFor,
+  type Logger,
+  type ObjectKey,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Reconciler,
+  type Recorder,
+  Secrets,
+  type SetupContext,
+  statusChanged,
+} from "../runtime/index.ts";
+import { checkSharedSecret, checkUrl, type Verdict } from "./checks.ts";
+import { type Webhook, Webhooks } from "./resource.ts";
+import type { SecretKeys } from "./secret-cache.ts";
+import { secretOwnership } from "./secret-ownership.ts";
+import { computeStatus, ownedStatus, unknownStatus, type WebhookStatusPatch } from "./status.ts";
+
+interface Observed {
+  webhook: Webhook;
+  secret: SecretKeys | undefined;
+}
+
+type Step = (seen: Observed, ctx: ReconcileContext) => Promise<Verdict> | Verdict;
+
+export class WebhookReconciler implements Reconciler {
+  readonly #client: KubeClient;
+  readonly #cache: CacheReader;
+  readonly #events: Recorder;
+
+  constructor(ctx: SetupContext) {
+    this.#client = ctx.client;
+    this.#cache = ctx.cache;
+    this.#events = ctx.events;
+  }
+
+  /** Run in order; the first failing verdict decides Ready. */
+  readonly steps: ReadonlyArray<[name: string, step: Step]> = [
+    ["own the Secret the API generated", (seen) => this.#adoptGeneratedSecret(seen)],
+    ["check the URL", (seen) => checkUrl(seen.webhook)],
+    ["check the shared secret", (seen) => checkSharedSecret(seen.webhook, seen.secret)],
+  ];
+
+  async reconcile(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {
+    const webhook = this.#cache.get<Webhook>(Webhooks, key);
+    // Deleted: the garbage collector removes the Secrets it owned.
+    if (!webhook || webhook.metadata?.deletionTimestamp) return done;
+    const seen: Observed = { webhook, secret: this.#sharedSecret(webhook) };
+    const verdicts: Verdict[] = [];
+    try {
+      for (const [name, step] of this.steps) {
+        const verdict = await step(seen, ctx);
+        verdicts.push(verdict);
+        if (!verdict.ok) {
+          ctx.log.debug(`step "${name}" found a problem`, { reason: verdict.reason });
+          break;
+        }
+      }
+    } catch (err) {
+      // First visit: give kubectl wait a condition to look at while the error is retried.
+      if (!findCondition(webhook.status?.conditions, "Ready")) {
+        await this.#writeStatus(
+          webhook,
+          unknownStatus(webhook, `checking failed, will retry: ${errorMessage(err)}`, new Date()),
+          ctx.log,
+        );
+      }
+      throw err;
+    }
+    await this.#writeStatus(webhook, computeStatus(webhook, verdicts, new Date()), ctx.log);
+    return done;
+  }
+
+  #sharedSecret(webhook: Webhook): SecretKeys | undefined {
+    const ref = webhook.spec?.sharedSecretRef;
+    return ref?.name
+      ? this.#cache.get<SecretKeys>(Secrets, keyFor(webhook.metadata?.namespace, ref.name))
+      : undefined;
+  }
+
+  async #adoptGeneratedSecret({ webhook, secret }: Observed): Promise<Verdict> {
+    if (!secret || secretOwnership(webhook, secret) !== "adopt") return { ok: true };
+    const name = secret.metadata.name ?? "";
+    await adopt(this.#client, Secrets, webhook, secret.metadata.namespace, name, (fresh) => {
+      return secretOwnership(webhook, fresh) === "adopt";
+    });
+    return { ok: true };
+  }
+
+  async #writeStatus(webhook: Webhook, next: WebhookStatusPatch, log: Logger): Promise<void> {
+    if (!statusChanged(ownedStatus(webhook), next)) return;
+    await applyStatus(this.#client, Webhooks, webhook, { ...next });
+    const before = findCondition(webhook.status?.conditions, "Ready");
+    const after = findCondition(next.conditions, "Ready");
+    if (!after || (before?.status === after.status && before.reason === after.reason)) return;
+    log.info(
+      `Ready ${before?.status ?? "(none)"} -> ${after.status} (${before?.reason ?? "first visit"} -> ${after.reason}): ${after.message}`,
+      { generation: next.observedGeneration },
+    );
+    if (after.status !== "Unknown") {
+      this.#events.event(webhook, {
+        type: after.status === "True" ? "Normal" : "Warning",
+        reason: after.reason,
+        message: after.message,
+        action: "CheckDeliveryConfiguration",
+      });
+    }
+  }
+}

@@ -1,0 +1,28 @@
+// Typed reads of a Livepeer node's HTTP endpoints, each bounded by a timeout, each failure a
+// NodeEndpointError naming the endpoint, the node and why.
+export type { AiModelCapacity, NodeCapabilities } from "./capabilities-read.ts";
+export { readCapabilities } from "./capabilities-read.ts";
+export {
+  AI_CAPABILITIES,
+  bitstringFromCapabilities,
+  capabilitiesFromBitstring,
+  isAiCapability,
+  pipelineCapability,
+  VIDEO_CAPABILITIES,
+} from "./capabilities.ts";
+export type { OrchestratorConfig } from "./cli-port.ts";
+export { setMaxSessions, setOrchestratorConfig } from "./cli-port.ts";
+export type { EndpointFailure } from "./errors.ts";
+export { NodeEndpointError } from "./errors.ts";
+export type { GpuStats } from "./hardware-stats.ts";
+export { readHardwareStats } from "./hardware-stats.ts";
+export type { RequestOptions } from "./http.ts";
+export { DEFAULT_TIMEOUT_MS } from "./http.ts";
+export type { MetricsOptions, NodeMetricName, NodeMetrics } from "./metrics.ts";
+export { METRIC_NAMES, readMetrics } from "./metrics.ts";
+export type { NetworkCapabilities, NetworkOrchestrator } from "./network-capabilities.ts";
+export { readNetworkCapabilities } from "./network-capabilities.ts";
+export type { OrchestratorInfo, PriceInfo } from "./orchestrator-info.ts";
+export { readOrchestratorInfo } from "./orchestrator-info.ts";
+export type { NodeStatus, StatusOptions } from "./status.ts";
+export { readStatus } from "./status.ts";

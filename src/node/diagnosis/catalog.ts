@@ -1,0 +1,340 @@
+// Every condition of the spec's "Node log conditions" table and its three silent behaviours, plus
+// a few the real node shows that an operator in a cluster meets. Log patterns follow the text
+// go-livepeer, LPMS/FFmpeg, go-ethereum and the AI runner actually print (read from their
+// source), with the spec's wording as an alternative where it differs.
+import type { CatalogEntry } from "./types.ts";
+
+const log = (source: string) => ({ kind: "log", pattern: new RegExp(source, "i") }) as const;
+
+export const CATALOG: readonly CatalogEntry[] = [
+  {
+    id: "OrchestratorCapped",
+    condition: "OrchestratorCapped",
+    severity: "warning",
+    recognizedBy: [
+      log(String.raw`\bOrchestratorCapped\b`),
+      {
+        kind: "metric",
+        metrics: ["livepeer_current_sessions_total", "livepeer_max_sessions_total"],
+        rule: "current sessions >= max sessions",
+      },
+    ],
+    meaning: "The orchestrator is at its session limit and turns new work away; the gateway tries another one.",
+    action: "Raise -maxSessions if the GPUs have headroom, otherwise add capacity (another orchestrator or GPU).",
+    seenOn: ["gateway", "orchestrator"],
+    origin: "spec",
+  },
+  {
+    id: "TicketParamsExpired",
+    condition: "TicketParams expired",
+    severity: "warning",
+    recognizedBy: [log(String.raw`\bticket ?params expired`)],
+    meaning:
+      "Payment ticket parameters expired (they are valid for a number of L1 blocks) before the orchestrator processed them.",
+    action:
+      "None if occasional: the gateway refreshes them and retries. If constant, check that the chain RPC returns current block numbers.",
+    seenOn: ["gateway", "orchestrator"],
+    origin: "spec",
+  },
+  {
+    id: "TranscodeLoopTimedOut",
+    condition: "Transcode loop timed out",
+    severity: "normal",
+    recognizedBy: [log(String.raw`\bTranscode loop timed out`)],
+    meaning: "No segments arrived for a while (stream ended or paused), so the transcode session was cleaned up.",
+    action:
+      "None. If it happens during a live stream, re-publishing makes the gateway pick a new orchestrator and session.",
+    seenOn: ["orchestrator", "transcoder"],
+    origin: "spec",
+  },
+  {
+    id: "SegmentLoopTimedOut",
+    condition: "Segment loop timed out",
+    severity: "normal",
+    recognizedBy: [log(String.raw`\bSegment loop timed out`)],
+    meaning: "No segments arrived for a while (stream ended or paused), so the orchestrator closed the session.",
+    action:
+      "None. If it happens during a live stream, re-publishing makes the gateway pick a new orchestrator and session.",
+    seenOn: ["orchestrator"],
+    origin: "spec",
+  },
+  {
+    id: "LevelLimitExceeded",
+    condition: "MB rate > Level limit",
+    severity: "warning",
+    recognizedBy: [
+      log(String.raw`\b(MB rate|frame MB size|DPB size|VBV (bit ?rate|buffer))( \(\d+\))? > level limit\b`),
+    ],
+    meaning: "A source segment exceeds the H.264 level limit it declares (the encoder warns and carries on).",
+    action: "None unless transcodes fail; the fault is in the source encoding, not in the node.",
+    seenOn: ["orchestrator", "transcoder"],
+    origin: "spec",
+  },
+  {
+    id: "UnableToTranscode",
+    condition: "Unable to transcode",
+    severity: "warning",
+    recognizedBy: [log(String.raw`\bUnable to transcode\b`)],
+    meaning: "A segment could not be transcoded: unsupported codec, odd parameters, or a corrupt segment.",
+    action: "None for an orchestrator; the stream's source has to change.",
+    seenOn: ["orchestrator", "transcoder"],
+    origin: "spec",
+  },
+  {
+    id: "UnsupportedPixelFormat",
+    condition: "Unsupported input pixel format",
+    severity: "warning",
+    recognizedBy: [log(String.raw`Unsupported input pixel format|Non 4:2:0 pixel format detected in input`)],
+    meaning: "The input is not YUV 4:2:0, which the transcoder requires.",
+    action: "Fix the source: re-encode it as 4:2:0, typically yuv420p.",
+    seenOn: ["orchestrator", "transcoder"],
+    origin: "spec",
+  },
+  {
+    id: "EthereumUnreachable",
+    condition: "Could not connect to Ethereum node",
+    severity: "error",
+    recognizedBy: [
+      log(
+        String.raw`Could not connect to Ethereum node|Failed to connect to Ethereum client|failed to get chain ID from remote ethereum node`,
+      ),
+    ],
+    meaning: "The chain RPC named by -ethUrl cannot be reached, so the node cannot start on chain.",
+    action:
+      "Fix -ethUrl: the scheme (https for remote endpoints), the right network's RPC, and the provider's rate limits.",
+    seenOn: ["gateway", "orchestrator"],
+    origin: "spec",
+  },
+  {
+    id: "PortInUse",
+    condition: "listen tcp <host:port>: bind: address already in use",
+    severity: "error",
+    recognizedBy: [log(String.raw`bind: address already in use`)],
+    meaning: "A port the node binds (-httpAddr, -cliAddr or -rtmpAddr) is already taken by another process.",
+    action: "Free the port, or move the node to another one with -httpAddr / -cliAddr / -rtmpAddr.",
+    seenOn: ["gateway", "orchestrator", "transcoder", "aiWorker"],
+    origin: "spec",
+  },
+  {
+    id: "CudaLibraryMissing",
+    condition: "libnppig.so.11: cannot open shared object file",
+    severity: "error",
+    recognizedBy: [
+      log(String.raw`lib(npp\w*|cuda\w*|nvcuvid|nvidia-encode|cublas\w*)\.so[.\d]*: cannot open shared object file`),
+    ],
+    meaning: "The GPU build of the node runs without the GPU compute toolkit (CUDA 12) libraries on its library path.",
+    action: "Use the non-GPU build, or run the official GPU image / set LD_LIBRARY_PATH to the toolkit's libraries.",
+    seenOn: ["orchestrator", "transcoder"],
+    origin: "spec",
+  },
+  {
+    id: "NvencSessionLimit",
+    condition: "Cannot allocate memory (with -nvidia)",
+    severity: "error",
+    recognizedBy: [
+      log(
+        String.raw`Cannot allocate memory|simultaneous NVENC video encoding sessions is restricted by driver|OpenEncodeSessionEx failed: out of memory`,
+      ),
+    ],
+    meaning:
+      "The GPU's hardware encode/decode session limit was hit (consumer cards allow 3 to 8), typically in the startup encode test, which opens 4 renditions.",
+    action:
+      "Free sessions held by other processes, lower -maxSessions, or use a GPU without a driver session cap; -testTranscoder=false skips the startup test.",
+    seenOn: ["orchestrator", "transcoder"],
+    origin: "spec",
+  },
+  {
+    id: "CudaErrorUnknown",
+    condition: "CUDA_ERROR_UNKNOWN",
+    severity: "warning",
+    recognizedBy: [log(String.raw`\bCUDA_ERROR_UNKNOWN\b`)],
+    meaning: "The orchestrator's GPU reported an unspecified error for a job.",
+    action: "None per job (the gateway retries another orchestrator); if it repeats, check the GPU and its driver.",
+    seenOn: ["orchestrator", "transcoder"],
+    origin: "spec",
+  },
+  {
+    id: "InsufficientGasFunds",
+    condition: "insufficient funds for gas * price + value",
+    severity: "error",
+    recognizedBy: [log(String.raw`insufficient funds for gas \* price \+ value`)],
+    meaning: "The node's wallet has too little ETH to pay for a transaction (reward, ticket redemption, deposit).",
+    action: "Add ETH to the node's account on the layer-2 network (0.02 to 0.05 ETH at least for an orchestrator).",
+    seenOn: ["gateway", "orchestrator"],
+    origin: "spec",
+  },
+  {
+    id: "KeystoreNotFound",
+    condition: "Error creating Ethereum account manager",
+    severity: "error",
+    recognizedBy: [
+      log(
+        String.raw`Error creating Ethereum account manager|provided -ethKeystorePath was not found|No Ethereum account found`,
+      ),
+    ],
+    meaning:
+      "The keystore is missing, in the wrong place or for another network; without one the node offers to create an account and waits for a passphrase.",
+    action:
+      "Check -ethKeystorePath (the path inside the container), the file permissions, and that the key file matches -ethAcctAddr and -network.",
+    seenOn: ["gateway", "orchestrator"],
+    origin: "spec",
+  },
+  {
+    id: "ServiceAddressMismatch",
+    condition: "Service address mismatch warning at startup",
+    severity: "warning",
+    recognizedBy: [log(String.raw`Service address \S+ did not match discovered address`)],
+    meaning: "The address the node detected for itself differs from the service URI registered on chain.",
+    action: "Update the on-chain service URI with livepeer_cli (or /setOrchestratorConfig), or set -serviceAddr.",
+    seenOn: ["orchestrator"],
+    origin: "spec",
+  },
+  {
+    id: "GpuOutOfMemory",
+    condition: "CUDA out of memory / OOM during AI inference",
+    severity: "error",
+    recognizedBy: [
+      log(String.raw`CUDA out of memory|CUDA error: out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY`),
+    ],
+    meaning: "An AI pipeline ran out of GPU memory.",
+    action: "Lower the model's capacity, unload warm models, or request smaller outputs.",
+    seenOn: ["orchestrator", "aiWorker"],
+    origin: "spec",
+  },
+  {
+    id: "PaymentCreateErrors",
+    condition: "payment_create_errors increasing",
+    severity: "error",
+    recognizedBy: [
+      {
+        kind: "metric",
+        metrics: ["livepeer_payment_create_errors", "node_payment_create_errors"],
+        rule: "value rose between two reads",
+      },
+      log(String.raw`Could not create payment\b`),
+    ],
+    meaning: "The gateway fails to create payment tickets, so orchestrators stop taking its work.",
+    action: "Check the gateway's deposit and reserve, and that its chain RPC answers.",
+    seenOn: ["gateway"],
+    origin: "spec",
+  },
+  {
+    id: "GatewayUnfunded",
+    condition: "gateway deposit or reserve is zero",
+    severity: "error",
+    recognizedBy: [
+      { kind: "chain", read: "TicketBroker.getSenderInfo(gateway)", rule: "deposit == 0 or reserve == 0" },
+      log(String.raw`Broadcaster (Deposit|Reserve): 0 (WEI|ETH)\b`),
+    ],
+    meaning:
+      "With no deposit or reserve the gateway stops routing streams, without an error to the stream's sender.",
+    action:
+      "Fund the deposit and reserve (livepeer_cli option 11, or /fundDepositAndReserve on the CLI port); bridging ETH alone does not.",
+    seenOn: ["gateway"],
+    origin: "spec-silent",
+  },
+  {
+    id: "VideoOnlyOrchestratorRejectsAi",
+    condition: "video-only orchestrator rejects AI jobs",
+    severity: "error",
+    recognizedBy: [
+      {
+        kind: "endpoint",
+        endpoint: "/getOrchestratorInfo",
+        rule: "AI work expected but no AI capability advertised",
+      },
+    ],
+    meaning: "An orchestrator without AI capabilities turns AI jobs away without a visible error.",
+    action: "Give the orchestrator AI models (-aiModels / spec.ai) or send AI work to an AI orchestrator.",
+    seenOn: ["gateway", "orchestrator"],
+    origin: "spec-silent",
+  },
+  {
+    id: "PriceCapTooLow",
+    condition: "-maxPricePerUnit below orchestrator prices",
+    severity: "error",
+    recognizedBy: [
+      {
+        kind: "endpoint",
+        endpoint: "/getOrchestratorInfo",
+        rule: "every orchestrator's price per pixel is above the gateway's cap",
+      },
+      log(String.raw`Orchestrator \S+ is above max price|No Orchestrators passed max price filter`),
+    ],
+    meaning: "The gateway's price cap is below every orchestrator's price, so no orchestrator accepts its work.",
+    action: "Raise -maxPricePerUnit (per -pixelsPerUnit pixels) or use cheaper orchestrators.",
+    seenOn: ["gateway"],
+    origin: "spec-silent",
+  },
+  {
+    id: "GpuMemoryHigh",
+    condition: "GPU memory above 85 percent",
+    severity: "warning",
+    recognizedBy: [{ kind: "endpoint", endpoint: "/hardware/stats", rule: "memory used > 85% of total" }],
+    meaning: "GPU memory is above 85 percent under normal load.",
+    action: "Separate video and AI onto dedicated nodes, or lower AI capacity on this one.",
+    seenOn: ["orchestrator", "aiWorker"],
+    origin: "spec-limit",
+  },
+  {
+    id: "OrchestratorUnavailableAtStartup",
+    condition: "Orchestrator not available at <serviceAddr>",
+    severity: "error",
+    recognizedBy: [log(String.raw`Orchestrator not available at`)],
+    meaning:
+      "About 2 s after start the orchestrator could not reach its own -serviceAddr and shut itself down.",
+    action:
+      "Make -serviceAddr reachable from inside the node (e.g. a Service name that resolves in the pod), or pass -startupAvailabilityCheck=false.",
+    seenOn: ["orchestrator"],
+    origin: "real-node",
+  },
+  {
+    id: "KeystorePasswordWrong",
+    condition: "Error unlocking Ethereum account",
+    severity: "error",
+    recognizedBy: [log(String.raw`Error unlocking Ethereum account|could not decrypt key with given password`)],
+    meaning: "The keystore password does not unlock the key.",
+    action:
+      "Check the -ethPassword file: the right password, and no trailing newline. A lost password cannot be recovered.",
+    seenOn: ["gateway", "orchestrator"],
+    origin: "real-node",
+  },
+  {
+    id: "ChainIdMismatch",
+    condition: "expecting chainID of X, but got Y",
+    severity: "error",
+    recognizedBy: [log(String.raw`expecting chainID of \d+, but got \d+`)],
+    meaning: "The data directory was created on another chain than the one -ethUrl points at.",
+    action: "Point -ethUrl at the right chain, or use a fresh -dataDir for this network.",
+    seenOn: ["gateway", "orchestrator"],
+    origin: "real-node",
+  },
+  {
+    id: "HttpIngestDisabled",
+    condition: "HTTP ingest is disabled because -httpAddr is publicly accessible",
+    severity: "warning",
+    recognizedBy: [log(String.raw`HTTP ingest is disabled because -httpAddr is publicly accessible`)],
+    meaning: "The gateway listens on a non-loopback address without -authWebhookUrl, so it refuses HTTP ingest and AI requests.",
+    action: "Set -authWebhookUrl, or -httpIngest=true to accept unauthenticated ingest.",
+    seenOn: ["gateway"],
+    origin: "real-node",
+  },
+  {
+    id: "NoOrchestrators",
+    condition: "No orchestrator specified; transcoding will not happen",
+    severity: "error",
+    recognizedBy: [log(String.raw`No orchestrator specified; transcoding will not happen`)],
+    meaning: "The gateway has no way to find orchestrators, so streams are not transcoded.",
+    action: "Give -orchAddr, -orchWebhookUrl, or run on chain where orchestrators are discovered.",
+    seenOn: ["gateway"],
+    origin: "real-node",
+  },
+];
+
+export const CATALOG_BY_ID: ReadonlyMap<string, CatalogEntry> = new Map(CATALOG.map((e) => [e.id, e]));
+
+export function catalogEntry(id: string): CatalogEntry {
+  const entry = CATALOG_BY_ID.get(id);
+  if (!entry) throw new Error(`no catalog entry ${id}`);
+  return entry;
+}

@@ -1,0 +1,100 @@
+// What the simulated node is, derived from its flags the way go-livepeer derives it.
+import { readFileSync, statSync } from "node:fs";
+import { pipelineCapability } from "../client/capabilities.ts";
+import { type NodeAddresses, nodeAddresses } from "../config/addresses.ts";
+import type { NodeFlags } from "../config/flag-table.ts";
+import { OFFCHAIN } from "../config/networks.ts";
+import { type NodeRole, roleOf } from "../config/roles.ts";
+
+export interface SimulatedAiModel {
+  pipeline: string;
+  capability: number;
+  modelId: string;
+  warm: boolean;
+  capacity: number;
+  pricePerUnit: number | undefined;
+  pixelsPerUnit: number | undefined;
+}
+
+export interface NodeModel {
+  role: NodeRole;
+  flags: NodeFlags;
+  network: string;
+  addresses: NodeAddresses;
+  /** "auto": the sum of connected transcoders' capacities (none here, so 0). */
+  sessionLimit: number;
+  pricePerUnit: string;
+  pixelsPerUnit: string;
+  serviceUri: string | undefined;
+  gpuIds: string[];
+  aiModels: SimulatedAiModel[];
+  orchAddrs: string[];
+  localTranscoding: boolean;
+}
+
+export function nodeModel(flags: NodeFlags, options: { gpuCount: number }): NodeModel {
+  const role = roleOf(flags);
+  if (!role) throw new Error("no role");
+  const maxSessions = flags.maxSessions ?? "10";
+  const nvidia = flags.nvidia ?? "";
+  return {
+    role,
+    flags,
+    network: flags.network ?? OFFCHAIN,
+    addresses: nodeAddresses(flags, role),
+    sessionLimit: maxSessions === "auto" ? 0 : Number(maxSessions),
+    pricePerUnit: flags.pricePerUnit ?? "0",
+    pixelsPerUnit: flags.pixelsPerUnit ?? "1",
+    serviceUri: role === "orchestrator" ? serviceUriOf(flags.serviceAddr) : undefined,
+    gpuIds:
+      nvidia === "" ? [] : nvidia === "all" ? Array.from({ length: options.gpuCount }, (_, i) => String(i)) : nvidia.split(","),
+    aiModels: flags.aiModels ? parseAiModels(flags.aiModels) : [],
+    orchAddrs: (flags.orchAddr ?? "")
+      .split(",")
+      .map((a) => a.trim())
+      .filter(Boolean)
+      .map((a) => (/^https?:\/\//.test(a) ? a : `https://${a.includes(":") ? a : `${a}:8935`}`)),
+    localTranscoding: role !== "orchestrator" || flags.transcoder === true,
+  };
+}
+
+function serviceUriOf(serviceAddr: string | undefined): string | undefined {
+  if (!serviceAddr || serviceAddr === "none") return undefined;
+  return /^https?:\/\//.test(serviceAddr) ? serviceAddr : `https://${serviceAddr}`;
+}
+
+/** -aiModels as the node reads it: a JSON file (aiModels.json), or pipeline:model_id:warm,... */
+export function parseAiModels(value: string): SimulatedAiModel[] {
+  let entries: Record<string, unknown>[];
+  let isFile = false;
+  try {
+    isFile = statSync(value).isFile();
+  } catch {
+    isFile = false;
+  }
+  if (isFile) {
+    const parsed = JSON.parse(readFileSync(value, "utf8")) as unknown;
+    if (!Array.isArray(parsed)) throw new Error(`${value} is not a JSON array of models`);
+    entries = parsed as Record<string, unknown>[];
+  } else {
+    entries = value.split(",").map((m) => {
+      const [pipeline, modelId, warm] = m.split(":");
+      if (warm === undefined) throw new Error("invalid AI model config expected <pipeline>:<model_id>:<warm>");
+      return { pipeline, model_id: modelId, warm: warm === "true" || warm === "1" };
+    });
+  }
+  return entries.map((e) => {
+    const pipeline = String(e.pipeline ?? "");
+    const capability = pipelineCapability(pipeline);
+    if (capability === undefined) throw new Error(`Pipeline is not valid capability: ${pipeline}`);
+    return {
+      pipeline,
+      capability,
+      modelId: String(e.model_id ?? ""),
+      warm: e.warm === true,
+      capacity: typeof e.capacity === "number" && e.capacity > 0 ? e.capacity : 1,
+      pricePerUnit: typeof e.price_per_unit === "number" ? e.price_per_unit : undefined,
+      pixelsPerUnit: typeof e.pixels_per_unit === "number" ? e.pixels_per_unit : undefined,
+    };
+  });
+}

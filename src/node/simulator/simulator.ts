@@ -1,0 +1,237 @@
+// A stand-in for go-livepeer, which cannot run on our machines: it takes the node's flags (same
+// parsing, precedence and validation), binds the ports they name on a loopback address, serves the
+// spec's endpoints with values derived from the flags, prints the node's startup lines, and can be
+// steered (log lines, sessions at the limit, payment errors, failing endpoints).
+import { readFileSync } from "node:fs";
+import type { Server as NetServer } from "node:net";
+import { createServer as createTcpServer } from "node:net";
+import { hostname } from "node:os";
+import path from "node:path";
+import type { Server } from "node:http";
+import { type HostPort, formatHostPort } from "../config/addresses.ts";
+import type { Environment } from "../config/env.ts";
+import { FlagParseError } from "../config/errors.ts";
+import type { NodeFlags } from "../config/flag-table.ts";
+import type { NodeRole } from "../config/roles.ts";
+import { configFilePath, resolveFlags } from "../config/resolve.ts";
+import { validateFlags } from "../config/validate.ts";
+import { formatGlog, type GlogLevel, looksLikeNodeLine } from "./glog.ts";
+import { closeServer, listen, nodeServer } from "./http-server.ts";
+import { type PaymentErrorsMetricName, simulatorRegistry } from "./metrics.ts";
+import { type NodeModel, nodeModel } from "./node-model.ts";
+import { cliRoutes, httpRoutes } from "./routes.ts";
+import { playScenario, type Scenario } from "./scenario.ts";
+import { startupLines } from "./startup.ts";
+import { controlFor, type SimulatorControl, SimulatorState } from "./state.ts";
+import { usageText, versionText } from "./usage.ts";
+
+export const SIMULATED_VERSION = "0.9.1-simulated";
+
+export interface NodeSimulatorOptions {
+  /** go-livepeer's command line (without the program name). */
+  argv: readonly string[];
+  /** LP_* variables the node would read (default: none, so tests stay hermetic). */
+  env?: Environment;
+  /** Loopback address every listener binds (default: the flag's host if loopback, else 127.0.0.1). */
+  host?: string;
+  /** Where the node's log lines go (default: standard error). */
+  log?: (line: string) => void;
+  /** Timed actions played after start. */
+  scenario?: Scenario;
+  /** For relative -config / -aiModels paths (default: the process's cwd). */
+  cwd?: string;
+  /** GPUs behind -nvidia all (default 1). */
+  gpuCount?: number;
+  /** Delay of the orchestrator's self-check of -serviceAddr (the node waits 2 s). */
+  availabilityCheckDelayMs?: number;
+  version?: string;
+  /** The real node's name (default) or the spec's. */
+  paymentErrorsMetric?: PaymentErrorsMetricName;
+}
+
+export interface NodeSimulator {
+  role: NodeRole;
+  flags: NodeFlags;
+  urls: { cli: string; http?: string; rtmp?: string };
+  control: SimulatorControl;
+  /** Resolves with the exit code when the node stops (by stop(), or by itself). */
+  exited: Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** The node refused to start; exitCode is the real node's. stdout holds -help / -version text. */
+export class NodeStartError extends Error {
+  readonly exitCode: number;
+  readonly stdout: string;
+  constructor(message: string, exitCode: number, stdout = "") {
+    super(message);
+    this.name = "NodeStartError";
+    this.exitCode = exitCode;
+    this.stdout = stdout;
+  }
+}
+
+const LOOPBACK = /^(127(\.\d{1,3}){3}|::1|localhost)$/;
+
+export async function startNodeSimulator(options: NodeSimulatorOptions): Promise<NodeSimulator> {
+  const sink = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = (level: GlogLevel, where: string, message: string) => sink(formatGlog(level, where, message));
+  const version = options.version ?? SIMULATED_VERSION;
+  if (options.host !== undefined && !LOOPBACK.test(options.host)) {
+    throw new NodeStartError(`--host ${options.host} is not a loopback address: the simulator binds only 127.x addresses`, 2);
+  }
+  const flags = readFlags(options, log);
+  if (flags.help) throw new NodeStartError("-help", 0, usageText());
+  if (flags.version) throw new NodeStartError("-version", 0, versionText(version));
+
+  let node: NodeModel;
+  try {
+    node = nodeModel(flags, { gpuCount: options.gpuCount ?? 1 });
+  } catch (err) {
+    log("E", "starter.go:1452", `Error parsing -aiModels: ${(err as Error).message}`);
+    throw new NodeStartError(`Error parsing -aiModels: ${(err as Error).message}`, 1);
+  }
+  const state = new SimulatorState({
+    sessionLimit: node.sessionLimit,
+    pricePerUnit: node.pricePerUnit,
+    pixelsPerUnit: node.pixelsPerUnit,
+    ...(node.serviceUri ? { serviceUri: node.serviceUri } : {}),
+    gpuIds: node.gpuIds,
+  });
+  const control = controlFor(state, (lines) => {
+    for (const line of lines) sink(looksLikeNodeLine(line) ? line : formatGlog("I", "simulator.go:3", line));
+  });
+  const registry = simulatorRegistry(node, state, {
+    nodeId: `${flags.ethAcctAddr ? `${flags.ethAcctAddr}-` : ""}${hostname()}`,
+    paymentErrorsMetric: options.paymentErrorsMetric ?? "livepeer_payment_create_errors",
+  });
+  const onError = (err: unknown) => log("E", "simulator.go:4", `simulator error: ${(err as Error).message}`);
+  const ctx = { node, state, version, registry, log, control };
+
+  const hostFor = (hp: HostPort) => options.host ?? (LOOPBACK.test(hp.host) ? hp.host : "127.0.0.1");
+  const servers: (Server | NetServer)[] = [];
+  const bind = async (server: Server | NetServer, hp: HostPort) => {
+    servers.push(server);
+    const addr = await listen(server as Server, hostFor(hp), hp.port);
+    return formatHostPort({ host: addr.address, port: addr.port });
+  };
+  const urls: NodeSimulator["urls"] = { cli: "" };
+  const bound: { cli: string; http?: string; rtmp?: string } = { cli: "" };
+  try {
+    bound.cli = await bind(nodeServer(cliRoutes(ctx), state, onError), node.addresses.cli);
+    urls.cli = `http://${bound.cli}`;
+    if (node.addresses.http) {
+      bound.http = await bind(nodeServer(httpRoutes(ctx), state, onError), node.addresses.http);
+      urls.http = `http://${bound.http}`;
+    }
+    if (node.addresses.rtmp) {
+      // RTMP ingest is not simulated: the port accepts connections (so probes see it) and closes them.
+      bound.rtmp = await bind(createTcpServer((socket) => socket.destroy()), node.addresses.rtmp);
+      urls.rtmp = `rtmp://${bound.rtmp}`;
+    }
+  } catch (err) {
+    await Promise.all(servers.map((s) => closeAny(s)));
+    log("E", "webserver.go:25", (err as Error).message);
+    throw new NodeStartError((err as Error).message, 1);
+  }
+
+  for (const [level, where, message] of startupLines(node, bound, version)) log(level, where, message);
+
+  let resolveExit!: (code: number) => void;
+  const exited = new Promise<number>((resolve) => {
+    resolveExit = resolve;
+  });
+  const stopScenario = options.scenario ? playScenario(options.scenario, (a) => control.apply(a)) : () => {};
+  let stopped = false;
+  const stop = async (code = 0) => {
+    if (stopped) return exited.then(() => undefined);
+    stopped = true;
+    stopScenario();
+    clearTimeout(availabilityTimer);
+    await Promise.all(servers.map((s) => closeAny(s)));
+    resolveExit(code);
+  };
+  const availabilityTimer = scheduleAvailabilityCheck(node, options, log, () => {
+    log("I", "starter.go:2106", "Orchestrator server shut down");
+    void stop(0);
+  });
+
+  return { role: node.role, flags, urls, control, exited, stop: () => stop(0) };
+}
+
+function readFlags(options: NodeSimulatorOptions, log: (l: GlogLevel, w: string, m: string) => void): NodeFlags & { help?: boolean } {
+  const cwd = options.cwd ?? process.cwd();
+  try {
+    const configPath = configFilePath({ argv: options.argv, ...(options.env ? { env: options.env } : {}) });
+    let configFile: string | undefined;
+    if (configPath) {
+      try {
+        configFile = readFileSync(path.resolve(cwd, configPath), "utf8");
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        throw new FlagParseError("config file", `open ${configPath}: ${code === "ENOENT" ? "no such file or directory" : (err as Error).message}`);
+      }
+    }
+    const resolved = resolveFlags({
+      argv: options.argv,
+      ...(options.env ? { env: options.env } : {}),
+      ...(configFile === undefined ? {} : { configFile }),
+    });
+    if (resolved.ignoredArgs.length > 0) {
+      log("W", "simulator.go:5", `the node ignores everything from ${JSON.stringify(resolved.ignoredArgs[0])} on (${resolved.ignoredArgs.length} argument(s) after the first non-flag): write booleans as -name=false`);
+    }
+    const problems = validateFlags(resolved.flags);
+    for (const p of problems.filter((x) => x.severity === "warning")) log("W", "starter.go:0", `${p.message} - ${p.fix}`);
+    const errors = problems.filter((x) => x.severity === "error");
+    if (errors.length > 0) {
+      for (const p of errors) log("F", "starter.go:0", `${p.message} - ${p.fix}`);
+      throw new NodeStartError(errors.map((p) => `${p.message} - ${p.fix}`).join("\n"), 1);
+    }
+    return resolved.flags;
+  } catch (err) {
+    if (!(err instanceof FlagParseError)) throw err;
+    if (err.exitCode === 0) return { help: true };
+    // Go's flag package prints to stdout and exits 2; a bad config or env reaches glog.Exit (1).
+    if (err.origin === "command line") log("F", "livepeer.go:48", err.message);
+    else log("F", "livepeer.go:52", `Error parsing config: ${err.message}`);
+    throw new NodeStartError(err.message, err.exitCode);
+  }
+}
+
+/**
+ * The orchestrator's self-check: ~2 s after start it asks its own -serviceAddr and shuts down when
+ * nobody answers. The simulator only ever dials loopback, so other addresses are skipped (said so).
+ */
+function scheduleAvailabilityCheck(
+  node: NodeModel,
+  options: NodeSimulatorOptions,
+  log: (l: GlogLevel, w: string, m: string) => void,
+  shutDown: () => void,
+): NodeJS.Timeout | undefined {
+  if (node.role !== "orchestrator" || !node.serviceUri || node.flags.startupAvailabilityCheck === false) return undefined;
+  const target = new URL(node.serviceUri);
+  if (!LOOPBACK.test(target.hostname.replace(/^\[(.*)\]$/, "$1"))) {
+    log("I", "simulator.go:6", `Simulated: skipped the startup availability check of ${node.serviceUri} (the simulator dials only loopback addresses)`);
+    return undefined;
+  }
+  return setTimeout(async () => {
+    const probe = `http://${target.host}/healthz`;
+    const ok = await fetch(probe, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (!ok) {
+      log(
+        "I",
+        "starter.go:2091",
+        `Orchestrator not available at ${node.serviceUri} (${formatHostPort(node.addresses.http ?? { host: "", port: 0 })}) via grpc ping check; shutting down`,
+      );
+      shutDown();
+    }
+  }, options.availabilityCheckDelayMs ?? 2000);
+}
+
+function closeAny(server: Server | NetServer): Promise<void> {
+  if ("closeAllConnections" in server) return closeServer(server as Server);
+  return new Promise((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+}

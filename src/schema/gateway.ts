@@ -1,0 +1,226 @@
+// The Gateway resource: a go-livepeer gateway that finds the cluster's orchestrators and pays them.
+import { z } from "zod";
+import { API_VERSION } from "./api-group.ts";
+import { chainFields, chainRules } from "./chain.ts";
+import { withRules } from "./cross-field-rule.ts";
+import { ObjectMetaLiteSchema } from "./object-meta.ts";
+import { priceSchema } from "./price.ts";
+import { commonStatusFields, statusFacts } from "./status.ts";
+import { serviceSpecSchema, workloadFields } from "./workload.ts";
+
+export const GATEWAY_HTTP_PORT = 8935;
+export const GATEWAY_RTMP_PORT = 1935;
+
+export const LabelSelectorRequirementSchema = z
+  .strictObject({
+    key: z.string().min(1).max(317).describe("Label key, for example livepeer.org/region."),
+    operator: z
+      .enum(["In", "NotIn", "Exists", "DoesNotExist"])
+      .describe("In, NotIn (values must be non-empty), Exists or DoesNotExist (values must be empty)."),
+    values: z.array(z.string().max(63)).max(64).optional().describe("Label values for In and NotIn."),
+  })
+  .describe("One label requirement.");
+
+export const LabelSelectorSchema = z
+  .strictObject({
+    matchLabels: z
+      .record(z.string().min(1).max(317), z.string().max(63))
+      .optional()
+      .describe("Labels an Orchestrator must have, for example {livepeer.org/pool: main}."),
+    matchExpressions: z
+      .array(LabelSelectorRequirementSchema)
+      .max(32)
+      .optional()
+      .describe("Label requirements an Orchestrator must meet (all of them)."),
+  })
+  .describe(
+    "Orchestrators in this namespace whose labels match; {} selects every Orchestrator in the namespace.",
+  )
+  .meta({ "x-kubernetes-map-type": "atomic" });
+
+const OrchestratorsSourceBase = z
+  .strictObject({
+    selector: LabelSelectorSchema.optional(),
+    addresses: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(512)
+          .describe("host:port or https://host:port of an orchestrator, for example orch.example.com:8935."),
+      )
+      .min(1)
+      .max(256)
+      .optional()
+      .describe("Fixed orchestrator addresses (-orchAddr), for example [orch.example.com:8935]."),
+    discovery: z
+      .enum(["onchain"])
+      .optional()
+      .describe(
+        "onchain: discover orchestrators through the protocol's registry (needs a network other than offchain).",
+      ),
+  })
+  .describe(
+    "Where the gateway finds orchestrators: exactly one of selector (Orchestrator resources by label), addresses, or discovery: onchain.",
+  );
+
+const ORCHESTRATORS_EXACTLY_ONE =
+  "exactly one of orchestrators.selector, orchestrators.addresses or orchestrators.discovery must be set, for example selector: {matchLabels: {livepeer.org/pool: main}}";
+
+export const OrchestratorsSourceSchema = withRules(OrchestratorsSourceBase, [
+  {
+    rule: "(has(self.selector) ? 1 : 0) + (has(self.addresses) ? 1 : 0) + (has(self.discovery) ? 1 : 0) == 1",
+    reason: "FieldValueInvalid",
+    message: ORCHESTRATORS_EXACTLY_ONE,
+    holds: (o) => [o.selector, o.addresses, o.discovery].filter((v) => v !== undefined).length === 1,
+  },
+]);
+
+export const MaxPriceForCapabilitySchema = z
+  .strictObject({
+    pipeline: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/)
+      .describe("AI pipeline the cap applies to, for example text-to-image."),
+    modelId: z
+      .string()
+      .max(256)
+      .optional()
+      .describe(
+        "Model id (<org>/<model>) the cap applies to, for example stabilityai/sd-turbo. Absent: every model of the pipeline.",
+      ),
+    maxPricePerUnit: priceSchema("maxPricePerUnit").describe(
+      'Most the gateway pays per pixelsPerUnit units: wei ("1000") or with a currency suffix ("0.01USD").',
+    ),
+    pixelsPerUnit: z.int().min(1).default(1).describe("How many units maxPricePerUnit buys. Default 1."),
+  })
+  .describe("A price cap for one AI capability.");
+
+export const IngestSpecSchema = z
+  .strictObject({
+    rtmp: z
+      .strictObject({
+        enabled: z.boolean().default(true).describe("Accept RTMP streams. Default true."),
+        port: z
+          .int()
+          .min(1)
+          .max(65535)
+          .default(GATEWAY_RTMP_PORT)
+          .describe(`RTMP port (-rtmpAddr), exposed on the Service. Default ${GATEWAY_RTMP_PORT}.`),
+      })
+      .prefault({})
+      .describe("RTMP ingest (video only)."),
+    http: z
+      .boolean()
+      .default(true)
+      .describe("Accept HTTP ingest and AI requests on the HTTP port (-httpIngest). Default true."),
+  })
+  .describe("How streams and requests come in.");
+
+export const StreamEventsSpecSchema = withRules(
+  z
+    .strictObject({
+      enabled: z
+        .boolean()
+        .default(false)
+        .describe(
+          "Send stream.started and stream.idle events of this gateway's streams to the tenant's webhooks. Default false.",
+        ),
+      userId: z
+        .string()
+        .max(256)
+        .optional()
+        .describe("The user whose webhooks receive the events. Required when enabled."),
+      projectId: z
+        .string()
+        .max(256)
+        .optional()
+        .describe("The project whose webhooks receive the events. Absent: the user's default project."),
+    })
+    .describe("Stream events from this gateway to the webhooks of one tenant."),
+  [
+    {
+      rule: "!has(self.enabled) || !self.enabled || has(self.userId)",
+      fieldPath: ".userId",
+      reason: "FieldValueRequired",
+      message:
+        "streamEvents.userId is required when streamEvents.enabled is true: name the user whose webhooks receive the events",
+      holds: (s) => !s.enabled || s.userId !== undefined,
+    },
+  ],
+);
+
+const GatewaySpecBase = z
+  .strictObject({
+    ...chainFields,
+    orchestrators: OrchestratorsSourceSchema,
+    maxPricePerUnit: priceSchema("maxPricePerUnit")
+      .optional()
+      .describe(
+        'Most the gateway pays per pixelsPerUnit pixels (-maxPricePerUnit): wei ("300") or with a currency suffix ("0.5USD"); "0" or absent: any price.',
+      ),
+    pixelsPerUnit: z
+      .int()
+      .min(1)
+      .default(1)
+      .describe("How many pixels maxPricePerUnit buys (-pixelsPerUnit). Integer >= 1, default 1."),
+    maxPricePerCapability: z
+      .array(MaxPriceForCapabilitySchema)
+      .max(64)
+      .optional()
+      .describe("Price caps for AI capabilities (-maxPricePerCapability)."),
+    ingest: IngestSpecSchema.prefault({}),
+    maxSessions: z
+      .int()
+      .min(1, { error: "maxSessions must be 1 or more: leave it out for the node's default (10)" })
+      .max(100000)
+      .optional()
+      .describe(
+        "Most concurrent streams the gateway accepts (-maxSessions). Absent: the node's default, 10.",
+      ),
+    streamEvents: StreamEventsSpecSchema.optional(),
+    service: serviceSpecSchema(GATEWAY_HTTP_PORT, "HTTP ingest and AI requests").prefault({}),
+    ...workloadFields,
+  })
+  .describe("The desired gateway.");
+
+export const GatewaySpecSchema = withRules(GatewaySpecBase, [
+  ...chainRules,
+  {
+    rule: "!has(self.orchestrators.discovery) || self.network != 'offchain'",
+    fieldPath: ".orchestrators.discovery",
+    reason: "FieldValueInvalid",
+    message:
+      "orchestrators.discovery: onchain needs a chain: set network (and keystoreSecret), or list orchestrators with selector or addresses",
+    holds: (s) => s.orchestrators.discovery === undefined || s.network !== "offchain",
+  },
+]);
+
+export const GatewayStatusSchema = z
+  .strictObject({
+    ...commonStatusFields,
+    maxSessions: statusFacts.maxSessions,
+    node: statusFacts.node,
+    serviceAddr: statusFacts.serviceAddr,
+    deposit: statusFacts.deposit,
+    reserve: statusFacts.reserve,
+  })
+  .describe("What the operator observed: conditions, diagnoses and facts.");
+
+export const GatewaySchema = z
+  .strictObject({
+    apiVersion: z.literal(API_VERSION),
+    kind: z.literal("Gateway"),
+    metadata: ObjectMetaLiteSchema,
+    spec: GatewaySpecSchema,
+    status: GatewayStatusSchema.optional(),
+  })
+  .describe("A Livepeer gateway: takes in streams and AI requests and pays orchestrators to process them.");
+
+export type GatewaySpec = z.infer<typeof GatewaySpecSchema>;
+export type GatewayStatus = z.infer<typeof GatewayStatusSchema>;
+export type Gateway = z.infer<typeof GatewaySchema>;
+export type OrchestratorsSource = z.infer<typeof OrchestratorsSourceSchema>;
+export type LabelSelector = z.infer<typeof LabelSelectorSchema>;

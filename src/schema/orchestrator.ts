@@ -1,0 +1,132 @@
+// The Orchestrator resource: a go-livepeer orchestrator (plus, in a split setup, transcoders).
+import { z } from "zod";
+import { AiModelsSchema } from "../node/ai-models/index.ts";
+import { API_VERSION } from "./api-group.ts";
+import { chainFields, chainRules } from "./chain.ts";
+import { withRules } from "./cross-field-rule.ts";
+import { GpuSpecSchema } from "./gpu.ts";
+import { ObjectMetaLiteSchema } from "./object-meta.ts";
+import { priceSchema } from "./price.ts";
+import { commonStatusFields, statusFacts } from "./status.ts";
+import { serviceSpecSchema, workloadFields } from "./workload.ts";
+
+export const ORCHESTRATOR_SERVICE_PORT = 8935;
+
+export const TranscodersSpecSchema = z
+  .strictObject({
+    replicas: z
+      .int()
+      .min(1, { error: "transcoders.replicas must be 1 or more" })
+      .max(64)
+      .default(1)
+      .describe("Number of transcoder pods. Default 1."),
+    gpu: GpuSpecSchema.optional(),
+  })
+  .describe(
+    "Split setup: run transcoding in separate transcoder pods that connect to this orchestrator; the orchestrator then runs with -maxSessions auto (the sum of its transcoders' capacities).",
+  );
+
+export const AiSpecSchema = z
+  .strictObject({
+    models: AiModelsSchema.max(32).describe(
+      "The models to serve, each an entry of the node's aiModels.json (snake_case fields), for example {pipeline: text-to-image, model_id: stabilityai/sd-turbo, warm: true}.",
+    ),
+  })
+  .describe("AI inference on this orchestrator: the operator renders aiModels.json from models.");
+
+const OrchestratorSpecBase = z
+  .strictObject({
+    ...chainFields,
+    pricePerUnit: priceSchema("pricePerUnit")
+      .optional()
+      .describe(
+        'Price per pixelsPerUnit pixels (-pricePerUnit), as a string: wei ("1000") or an amount with a currency suffix ("0.5USD"). Required on chain.',
+      ),
+    pixelsPerUnit: z
+      .int()
+      .min(1)
+      .default(1)
+      .describe("How many pixels pricePerUnit buys (-pixelsPerUnit). Integer >= 1, default 1."),
+    gpu: GpuSpecSchema.optional(),
+    maxSessions: z
+      .int()
+      .min(1, {
+        error: "maxSessions must be 1 or more: leave it out to let the operator derive it from the GPUs",
+      })
+      .max(100000)
+      .optional()
+      .describe(
+        "Override of the session limit (-maxSessions). Absent: GPUs x streams per GPU (CPU: 5). An override above what the GPUs can encode gives a warning finding.",
+      ),
+    transcodingOptions: z
+      .string()
+      .max(4096)
+      .optional()
+      .describe(
+        "Renditions per stream (-transcodingOptions): a comma-separated list of profiles such as P240p30fps16x9,P360p30fps16x9 (the default has 2). More renditions mean fewer streams per GPU.",
+      ),
+    transcoders: TranscodersSpecSchema.optional(),
+    ai: AiSpecSchema.optional(),
+    service: serviceSpecSchema(ORCHESTRATOR_SERVICE_PORT, "gateways (gRPC and HTTP on one port)").prefault(
+      {},
+    ),
+    serviceAddr: z
+      .string()
+      .max(512)
+      .regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+)(:[0-9]{1,5})?$/, {
+        error: (iss) =>
+          `serviceAddr ${JSON.stringify(iss.input)} must be host or host:port without a scheme, for example orch.example.com:8935`,
+      })
+      .optional()
+      .describe(
+        "The host:port gateways use to reach this orchestrator (-serviceAddr), registered on chain, for example orch.example.com:8935. Absent: the Service's in-cluster address.",
+      ),
+    reward: z
+      .boolean()
+      .optional()
+      .describe(
+        "Whether the node calls the reward function every round (-reward). On chain only; default true.",
+      ),
+    ...workloadFields,
+  })
+  .describe("The desired orchestrator.");
+
+export const OrchestratorSpecSchema = withRules(OrchestratorSpecBase, [
+  ...chainRules,
+  {
+    rule: "self.network == 'offchain' || has(self.pricePerUnit)",
+    fieldPath: ".pricePerUnit",
+    reason: "FieldValueRequired",
+    message:
+      'pricePerUnit is required when network is not offchain: gateways need a price, for example "1000" (wei per pixelsPerUnit pixels)',
+    holds: (s) => s.network === "offchain" || s.pricePerUnit !== undefined,
+  },
+]);
+
+export const OrchestratorStatusSchema = z
+  .strictObject({
+    ...commonStatusFields,
+    maxSessions: statusFacts.maxSessions,
+    maxSessionsReason: statusFacts.maxSessionsReason,
+    node: statusFacts.node,
+    gpuProduct: statusFacts.gpuProduct,
+    serviceAddr: statusFacts.serviceAddr,
+    serviceURI: statusFacts.serviceURI,
+  })
+  .describe("What the operator observed: conditions, diagnoses and facts.");
+
+export const OrchestratorSchema = z
+  .strictObject({
+    apiVersion: z.literal(API_VERSION),
+    kind: z.literal("Orchestrator"),
+    metadata: ObjectMetaLiteSchema,
+    spec: OrchestratorSpecSchema,
+    status: OrchestratorStatusSchema.optional(),
+  })
+  .describe("A Livepeer orchestrator: transcodes video and runs AI inference for gateways.");
+
+export type OrchestratorSpec = z.infer<typeof OrchestratorSpecSchema>;
+export type OrchestratorStatus = z.infer<typeof OrchestratorStatusSchema>;
+export type Orchestrator = z.infer<typeof OrchestratorSchema>;
+export type TranscodersSpec = z.infer<typeof TranscodersSpecSchema>;
+export type AiSpec = z.infer<typeof AiSpecSchema>;

@@ -1,0 +1,138 @@
+// The three custom resources as CRD definitions: names, columns and schemas.
+import { ConditionType } from "./condition.ts";
+import type { CrdDefinition, PrinterColumn } from "./crd.ts";
+import { GatewaySpecSchema, GatewayStatusSchema } from "./gateway.ts";
+import { OrchestratorSpecSchema, OrchestratorStatusSchema } from "./orchestrator.ts";
+import { WebhookSpecSchema, WebhookStatusSchema } from "./webhook.ts";
+
+function conditionColumn(
+  type: ConditionType,
+  field: "status" | "reason",
+  name: string,
+  priority = 0,
+): PrinterColumn {
+  return {
+    name,
+    type: "string",
+    jsonPath: `.status.conditions[?(@.type=="${type}")].${field}`,
+    description: field === "status" ? `Status of the ${type} condition.` : `Reason of the ${type} condition.`,
+    ...(priority ? { priority } : {}),
+  };
+}
+
+const age: PrinterColumn = {
+  name: "Age",
+  type: "date",
+  jsonPath: ".metadata.creationTimestamp",
+  description: "Time since creation.",
+};
+
+export const OrchestratorCrd: CrdDefinition = {
+  kind: "Orchestrator",
+  plural: "orchestrators",
+  singular: "orchestrator",
+  shortNames: ["orch"],
+  description:
+    "A Livepeer orchestrator (go-livepeer -orchestrator) on a suitable GPU node, with a session limit derived from its GPUs, a reachable service address and a status that tells the truth.",
+  spec: OrchestratorSpecSchema,
+  status: OrchestratorStatusSchema,
+  printerColumns: [
+    conditionColumn(ConditionType.Ready, "status", "Ready"),
+    {
+      name: "Sessions",
+      type: "integer",
+      jsonPath: ".status.maxSessions",
+      description: "Session limit the node runs with.",
+    },
+    {
+      name: "GPU",
+      type: "string",
+      jsonPath: ".status.gpuProduct",
+      description: "GPU model of the node the pod runs on.",
+    },
+    {
+      name: "Node",
+      type: "string",
+      jsonPath: ".status.node",
+      description: "Kubernetes node the pod runs on.",
+    },
+    conditionColumn(ConditionType.Ready, "reason", "Reason", 1),
+    {
+      name: "Network",
+      type: "string",
+      jsonPath: ".spec.network",
+      description: "Network the node joins.",
+      priority: 1,
+    },
+    age,
+  ],
+};
+
+export const GatewayCrd: CrdDefinition = {
+  kind: "Gateway",
+  plural: "gateways",
+  singular: "gateway",
+  shortNames: ["gw"],
+  description:
+    "A Livepeer gateway (go-livepeer -gateway) that finds the cluster's orchestrators, with its deposit, reserve and price cap checked.",
+  spec: GatewaySpecSchema,
+  status: GatewayStatusSchema,
+  printerColumns: [
+    conditionColumn(ConditionType.Ready, "status", "Ready"),
+    conditionColumn(ConditionType.Funded, "status", "Funded"),
+    {
+      name: "Deposit",
+      type: "string",
+      jsonPath: ".status.deposit",
+      description: "TicketBroker deposit, in ETH.",
+    },
+    {
+      name: "Reserve",
+      type: "string",
+      jsonPath: ".status.reserve",
+      description: "TicketBroker reserve, in ETH.",
+    },
+    conditionColumn(ConditionType.Ready, "reason", "Reason", 1),
+    {
+      name: "Network",
+      type: "string",
+      jsonPath: ".spec.network",
+      description: "Network the node joins.",
+      priority: 1,
+    },
+    age,
+  ],
+};
+
+export const WebhookCrd: CrdDefinition = {
+  kind: "Webhook",
+  plural: "webhooks",
+  singular: "webhook",
+  shortNames: ["wh"],
+  description:
+    "A webhook of the Livepeer API: events of the chosen kinds are delivered to url, signed with the referenced secret, retried and logged. metadata.name is the API id.",
+  spec: WebhookSpecSchema,
+  status: WebhookStatusSchema,
+  printerColumns: [
+    { name: "Name", type: "string", jsonPath: ".spec.name", description: "Name of the webhook." },
+    { name: "URL", type: "string", jsonPath: ".spec.url", description: "Where events are delivered." },
+    conditionColumn(ConditionType.Ready, "status", "Ready"),
+    {
+      name: "Events",
+      type: "string",
+      jsonPath: ".spec.events",
+      description: "Event kinds sent (empty: all).",
+      priority: 1,
+    },
+    {
+      name: "Project",
+      type: "string",
+      jsonPath: ".spec.projectId",
+      description: "Project the webhook belongs to.",
+      priority: 1,
+    },
+    age,
+  ],
+};
+
+export const CUSTOM_RESOURCES: readonly CrdDefinition[] = [OrchestratorCrd, GatewayCrd, WebhookCrd];

@@ -1,0 +1,64 @@
+// Status fields every resource shares, and the facts the controller reports (contract:
+// ARCHITECTURE.md "Resources").
+import { z } from "zod";
+import { ConditionListSchema } from "./condition.ts";
+import { FindingListSchema } from "./finding.ts";
+
+export const commonStatusFields = {
+  observedGeneration: z
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      "The metadata.generation this status describes; older than metadata.generation while a change is being applied.",
+    ),
+  conditions: ConditionListSchema.optional(),
+  findings: FindingListSchema.optional(),
+};
+
+export const statusFacts = {
+  maxSessions: z
+    .int()
+    .min(0)
+    .optional()
+    .describe("The session limit the node runs with (-maxSessions): concurrent streams it accepts."),
+  maxSessionsReason: z
+    .string()
+    .max(1024)
+    .optional()
+    .describe("How maxSessions was derived, for example: 2 GPUs x 4 streams (NVENC cap 8 / 2 renditions)."),
+  node: z.string().max(253).optional().describe("The Kubernetes node the pod runs on."),
+  gpuProduct: z
+    .string()
+    .max(63)
+    .optional()
+    .describe(
+      "GPU model of that node (nvidia.com/gpu.product), for example NVIDIA-GeForce-RTX-3090; absent on CPU.",
+    ),
+  serviceAddr: z
+    .string()
+    .max(512)
+    .optional()
+    .describe("The host:port the node advertises (-serviceAddr), for example orch-a.livepeer.svc:8935."),
+  serviceURI: z
+    .string()
+    .max(2048)
+    .optional()
+    .describe(
+      "The service URI registered on chain, for example https://orch.example.com:8935; on chain only.",
+    ),
+  deposit: z
+    .string()
+    .max(96)
+    .optional()
+    .describe(
+      "The gateway's TicketBroker deposit in ETH as a decimal string, for example 0.25 (0 means it cannot pay).",
+    ),
+  reserve: z
+    .string()
+    .max(96)
+    .optional()
+    .describe(
+      "The gateway's TicketBroker reserve in ETH as a decimal string, for example 0.1 (0 means it cannot pay).",
+    ),
+};

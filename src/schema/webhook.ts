@@ -1,0 +1,75 @@
+// The Webhook resource: the API's webhook as a custom resource. metadata.name is the API id; the
+// secret lives in a Secret the spec points at, never in the resource.
+import { z } from "zod";
+import { API_VERSION } from "./api-group.ts";
+import { objectName, SecretKeySchema } from "./kubernetes-fields.ts";
+import { ObjectMetaLiteSchema } from "./object-meta.ts";
+import { commonStatusFields } from "./status.ts";
+import {
+  ProjectIdSchema,
+  StreamIdSchema,
+  UserIdSchema,
+  WebhookDeliveryStatusSchema,
+  WebhookEventsSchema,
+  WebhookNameSchema,
+  WebhookUrlSchema,
+} from "./webhook-api.ts";
+
+/** Labels and annotation the API writes (contract: ARCHITECTURE.md "Resources"). */
+export const WEBHOOK_USER_ID_LABEL = "livepeer.org/user-id";
+export const WEBHOOK_PROJECT_ID_LABEL = "livepeer.org/project-id";
+export const WEBHOOK_CREATED_AT_ANNOTATION = "livepeer.org/created-at-ms";
+
+export const SecretKeyRefSchema = z
+  .strictObject({
+    name: objectName("Secret").describe(
+      "Name of the Secret in this namespace, for example my-webhook-secret.",
+    ),
+    key: SecretKeySchema.describe(
+      "Key in the Secret whose value signs the payload, for example sharedSecret.",
+    ),
+  })
+  .describe(
+    "The Secret key holding the webhook's shared secret (the secret itself never appears in the resource).",
+  );
+
+export const WebhookSpecSchema = z
+  .strictObject({
+    name: WebhookNameSchema,
+    url: WebhookUrlSchema,
+    events: WebhookEventsSchema.optional(),
+    streamId: StreamIdSchema.optional(),
+    projectId: ProjectIdSchema.optional().describe(
+      "Identifier of the project the webhook belongs to (also in the livepeer.org/project-id label). Absent: the user's default project.",
+    ),
+    userId: UserIdSchema.optional().describe(
+      "Identifier of the user the webhook belongs to (also in the livepeer.org/user-id label).",
+    ),
+    sharedSecretRef: SecretKeyRefSchema.optional(),
+  })
+  .describe("The desired webhook: where to send which events.");
+
+export const WebhookStatusSchema = z
+  .strictObject({
+    ...commonStatusFields,
+    lastFailure: WebhookDeliveryStatusSchema.shape.lastFailure,
+    lastTriggeredAt: WebhookDeliveryStatusSchema.shape.lastTriggeredAt,
+  })
+  .describe("Delivery status and conditions.");
+
+export const WebhookSchema = z
+  .strictObject({
+    apiVersion: z.literal(API_VERSION),
+    kind: z.literal("Webhook"),
+    metadata: ObjectMetaLiteSchema,
+    spec: WebhookSpecSchema,
+    status: WebhookStatusSchema.optional(),
+  })
+  .describe(
+    "A webhook of the Livepeer API: a URL that receives signed notifications for chosen event kinds.",
+  );
+
+export type SecretKeyRef = z.infer<typeof SecretKeyRefSchema>;
+export type WebhookSpec = z.infer<typeof WebhookSpecSchema>;
+export type WebhookStatus = z.infer<typeof WebhookStatusSchema>;
+export type Webhook = z.infer<typeof WebhookSchema>;

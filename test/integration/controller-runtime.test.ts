@@ -1,0 +1,606 @@
+// The controller-runtime against the real local control plane: informers through 410 Gone and
+// watch failures, 409 conflicts, Events, leader election between two `livepeer-operator
+// controller` processes (failover on SIGKILL and SIGTERM, measured), and metrics that move.
+import path from "node:path";
+import { CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import {
+  applyOwned,
+  ConfigMaps,
+  type ControllerDefinition,
+  done,
+  EventRecorder,
+  Events,
+  Informer,
+  KubeClient,
+  type KubeObject,
+  Leases,
+  Manager,
+  PooledKubeConfig,
+  updateWithRetry,
+} from "../../src/controller/runtime/index.ts";
+import type { Lease } from "../../src/controller/runtime/leader-election.ts";
+import { Webhooks } from "../../src/controller/webhook/resource.ts";
+import { renderKubeconfig } from "../../src/dev/cluster/kubeconfig.ts";
+import { waitFor } from "../../src/dev/cluster/process.ts";
+import { kubectl, testNamespace, uniqueName } from "./support/cluster.ts";
+import {
+  type ControllerProcess,
+  sample,
+  scrape,
+  startController,
+  stopAllControllers,
+} from "./support/controller-process.ts";
+import { installWebhookCrd } from "./support/webhook-crd.ts";
+
+const kc = new PooledKubeConfig();
+kc.loadFromFile(inject("kubeconfig"));
+const client = new KubeClient(kc);
+const core = kc.makeApiClient(CoreV1Api);
+let ns: Awaited<ReturnType<typeof testNamespace>>;
+const informers: Informer[] = [];
+const fastRetry = { backoff: { initialMs: 100, maxMs: 1000 } };
+
+beforeAll(async () => {
+  ns = await testNamespace("rt");
+  const crd = await installWebhookCrd(kubectl);
+  process.stderr.write(`[controller-runtime] Webhook CRD: ${crd}\n`);
+});
+afterAll(async () => {
+  await stopAllControllers();
+  await Promise.all(informers.map((i) => i.stop()));
+  await ns.remove();
+  await kc.close();
+});
+
+function track<T extends KubeObject>(informer: Informer<T>) {
+  informers.push(informer as unknown as Informer);
+  const events: string[] = [];
+  informer.addHandlers({
+    onAdd: (o) => events.push(`add ${o.metadata?.name}`),
+    onUpdate: (_old, o) => events.push(`update ${o.metadata?.name}`),
+    onDelete: (o) => events.push(`delete ${o.metadata?.name}`),
+  });
+  return events;
+}
+
+const configMap = (name: string, data: Record<string, string> = {}) => ({
+  metadata: { name, namespace: ns.name },
+  data,
+});
+
+/**
+ * A custom resource of this test alone (its own group): the API server starts its watch cache
+ * when the CRD is established, so any resourceVersion from before is too old (410 Gone), and
+ * deleting the CRD breaks watches on it.
+ */
+async function gadgetResource(plural: string) {
+  const group = `${ns.name}.test.livepeer.org`;
+  const manifest = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: { name: ${plural}.${group} }
+spec:
+  group: ${group}
+  names: { kind: Gadget, plural: ${plural}, singular: ${plural.replace(/s$/, "")} }
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema: { openAPIV3Schema: { type: object, x-kubernetes-preserve-unknown-fields: true } }
+`;
+  const type = { group, version: "v1", plural, kind: "Gadget", namespaced: true };
+  const install = async () => {
+    await kubectl(["apply", "-f", "-"], manifest);
+    await kubectl(["wait", "--for=condition=Established", `crd/${plural}.${group}`, "--timeout=30s"]);
+    await waitFor(
+      `${plural} to be served`,
+      async () => !!(await client.list(type, { namespace: ns.name })),
+      10_000,
+    );
+  };
+  await install();
+  return {
+    type,
+    install,
+    remove: (wait: boolean) => kubectl(["delete", "crd", `${plural}.${group}`, `--wait=${wait}`]),
+    create: (name: string, size = 1) =>
+      client.create<KubeObject>(type, { metadata: { name, namespace: ns.name }, spec: { size } }),
+  };
+}
+
+describe("informer", () => {
+  it("relists after 410 Gone and reports every change made while it was away", async () => {
+    const gadgets = await gadgetResource("relisted");
+    await gadgets.create("keep");
+    await gadgets.create("gone");
+    const informer = new Informer(client, { resource: gadgets.type, namespaces: [ns.name], ...fastRetry });
+    const events = track(informer);
+    informer.start();
+    await informer.waitForSync();
+    expect(events.sort()).toEqual(["add gone", "add keep"]);
+
+    // Away: the watch is closed while objects change.
+    await informer.stop();
+    events.length = 0;
+    await client.mergePatch(gadgets.type, ns.name, "keep", { spec: { size: 2 } });
+    await client.delete(gadgets.type, ns.name, "gone");
+    await gadgets.create("new");
+
+    // Resume from a version older than the API server keeps (as after etcd's ~5 minute window):
+    // it answers 410 Gone, and only a relist can tell what changed.
+    informer.start({ resumeFrom: "1" });
+    await waitFor(
+      "the relist to bring the cache up to date",
+      async () => events.length >= 3,
+      20_000,
+      () => events.join(", "),
+    );
+    expect(events.sort()).toEqual(["add new", "delete gone", "update keep"]);
+    expect(informer.store.get(`${ns.name}/keep`)?.spec).toEqual({ size: 2 });
+    expect(informer.store.get(`${ns.name}/gone`)).toBeUndefined();
+    expect(informer.health()).toMatchObject({ relists: 2, synced: true });
+
+    // And it watches again after the relist.
+    await gadgets.create("after");
+    await waitFor(
+      "the watch after the relist",
+      async () => events.includes("add after"),
+      10_000,
+      () => events.join(", "),
+    );
+    // The cache holds what reconcilers need, not managedFields.
+    expect(informer.store.get(`${ns.name}/after`)?.metadata?.managedFields).toBeUndefined();
+    await informer.stop();
+    await gadgets.remove(false);
+  });
+
+  it("recovers when its watch fails: the resource disappears from the API and comes back", async () => {
+    const gadgets = await gadgetResource("flaky");
+    await gadgets.create("g1");
+    const informer = new Informer(client, { resource: gadgets.type, namespaces: [ns.name], ...fastRetry });
+    const events = track(informer);
+    informer.start();
+    await informer.waitForSync();
+    expect(events).toEqual(["add g1"]);
+
+    await gadgets.remove(true);
+    await waitFor(
+      "the informer to report the failing watch",
+      async () => /404|NotFound|not found/i.test(informer.health().lastError ?? ""),
+      30_000,
+      () => JSON.stringify(informer.health()),
+    );
+    expect(informer.health().watching).toBe(false);
+    expect(informer.health().dead).toBe(false); // failing and retried: not dead
+
+    await gadgets.install();
+    await gadgets.create("g2");
+    await waitFor(
+      "the informer to recover and see g2",
+      async () => informer.store.get(`${ns.name}/g2`) !== undefined,
+      30_000,
+      () => `${events.join(", ")} ${JSON.stringify(informer.health())}`,
+    );
+    expect(informer.store.get(`${ns.name}/g1`)).toBeUndefined(); // deleted with its CRD
+    expect(events).toContain("delete g1");
+    expect(informer.health()).toMatchObject({ synced: true, watching: true, dead: false });
+    expect(informer.health().lastError).toBeUndefined();
+    expect(informer.health().restarts).toBeGreaterThan(0);
+    await informer.stop();
+    await gadgets.remove(false);
+  });
+
+  it("never gives up while forbidden, and syncs once RBAC allows it", async () => {
+    const sa = uniqueName("reader");
+    await core.createNamespacedServiceAccount({ namespace: ns.name, body: { metadata: { name: sa } } });
+    const token = await core.createNamespacedServiceAccountToken({
+      name: sa,
+      namespace: ns.name,
+      body: { spec: { audiences: [], expirationSeconds: 600 } },
+    });
+    const saKc = new PooledKubeConfig();
+    saKc.loadFromString(
+      renderKubeconfig(
+        kc.getCurrentCluster()!.server,
+        path.join(inject("controlPlaneDir"), "pki", "ca.crt"),
+        {
+          token: token.status!.token,
+        },
+      ),
+    );
+    const informer = new Informer(new KubeClient(saKc), {
+      resource: ConfigMaps,
+      namespaces: [ns.name],
+      ...fastRetry,
+    });
+    informers.push(informer);
+    informer.start();
+    await waitFor(
+      "the informer to report the 403",
+      async () => informer.health().restarts >= 2,
+      20_000,
+      () => JSON.stringify(informer.health()),
+    );
+    expect(informer.health().lastError).toMatch(/403 Forbidden/);
+    expect(informer.hasSynced()).toBe(false);
+
+    const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+    await rbac.createNamespacedRole({
+      namespace: ns.name,
+      body: {
+        metadata: { name: sa },
+        rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["list", "watch"] }],
+      },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace: ns.name,
+      body: {
+        metadata: { name: sa },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: sa },
+        subjects: [{ kind: "ServiceAccount", name: sa, namespace: ns.name }],
+      },
+    });
+    await waitFor(
+      "the informer to sync",
+      async () => informer.hasSynced(),
+      20_000,
+      () => JSON.stringify(informer.health()),
+    );
+    expect(informer.health().lastError).toBeUndefined();
+    await informer.stop();
+    await saKc.close();
+  });
+});
+
+describe("writes", () => {
+  it("retries 409 Conflict: ten concurrent read-modify-writes of one object all land", async () => {
+    await client.create(ConfigMaps, configMap("counter", { n: "0" }));
+    let conflicts = 0;
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        updateWithRetry<KubeObject & { data?: Record<string, string> }>(
+          client,
+          ConfigMaps,
+          ns.name,
+          "counter",
+          (cm) => ({ ...cm, data: { n: String(Number(cm.data?.n ?? 0) + 1) } }),
+          { attempts: 50, onConflict: () => conflicts++ },
+        ),
+      ),
+    );
+    const counter = await client.get<KubeObject & { data?: Record<string, string> }>(
+      ConfigMaps,
+      ns.name,
+      "counter",
+    );
+    expect(counter.data?.n).toBe("10");
+    expect(conflicts).toBeGreaterThan(0);
+    process.stderr.write(`[controller-runtime] 10 concurrent updates: ${conflicts} conflicts retried\n`);
+  });
+
+  it("applies children with a controller owner reference and status with its own field manager", async () => {
+    const owner = await client.create<KubeObject>(Webhooks, {
+      metadata: { name: "owner", namespace: ns.name },
+      spec: { name: "owner", url: "https://example.com/h" },
+    });
+    const child = await applyOwned(client, ConfigMaps, owner, {
+      metadata: { name: "owned-child" },
+      data: { a: "1" },
+    });
+    expect(child.metadata?.ownerReferences).toEqual([
+      {
+        apiVersion: "livepeer.org/v1alpha1",
+        kind: "Webhook",
+        name: "owner",
+        uid: owner.metadata?.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
+    const { applyStatus } = await import("../../src/controller/runtime/apply.ts");
+    const updated = await applyStatus(client, Webhooks, owner, { observedGeneration: 1 });
+    const managers = (updated.metadata?.managedFields ?? []) as Array<{
+      manager: string;
+      operation: string;
+      subresource?: string;
+    }>;
+    expect(managers).toContainEqual(
+      expect.objectContaining({
+        manager: "livepeer-operator-status",
+        operation: "Apply",
+        subresource: "status",
+      }),
+    );
+    const childManagers = (child.metadata?.managedFields ?? []) as Array<{
+      manager: string;
+      operation: string;
+    }>;
+    expect(childManagers).toContainEqual(
+      expect.objectContaining({ manager: "livepeer-operator", operation: "Apply" }),
+    );
+    // (Garbage collection through this reference is proven in webhook-controller.test.ts.)
+  });
+
+  it("records one Event per object, reason and message, counting repeats in its series", async () => {
+    const regarding = await client.create<KubeObject>(ConfigMaps, configMap("noisy"));
+    const recorder = new EventRecorder(client, {
+      controller: "livepeer.org/livepeer-operator",
+      instance: "test",
+    });
+    for (let i = 0; i < 3; i++) {
+      recorder.event(
+        { ...regarding, apiVersion: "v1", kind: "ConfigMap" },
+        { type: "Warning", reason: "SecretNotFound", message: "same" },
+      );
+      await recorder.flush();
+    }
+    recorder.event(
+      { ...regarding, apiVersion: "v1", kind: "ConfigMap" },
+      { type: "Normal", reason: "Configured", message: "other" },
+    );
+    await recorder.flush();
+    const events = (
+      await client.list<
+        KubeObject & { reason?: string; series?: { count: number }; regarding?: { name?: string } }
+      >(Events, {
+        namespace: ns.name,
+      })
+    ).items.filter((e) => e.regarding?.name === "noisy");
+    expect(events.map((e) => e.reason).sort()).toEqual(["Configured", "SecretNotFound"]);
+    expect(events.find((e) => e.reason === "SecretNotFound")?.series?.count).toBe(3);
+  });
+});
+
+describe("manager", () => {
+  it("maps events on owned children to their owner: a deleted or edited child is put back", async () => {
+    const reconciled: string[] = [];
+    const managerKc = new PooledKubeConfig();
+    managerKc.loadFromFile(inject("kubeconfig"));
+    const manager = new Manager({
+      kubeConfig: managerKc,
+      identity: "owner-mapping-test",
+      namespaces: [ns.name],
+      leaderElection: false,
+      processMetrics: false,
+    });
+    // The shape every reconciler of this project has: read the primary from the cache, apply
+    // children built by a pure function, report done.
+    const definition: ControllerDefinition = {
+      name: "child-keeper",
+      resource: Webhooks,
+      owns: [ConfigMaps],
+      setup: ({ client: c, cache }) => ({
+        async reconcile(key) {
+          reconciled.push(key);
+          const owner = cache.get<KubeObject>(Webhooks, key);
+          if (!owner) return done;
+          await applyOwned(c, ConfigMaps, owner, {
+            metadata: { name: `${owner.metadata?.name}-child` },
+            data: { wanted: "yes" },
+          });
+          return done;
+        },
+      }),
+    };
+    manager.add(definition);
+    await manager.start();
+    try {
+      await client.create(Webhooks, {
+        metadata: { name: "parent", namespace: ns.name },
+        spec: { name: "parent", url: "https://example.com/h" },
+      });
+      const child = () =>
+        client.get<KubeObject & { data?: Record<string, string> }>(ConfigMaps, ns.name, "parent-child");
+      await waitFor("the child", async () => (await child()).data?.wanted === "yes", 10_000);
+      await client.delete(ConfigMaps, ns.name, "parent-child");
+      await waitFor(
+        "the deleted child to be put back",
+        async () => (await child()).data?.wanted === "yes",
+        10_000,
+      );
+      await client.mergePatch(ConfigMaps, ns.name, "parent-child", { data: { wanted: "no" } });
+      await waitFor(
+        "the edited child to be put back",
+        async () => (await child()).data?.wanted === "yes",
+        10_000,
+      );
+      // Child events were mapped to the owner's key, never reconciled as keys of their own.
+      expect(reconciled.filter((k) => k === `${ns.name}/parent`).length).toBeGreaterThanOrEqual(3);
+      expect(reconciled).not.toContain(`${ns.name}/parent-child`);
+    } finally {
+      await manager.stop();
+    }
+  });
+});
+
+describe("leader election between controller processes", () => {
+  const short = ["--lease-duration", "3", "--renew-deadline", "2", "--retry-period", "0.5"];
+  const args = (lease: string, timings: string[] = short) => [
+    "--kubeconfig",
+    inject("kubeconfig"),
+    "--namespace",
+    ns.name,
+    "--lease-namespace",
+    ns.name,
+    "--lease-name",
+    lease,
+    // The runtime and the Webhook controller are under test here, not the others.
+    "--controllers",
+    "webhook",
+    ...timings,
+  ];
+  const holder = async (lease: string) =>
+    (await client.get<Lease>(Leases, ns.name, lease).catch(() => undefined))?.spec?.holderIdentity ?? "";
+  const leaderMetric = async (p: ControllerProcess, lease: string) =>
+    sample(await scrape(await p.metricsUrl()), "leader_election_master_status", { name: lease });
+  const webhook = (name: string) => ({
+    metadata: { name, namespace: ns.name },
+    spec: { name, url: "https://example.com/h" },
+  });
+  const readyStatus = async (name: string) =>
+    (
+      (
+        await client.get<KubeObject & { status?: { conditions?: Array<{ type: string; status: string }> } }>(
+          Webhooks,
+          ns.name,
+          name,
+        )
+      ).status?.conditions ?? []
+    ).find((c) => c.type === "Ready")?.status;
+
+  it("elects exactly one leader, whose metrics move as it reconciles", async () => {
+    const lease = uniqueName("lease");
+    const a = startController("replica-a", args(lease));
+    const b = startController("replica-b", args(lease));
+    await Promise.all([a.waitForLine(/caches synced/), b.waitForLine(/caches synced/)]);
+    await waitFor("a leader", async () => ["replica-a", "replica-b"].includes(await holder(lease)), 20_000);
+    for (let i = 0; i < 5; i++) {
+      const statuses = [await leaderMetric(a, lease), await leaderMetric(b, lease)];
+      expect(statuses.sort()).toEqual([0, 1]);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const leaderId = await holder(lease);
+    const [leader, follower] = leaderId === "replica-a" ? [a, b] : [b, a];
+    // A follower is ready too (caches synced), so a rollout never waits for the election.
+    expect((await fetch(`${await follower.metricsUrl()}/readyz`)).status).toBe(200);
+    expect((await fetch(`${await leader.metricsUrl()}/healthz`)).status).toBe(200);
+
+    const before = await scrape(await leader.metricsUrl());
+    const success0 =
+      sample(before, "controller_runtime_reconcile_total", { controller: "webhook", result: "success" }) ?? 0;
+    await client.create(Webhooks, webhook("metrics-mover"));
+    await waitFor(
+      "the leader to reconcile the Webhook",
+      async () => (await readyStatus("metrics-mover")) === "True",
+      20_000,
+      () => leader.log(),
+    );
+    await waitFor(
+      "reconcile metrics to move",
+      async () =>
+        (sample(await scrape(await leader.metricsUrl()), "controller_runtime_reconcile_total", {
+          controller: "webhook",
+          result: "success",
+        }) ?? 0) > success0,
+      10_000,
+    );
+    const after = await scrape(await leader.metricsUrl());
+    for (const name of [
+      "workqueue_adds_total",
+      "workqueue_queue_duration_seconds_count",
+      "workqueue_work_duration_seconds_count",
+      "controller_runtime_reconcile_time_seconds_count",
+    ]) {
+      expect(
+        sample(after, name, name.startsWith("workqueue") ? { name: "webhook" } : { controller: "webhook" }),
+      ).toBeGreaterThan(0);
+    }
+    expect(sample(after, "informer_synced", { resource: "webhooks.livepeer.org", namespace: ns.name })).toBe(
+      1,
+    );
+    expect(
+      sample(after, "rest_client_requests_total", { code: "201", method: "PATCH" }) ??
+        sample(after, "rest_client_requests_total", { code: "200", method: "PATCH" }),
+    ).toBeGreaterThan(0);
+    // The follower reconciled nothing.
+    const followerText = await scrape(await follower.metricsUrl());
+    expect(
+      sample(followerText, "controller_runtime_reconcile_total", {
+        controller: "webhook",
+        result: "success",
+      }),
+    ).toBe(0);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  it("fails over when the leader is killed (SIGKILL, default 15 s / 10 s / 2 s lease)", async () => {
+    const lease = uniqueName("lease");
+    const a = startController("crash-a", args(lease, []));
+    await a.waitForLine(/became leader/);
+    const b = startController("crash-b", args(lease, []));
+    await b.waitForLine(/campaigning/);
+    await b.waitForLine(/leader is crash-a/);
+    const t0 = Date.now();
+    await a.stop("SIGKILL");
+    await waitFor(
+      "crash-b to take over",
+      async () => (await holder(lease)) === "crash-b",
+      30_000,
+      () => b.log(),
+    );
+    const seconds = (Date.now() - t0) / 1000;
+    process.stderr.write(
+      `[controller-runtime] failover after SIGKILL: ${seconds.toFixed(1)} s (lease 15 s, retry 2 s)\n`,
+    );
+    // 15 s after the follower last saw a renewal (up to one retry period after it happened, and
+    // the kill up to one retry period after that), then its next poll: about 13-19 s.
+    expect(seconds).toBeGreaterThan(12.5);
+    expect(seconds).toBeLessThan(21);
+    await client.create(Webhooks, webhook("after-crash"));
+    await waitFor(
+      "the new leader to reconcile",
+      async () => (await readyStatus("after-crash")) === "True",
+      20_000,
+      () => b.log(),
+    );
+    await b.stop();
+  });
+
+  it("hands over within one retry period when the leader is stopped (SIGTERM, default timings)", async () => {
+    const lease = uniqueName("lease");
+    const a = startController("term-a", args(lease, []));
+    await a.waitForLine(/became leader/);
+    const b = startController("term-b", args(lease, []));
+    await b.waitForLine(/leader is term-a/);
+    const t0 = Date.now();
+    const stopping = a.stop("SIGTERM");
+    await waitFor(
+      "term-b to take over",
+      async () => (await holder(lease)) === "term-b",
+      30_000,
+      () => `${a.log()}\n---\n${b.log()}`,
+    );
+    const seconds = (Date.now() - t0) / 1000;
+    await stopping;
+    process.stderr.write(
+      `[controller-runtime] handover after SIGTERM: ${seconds.toFixed(1)} s (retry period 2 s)\n`,
+    );
+    expect(await a.exited).toBe(0);
+    expect(a.log()).toMatch(/released lease/);
+    expect(seconds).toBeLessThan(3.5);
+    await b.stop();
+  });
+
+  it("stops reconciling when it loses the lease, and resumes when it wins it back", async () => {
+    const lease = uniqueName("lease");
+    const a = startController("loser", args(lease));
+    await a.waitForLine(/became leader/);
+    // Someone else takes the lease (as a replica that won a race would).
+    const current = await client.get<Lease>(Leases, ns.name, lease);
+    await client.replace<Lease>(Leases, {
+      ...current,
+      spec: {
+        ...current.spec,
+        holderIdentity: "thief",
+        leaseDurationSeconds: 3600,
+        renewTime: new Date().toISOString().replace(/\.(\d{3})Z$/, ".$1000Z"),
+      },
+    });
+    await a.waitForLine(/lost lease .* to thief/, 10_000);
+    expect(await leaderMetric(a, lease)).toBe(0);
+    await client.create(Webhooks, webhook("while-not-leader"));
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(await readyStatus("while-not-leader")).toBeUndefined();
+    // The thief goes away without releasing: deleting the lease lets the replica win again.
+    await client.delete(Leases, ns.name, lease);
+    await waitFor(
+      "the replica to lead again and reconcile",
+      async () => (await readyStatus("while-not-leader")) === "True",
+      20_000,
+      () => a.log(),
+    );
+    expect(await leaderMetric(a, lease)).toBe(1);
+    await a.stop();
+  });
+});
