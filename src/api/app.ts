@@ -72,7 +72,10 @@ export function createBaseApp(o: BaseOptions): FastifyInstance {
 export function mountApi(app: FastifyInstance, prefix: string, parts: ApiParts): void {
   const ready: onRequestHookHandler = async () => {
     if (!parts.cache.synced()) {
-      throw serviceUnavailable("the API is starting: its webhook cache has not synced with the cluster yet", 2);
+      throw serviceUnavailable(
+        "the API is starting: its webhook cache has not synced with the cluster yet",
+        2,
+      );
     }
   };
   const guards: onRequestHookHandler[] = [ready, authenticate(parts.verifier)];

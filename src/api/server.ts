@@ -4,14 +4,14 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { JSONWebKeySet } from "jose";
 import { KubeClient } from "../controller/runtime/kube-client.ts";
-import { loadKubeConfig, PooledKubeConfig } from "../controller/runtime/kube-config.ts";
+import { loadKubeConfig, type PooledKubeConfig } from "../controller/runtime/kube-config.ts";
 import { createBaseApp, DEFAULT_BODY_LIMIT, DEFAULT_PREFIX, mountApi, normalizePrefix } from "./app.ts";
 import { TokenVerifier } from "./auth/verifier.ts";
 import { type LogLevel, runtimeLogger } from "./logging.ts";
 import { RateLimiter } from "./rate-limit/token-bucket.ts";
+import { preflight } from "./store/preflight.ts";
 import { WebhookCache } from "./store/webhook-cache.ts";
 import { WebhookRepository } from "./store/webhook-repository.ts";
-import { preflight } from "./store/preflight.ts";
 import { WebhookService } from "./webhooks/service.ts";
 
 export const DEFAULT_NAMESPACE = "livepeer-system";
@@ -69,7 +69,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   const prefix = normalizePrefix(opts.prefix ?? DEFAULT_PREFIX);
   const namespace = opts.namespace || process.env.POD_NAMESPACE || DEFAULT_NAMESPACE;
   const bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const secret = typeof opts.jwtSecret === "string" ? new TextEncoder().encode(opts.jwtSecret) : opts.jwtSecret;
+  const secret =
+    typeof opts.jwtSecret === "string" ? new TextEncoder().encode(opts.jwtSecret) : opts.jwtSecret;
   const verifier = new TokenVerifier({
     secret,
     jwks: opts.jwks,
@@ -83,10 +84,19 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   try {
     await preflight(client, namespace);
     // The app's logger comes first so the informer and the store log through it.
-    const app = createBaseApp({ prefix, bodyLimit, log: { level: opts.logLevel ?? "info", stream: opts.logStream } });
+    const app = createBaseApp({
+      prefix,
+      bodyLimit,
+      log: { level: opts.logLevel ?? "info", stream: opts.logStream },
+    });
     const log = runtimeLogger(app.log, "webhooks");
     cache = new WebhookCache(client, namespace, log.child("cache"));
-    const repo = new WebhookRepository({ client, cache, fieldManager: FIELD_MANAGER, log: log.child("store") });
+    const repo = new WebhookRepository({
+      client,
+      cache,
+      fieldManager: FIELD_MANAGER,
+      log: log.child("store"),
+    });
     const service = new WebhookService({ repo, allowLoopbackTargets: opts.allowLoopbackTargets ?? false });
     mountApi(app, prefix, {
       verifier,

@@ -1,13 +1,23 @@
 // The embedded default (`npm start`): everything the product needs on one machine with no
 // cluster, or on the cluster KUBECONFIG names. Each part is a named step that starts something
 // and returns how to stop it; they stop in reverse order on Ctrl-C.
-import { existsSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
-import { startControlPlane } from "./cluster/control-plane.ts";
+import { mintToken } from "../api/auth/mint.ts";
+import { runKubectl, startControlPlane } from "./cluster/control-plane.ts";
 import { applyFleet } from "./cluster/fleet.ts";
 import { defaultFleet } from "./cluster/nodes.ts";
+import { freePorts } from "./cluster/ports.ts";
 import { announceReady, clearState, type DevState } from "./ready.ts";
+import { startCommand, waitHealthy } from "./services.ts";
+import { startSimulatorFleet } from "./simulators.ts";
+
+const CRD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../deploy/crds");
+/** Where the embedded default keeps Webhooks (the API's namespace). */
+export const DEV_NAMESPACE = "livepeer-system";
 
 export interface EmbeddedOptions {
   /** Directory holding `.dev/` (the current directory by default). */
@@ -31,6 +41,8 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
   };
   try {
     let kubeconfig = opts.kubeconfig;
+    let kubectl = "kubectl";
+    let track: (pid: number) => void = () => undefined;
     if (kubeconfig) {
       log(`[dev] using the cluster in ${kubeconfig} (KUBECONFIG); no local control plane`);
     } else {
@@ -49,8 +61,68 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
         `[dev] local control plane ready in ${((Date.now() - t0) / 1000).toFixed(1)} s with ${defaultFleet.length} fake nodes`,
       );
       kubeconfig = cp.kubeconfig;
+      kubectl = cp.binaries.kubectl;
+      track = (pid) => cp.track(pid);
+      const fleet = startSimulatorFleet(kc, path.join(opts.baseDir, ".dev", "simulators"), log);
+      stops.push(() => fleet.stop());
     }
-    const state: DevState = { kubeconfig: path.resolve(kubeconfig), pid: process.pid };
+    const devDir = path.join(opts.baseDir, ".dev");
+    const k = (args: string[], input?: string) => runKubectl(kubectl, kubeconfig!, args, input);
+
+    // The CRDs, then the controller and the API: the same commands a cluster runs.
+    const crds = readdirSync(CRD_DIR).filter((f) => f.endsWith(".yaml")).map((f) => path.join(CRD_DIR, f));
+    await k(["apply", "--server-side", "--force-conflicts", ...crds.flatMap((f) => ["-f", f])]);
+    await k(["wait", "--for=condition=Established", "--timeout=60s", ...crds.map((f) => `crd/${path.basename(f, ".yaml")}`)]);
+    await k(["create", "namespace", DEV_NAMESPACE]).catch((e: Error) => {
+      if (!/AlreadyExists/.test(e.message)) throw e;
+    });
+    const [metricsPort, apiPort] = await freePorts(2);
+    const logDir = path.join(devDir, "logs");
+    const controller = startCommand(
+      "controller",
+      ["controller", `--kubeconfig=${kubeconfig}`, `--metrics-addr=127.0.0.1:${metricsPort}`, "--leader-elect=false"],
+      logDir,
+      log,
+    );
+    if (controller.process.pid) track(controller.process.pid);
+    stops.push(() => controller.stop());
+    const secret = randomBytes(32).toString("hex");
+    mkdirSync(devDir, { recursive: true });
+    const secretFile = path.join(devDir, "jwt-secret");
+    writeFileSync(secretFile, secret, { mode: 0o600 });
+    stops.push(async () => rmSync(secretFile, { force: true }));
+    const api = startCommand(
+      "api",
+      [
+        "api",
+        `--listen=127.0.0.1:${apiPort}`,
+        `--kubeconfig=${kubeconfig}`,
+        `--namespace=${DEV_NAMESPACE}`,
+        `--jwt-secret-file=${secretFile}`,
+        "--allow-loopback-targets",
+      ],
+      logDir,
+      log,
+    );
+    if (api.process.pid) track(api.process.pid);
+    stops.push(() => api.stop());
+    await Promise.all([
+      waitHealthy(controller, `http://127.0.0.1:${metricsPort}/readyz`),
+      waitHealthy(api, `http://127.0.0.1:${apiPort}/readyz`),
+    ]);
+    const token = await mintToken({
+      secret: new TextEncoder().encode(secret),
+      sub: "dev",
+      scope: "admin events:write",
+      ttlSeconds: 7 * 24 * 3600,
+    });
+    const state: DevState = {
+      kubeconfig: path.resolve(kubeconfig),
+      apiUrl: `http://127.0.0.1:${apiPort}/api`,
+      metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+      token,
+      pid: process.pid,
+    };
     announceReady(opts.baseDir, state);
     return { state, stop };
   } catch (err) {

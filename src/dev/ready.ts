@@ -6,6 +6,8 @@ import path from "node:path";
 export interface DevState {
   kubeconfig: string;
   apiUrl?: string;
+  /** The controller's Prometheus metrics. */
+  metricsUrl?: string;
   ethUrl?: string;
   deployments?: string;
   /** Secret: kept out of the READY line. */

@@ -34,7 +34,9 @@ afterAll(async () => {
 });
 
 async function expect401(base: string, authorization: string | undefined, message: RegExp): Promise<void> {
-  const a = await call(base, "GET", "/webhook", { headers: authorization === undefined ? {} : { authorization } });
+  const a = await call(base, "GET", "/webhook", {
+    headers: authorization === undefined ? {} : { authorization },
+  });
   expect(a.status, a.text).toBe(401);
   expect(errorsOf(a).join(" ")).toMatch(message);
   expect(a.headers.get("www-authenticate")).toMatch(/^Bearer /);
@@ -65,7 +67,10 @@ describe("authentication", () => {
   });
 
   it("refuses a token without an expiry", async () => {
-    const forever = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("alice").sign(api.secret);
+    const forever = await new SignJWT({})
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("alice")
+      .sign(api.secret);
     await expect401(api.url, `Bearer ${forever}`, /exp/);
   });
 
@@ -85,21 +90,33 @@ describe("authentication", () => {
   });
 
   it("refuses a token without sub", async () => {
-    const anonymous = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setExpirationTime("10m").sign(api.secret);
+    const anonymous = await new SignJWT({})
+      .setProtectedHeader({ alg: "HS256" })
+      .setExpirationTime("10m")
+      .sign(api.secret);
     await expect401(api.url, `Bearer ${anonymous}`, /sub/);
   });
 
   it("checks audience and issuer when configured", async () => {
     const sign = (aud: string | undefined, iss: string | undefined) => {
-      const t = new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("alice").setExpirationTime("10m");
+      const t = new SignJWT({})
+        .setProtectedHeader({ alg: "HS256" })
+        .setSubject("alice")
+        .setExpirationTime("10m");
       if (aud) t.setAudience(aud);
       if (iss) t.setIssuer(iss);
       return t.sign(strict.secret);
     };
-    await expect401(strict.url, `Bearer ${await sign("someone-else", "https://issuer.test")}`, /audience.*livepeer-api/);
+    await expect401(
+      strict.url,
+      `Bearer ${await sign("someone-else", "https://issuer.test")}`,
+      /audience.*livepeer-api/,
+    );
     await expect401(strict.url, `Bearer ${await sign(undefined, "https://issuer.test")}`, /aud/);
     await expect401(strict.url, `Bearer ${await sign("livepeer-api", "https://evil.test")}`, /issuer/);
-    const ok = await call(strict.url, "GET", "/webhook", { token: await sign("livepeer-api", "https://issuer.test") });
+    const ok = await call(strict.url, "GET", "/webhook", {
+      token: await sign("livepeer-api", "https://issuer.test"),
+    });
     expect(ok.status, ok.text).toBe(200);
   });
 
@@ -145,7 +162,11 @@ describe("tenant isolation", () => {
 
   it("answers 404 for another user's and another project's webhook, for every method", async () => {
     for (const token of [bob, aliceP2]) {
-      for (const [method, payload] of [["GET", undefined], ["PUT", body], ["DELETE", undefined]] as const) {
+      for (const [method, payload] of [
+        ["GET", undefined],
+        ["PUT", body],
+        ["DELETE", undefined],
+      ] as const) {
         const a = await call(api.url, method, `/webhook/${id}`, { token, body: payload });
         expect(a.status, `${method}: ${a.text}`).toBe(404);
         expect(errorsOf(a)[0]).toMatch(/not found/);
@@ -161,23 +182,38 @@ describe("tenant isolation", () => {
     expect((list.json as { id: string }[]).map((w) => w.id)).toContain(id);
     const got = await call(api.url, "GET", `/webhook/${id}`, { token: admin });
     expect(got.json).toMatchObject({ userId: "alice", projectId: "p1" });
-    const put = await call(api.url, "PUT", `/webhook/${id}`, { token: admin, body: { ...body, name: "by admin" } });
+    const put = await call(api.url, "PUT", `/webhook/${id}`, {
+      token: admin,
+      body: { ...body, name: "by admin" },
+    });
     expect(put.status, put.text).toBe(200);
     expect(put.json).toMatchObject({ name: "by admin", userId: "alice", projectId: "p1" });
   });
 
   it("answers 403 when a non-admin names another project", async () => {
-    const post = await call(api.url, "POST", "/webhook", { token: aliceP1, body: { ...body, projectId: "p2" } });
+    const post = await call(api.url, "POST", "/webhook", {
+      token: aliceP1,
+      body: { ...body, projectId: "p2" },
+    });
     expect(post.status, post.text).toBe(403);
     expect(errorsOf(post)[0]).toMatch(/projectId "p2" is not the project of your token/);
-    const put = await call(api.url, "PUT", `/webhook/${id}`, { token: aliceP1, body: { ...body, projectId: "p2" } });
+    const put = await call(api.url, "PUT", `/webhook/${id}`, {
+      token: aliceP1,
+      body: { ...body, projectId: "p2" },
+    });
     expect(put.status, put.text).toBe(403);
-    const same = await call(api.url, "POST", "/webhook", { token: aliceP1, body: { ...body, projectId: "p1" } });
+    const same = await call(api.url, "POST", "/webhook", {
+      token: aliceP1,
+      body: { ...body, projectId: "p1" },
+    });
     expect(same.status, same.text).toBe(200);
   });
 
   it("lets an admin create in any project, owned by the admin", async () => {
-    const a = await call(api.url, "POST", "/webhook", { token: admin, body: { ...body, projectId: "elsewhere" } });
+    const a = await call(api.url, "POST", "/webhook", {
+      token: admin,
+      body: { ...body, projectId: "elsewhere" },
+    });
     expect(a.status, a.text).toBe(200);
     expect(a.json).toMatchObject({ userId: "root", projectId: "elsewhere" });
   });

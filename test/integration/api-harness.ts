@@ -13,7 +13,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 export const WEBHOOK_CRD = path.join(root, "deploy/crds/webhooks.livepeer.org.yaml");
 
 export async function installWebhookCrd(): Promise<void> {
-  await kubectl(["apply", "--server-side", "--force-conflicts", "-f", process.env.TMP_CRD ?? WEBHOOK_CRD]); // TODO-REMOVE TMP_CRD
+  await kubectl(["apply", "--server-side", "--force-conflicts", "-f", WEBHOOK_CRD]);
   await kubectl(["wait", "--for=condition=Established", "--timeout=60s", "crd/webhooks.livepeer.org"]);
 }
 
@@ -26,7 +26,10 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-export async function startTestApi(namespace: string, extra: Partial<ApiServerOptions> = {}): Promise<TestApi> {
+export async function startTestApi(
+  namespace: string,
+  extra: Partial<ApiServerOptions> = {},
+): Promise<TestApi> {
   const secret = randomBytes(48);
   const logs: string[] = [];
   const server = await startApiServer({

@@ -14,7 +14,10 @@ beforeAll(async () => {
   await installWebhookCrd();
   ns = await testNamespace("api-sdk");
   api = await startTestApi(ns.name);
-  sdk = new Livepeer({ apiKey: await api.token({ sub: "sdk-user", projectId: "sdk-project" }), serverURL: api.url });
+  sdk = new Livepeer({
+    apiKey: await api.token({ sub: "sdk-user", projectId: "sdk-project" }),
+    serverURL: api.url,
+  });
 });
 
 afterAll(async () => {
@@ -56,7 +59,12 @@ describe("livepeer SDK against the webhook API", () => {
       { name: "renamed", url: "https://example.org/h", events: [Events.AssetReady] },
       hook.id!,
     );
-    expect(updated.webhook).toMatchObject({ id: hook.id, name: "renamed", url: "https://example.org/h", events: ["asset.ready"] });
+    expect(updated.webhook).toMatchObject({
+      id: hook.id,
+      name: "renamed",
+      url: "https://example.org/h",
+      events: ["asset.ready"],
+    });
     expect(updated.webhook?.streamId).toBeUndefined();
     expect(updated.webhook?.createdAt).toBe(hook.createdAt);
 
@@ -68,9 +76,10 @@ describe("livepeer SDK against the webhook API", () => {
   });
 
   it("surfaces our error messages through the SDK's errors", async () => {
-    const err = await sdk.webhook
-      .create({ name: "bad", url: "http://127.0.0.1:9/x" })
-      .then(() => undefined, (e: Error & { statusCode?: number; body?: string }) => e);
+    const err = await sdk.webhook.create({ name: "bad", url: "http://127.0.0.1:9/x" }).then(
+      () => undefined,
+      (e: Error & { statusCode?: number; body?: string }) => e,
+    );
     expect(err?.statusCode).toBe(422);
     expect(JSON.parse(err?.body ?? "{}").errors[0]).toMatch(/loopback/);
     expect(err?.message).toMatch(/loopback/);

@@ -17,7 +17,12 @@ interface Hook {
   userId: string;
 }
 interface KubeObj {
-  metadata: { name: string; labels?: Record<string, string>; ownerReferences?: { uid: string; kind: string }[]; uid: string };
+  metadata: {
+    name: string;
+    labels?: Record<string, string>;
+    ownerReferences?: { uid: string; kind: string }[];
+    uid: string;
+  };
   spec?: Record<string, unknown> & { sharedSecretRef?: { name: string; key: string } };
   data?: Record<string, string>;
 }
@@ -51,7 +56,9 @@ async function webhookResource(id: string): Promise<KubeObj> {
 }
 
 async function secretValue(name: string): Promise<string | undefined> {
-  const list = JSON.parse(await kubectl(["get", "secrets", "-n", ns.name, "-o", "json"])) as { items: KubeObj[] };
+  const list = JSON.parse(await kubectl(["get", "secrets", "-n", ns.name, "-o", "json"])) as {
+    items: KubeObj[];
+  };
   const s = list.items.find((i) => i.metadata.name === name);
   const b64 = s?.data?.sharedSecret;
   return b64 === undefined ? undefined : Buffer.from(b64, "base64").toString("utf8");
@@ -81,7 +88,10 @@ describe("create", () => {
     const value = secret("create");
     const hook = await create({ name: "c", url: "https://example.com/c", sharedSecret: value });
     const cr = await webhookResource(hook.id);
-    expect(cr.metadata.labels).toMatchObject({ "livepeer.org/user-id": "alice", "livepeer.org/project-id": "default" });
+    expect(cr.metadata.labels).toMatchObject({
+      "livepeer.org/user-id": "alice",
+      "livepeer.org/project-id": "default",
+    });
     const ref = cr.spec?.sharedSecretRef;
     expect(ref?.key).toBe("sharedSecret");
     expect(JSON.stringify(cr)).not.toContain(value);
@@ -94,16 +104,21 @@ describe("create", () => {
 
   it("returns exactly the spec's fields and keeps createdAt exact", async () => {
     const before = Date.now();
-    const hook = await create({ name: "f", url: "https://example.com/f", events: ["stream.idle"], streamId: "s" });
+    const hook = await create({
+      name: "f",
+      url: "https://example.com/f",
+      events: ["stream.idle"],
+      streamId: "s",
+    });
     expect(Object.keys(hook).sort()).toEqual(
       ["createdAt", "events", "id", "kind", "name", "projectId", "streamId", "url", "userId"].sort(),
     );
     expect(hook.createdAt).toBeGreaterThanOrEqual(before);
     const cr = await webhookResource(hook.id);
     expect(cr.metadata).toMatchObject({ name: hook.id });
-    expect((cr.metadata as { annotations?: Record<string, string> }).annotations?.["livepeer.org/created-at-ms"]).toBe(
-      String(hook.createdAt),
-    );
+    expect(
+      (cr.metadata as { annotations?: Record<string, string> }).annotations?.["livepeer.org/created-at-ms"],
+    ).toBe(String(hook.createdAt));
   });
 
   it("keeps absent events (all kinds) apart from [] (none)", async () => {
@@ -119,18 +134,27 @@ describe("PUT /webhook/{id}", () => {
   it("takes the id from the path: a different body id is a 422, the same or none is fine", async () => {
     const a = await create({ name: "a", url: "https://example.com/a" });
     const b = await create({ name: "b", url: "https://example.com/b" });
-    const wrong = await req("PUT", `/webhook/${a.id}`, { body: { id: b.id, name: "x", url: "https://example.com/x" } });
+    const wrong = await req("PUT", `/webhook/${a.id}`, {
+      body: { id: b.id, name: "x", url: "https://example.com/x" },
+    });
     expect(wrong.status, wrong.text).toBe(422);
     expect(errorsOf(wrong)[0]).toMatch(/'id'.*differs from the id in the path/);
     expect(((await req("GET", `/webhook/${b.id}`)).json as Hook).name).toBe("b");
-    const same = await req("PUT", `/webhook/${a.id}`, { body: { id: a.id, name: "a2", url: "https://example.com/a" } });
+    const same = await req("PUT", `/webhook/${a.id}`, {
+      body: { id: a.id, name: "a2", url: "https://example.com/a" },
+    });
     expect(same.status, same.text).toBe(200);
     const none = await req("PUT", `/webhook/${a.id}`, { body: { name: "a3", url: "https://example.com/a" } });
     expect((none.json as Hook).name).toBe("a3");
   });
 
   it("replaces every writable field and reads back right away", async () => {
-    const h = await create({ name: "r", url: "https://example.com/r", events: ["stream.started"], streamId: "s1" });
+    const h = await create({
+      name: "r",
+      url: "https://example.com/r",
+      events: ["stream.started"],
+      streamId: "s1",
+    });
     const put = await req("PUT", `/webhook/${h.id}`, { body: { name: "r2", url: "https://example.org/r2" } });
     expect(put.status, put.text).toBe(200);
     const got = (await req("GET", `/webhook/${h.id}`)).json as Hook;
@@ -143,7 +167,9 @@ describe("PUT /webhook/{id}", () => {
   it("accepts what GET returned, read-only fields included", async () => {
     const h = await create({ name: "echo", url: "https://example.com/e", events: ["asset.ready"] });
     const read = (await req("GET", `/webhook/${h.id}`)).json as Record<string, unknown>;
-    const put = await req("PUT", `/webhook/${h.id}`, { body: { ...read, createdAt: 1, userId: "mallory", kind: "x" } });
+    const put = await req("PUT", `/webhook/${h.id}`, {
+      body: { ...read, createdAt: 1, userId: "mallory", kind: "x" },
+    });
     expect(put.status, put.text).toBe(200);
     expect(put.json).toEqual(read);
   });
@@ -159,13 +185,17 @@ describe("PUT /webhook/{id}", () => {
     expect(await secretValue(ref1!.name)).toBe(first);
 
     const second = secret("second");
-    await req("PUT", `/webhook/${h.id}`, { body: { name: "s", url: "https://example.com/s2", sharedSecret: second } });
+    await req("PUT", `/webhook/${h.id}`, {
+      body: { name: "s", url: "https://example.com/s2", sharedSecret: second },
+    });
     const ref2 = (await webhookResource(h.id)).spec?.sharedSecretRef;
     expect(ref2?.name).not.toBe(ref0?.name);
     expect(await secretValue(ref2!.name)).toBe(second);
     expect((await apiSecrets(h.id)).map((s) => s.metadata.name)).toEqual([ref2!.name]);
 
-    await req("PUT", `/webhook/${h.id}`, { body: { name: "s", url: "https://example.com/s2", sharedSecret: "" } });
+    await req("PUT", `/webhook/${h.id}`, {
+      body: { name: "s", url: "https://example.com/s2", sharedSecret: "" },
+    });
     expect((await webhookResource(h.id)).spec?.sharedSecretRef).toBeUndefined();
     expect(await apiSecrets(h.id)).toEqual([]);
   });
@@ -218,6 +248,59 @@ describe("PUT /webhook/{id}", () => {
   });
 });
 
+describe("listing", () => {
+  it("pages newest first with Link rel=next, counts with X-Total-Count, and filters", async () => {
+    const lister = await api.token({ sub: "lister" });
+    const made: Hook[] = [];
+    for (let i = 0; i < 5; i++) {
+      const a = await req("POST", "/webhook", {
+        token: lister,
+        body: {
+          name: `page ${i}${i % 2 ? " odd" : ""}`,
+          url: `https://example.com/p/${i}`,
+          streamId: `s${i % 2}`,
+        },
+      });
+      made.push(a.json as Hook);
+    }
+    const seen: Hook[] = [];
+    let next: string | undefined = `${api.url}/webhook?limit=2&count=true`;
+    let pages = 0;
+    while (next) {
+      const a = await call(next, "GET", "", { token: lister });
+      answers.push(a);
+      expect(a.status, a.text).toBe(200);
+      expect(a.headers.get("x-total-count")).toBe("5");
+      seen.push(...(a.json as Hook[]));
+      next = /<([^>]+)>;\s*rel="next"/.exec(a.headers.get("link") ?? "")?.[1];
+      pages++;
+    }
+    expect(pages).toBe(3);
+    const expected = [...made].sort((x, y) => y.createdAt - x.createdAt || (x.id < y.id ? -1 : 1));
+    expect(seen.map((h) => h.id)).toEqual(expected.map((h) => h.id));
+
+    const json = await req("GET", `/webhook?filters=${encodeURIComponent('[{"id":"name","value":"ODD"}]')}`, {
+      token: lister,
+    });
+    expect((json.json as Hook[]).map((h) => h.name).sort()).toEqual(["page 1 odd", "page 3 odd"]);
+    const simple = await req("GET", `/webhook?streamId=s0&createdAt[gte]=${made[2]!.createdAt}`, {
+      token: lister,
+    });
+    expect((simple.json as Hook[]).map((h) => h.name).sort()).toEqual(["page 2", "page 4"]);
+  });
+});
+
+describe("documents and probes", () => {
+  it("serves openapi.json under the prefix and the probes at the root, without a token", async () => {
+    const doc = await call(api.url, "GET", "/openapi.json");
+    expect(doc.status).toBe(200);
+    expect(doc.json).toMatchObject({ info: { version: "1.0.0" }, security: [{ apiKey: [] }] });
+    const root = api.url.replace(/\/api$/, "");
+    expect((await call(root, "GET", "/healthz")).status).toBe(200);
+    expect((await call(root, "GET", "/readyz")).json).toEqual({ status: "ready" });
+  });
+});
+
 describe("kubectl interoperability", () => {
   it("shows a kubectl-created Webhook in the API, and an API-created one in kubectl get wh", async () => {
     const userSecret = secret("kubectl");
@@ -255,8 +338,15 @@ describe("kubectl interoperability", () => {
     do got = await req("GET", "/webhook/hand-made");
     while (got.status === 404 && Date.now() < deadline);
     expect(got.status, got.text).toBe(200);
-    expect(got.json).toMatchObject({ id: "hand-made", name: "from kubectl", userId: "alice", projectId: "default" });
-    expect(((await req("GET", "/webhook?limit=1000")).json as Hook[]).map((w) => w.id)).toContain("hand-made");
+    expect(got.json).toMatchObject({
+      id: "hand-made",
+      name: "from kubectl",
+      userId: "alice",
+      projectId: "default",
+    });
+    expect(((await req("GET", "/webhook?limit=1000")).json as Hook[]).map((w) => w.id)).toContain(
+      "hand-made",
+    );
 
     const mine = await create({ name: "for kubectl", url: "https://example.com/k" });
     const table = await kubectl(["get", "wh", "-n", ns.name]);
@@ -265,7 +355,9 @@ describe("kubectl interoperability", () => {
 
     // Deleting it through the API leaves the user's own Secret alone.
     expect((await req("DELETE", "/webhook/hand-made")).status).toBe(200);
-    expect(await kubectl(["get", "secret", "hand-made-secret", "-n", ns.name, "-o", "name"])).toContain("hand-made-secret");
+    expect(await kubectl(["get", "secret", "hand-made-secret", "-n", ns.name, "-o", "name"])).toContain(
+      "hand-made-secret",
+    );
   });
 });
 
@@ -273,7 +365,12 @@ describe("errors", () => {
   it("answers every failure with JSON errors", async () => {
     const cases: [string, string, Parameters<typeof call>[3], number][] = [
       ["POST", "/webhook", { rawBody: "{not json", headers: { "content-type": "application/json" } }, 400],
-      ["POST", "/webhook", { rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } }, 415],
+      [
+        "POST",
+        "/webhook",
+        { rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } },
+        415,
+      ],
       ["POST", "/webhook", { rawBody: "{}", headers: { "content-type": "text/plain" } }, 415],
       ["POST", "/webhook", { body: { name: "x", url: "https://e.com", pad: "x".repeat(70_000) } }, 413],
       ["POST", "/webhook", { body: { name: "x", url: "http://10.0.0.1/" } }, 422],
@@ -296,7 +393,8 @@ describe("errors", () => {
     try {
       const [t1, t2] = await Promise.all([limited.token({ sub: "r1" }), limited.token({ sub: "r2" })]);
       const statuses = [];
-      for (let i = 0; i < 4; i++) statuses.push((await call(limited.url, "GET", "/webhook", { token: t1 })).status);
+      for (let i = 0; i < 4; i++)
+        statuses.push((await call(limited.url, "GET", "/webhook", { token: t1 })).status);
       expect(statuses).toEqual([200, 200, 200, 429]);
       const refused = await call(limited.url, "GET", "/webhook", { token: t1 });
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -324,12 +422,16 @@ describe("rollback", () => {
       const deadline = Date.now() + 20_000;
       let a: Answer;
       do {
-        a = await req("POST", "/webhook", { body: { name: "doomed", url: "https://example.com/d", sharedSecret: secret("q") } });
+        a = await req("POST", "/webhook", {
+          body: { name: "doomed", url: "https://example.com/d", sharedSecret: secret("q") },
+        });
         if (a.status === 200) await req("DELETE", `/webhook/${(a.json as Hook).id}`);
       } while (a.status === 200 && Date.now() < deadline);
       expect(a.status, a.text).toBe(500);
       expect(errorsOf(a)[0]).toMatch(/internal error \(request id/);
-      const hooks = JSON.parse(await kubectl(["get", "wh", "-n", ns.name, "-o", "json"])) as { items: KubeObj[] };
+      const hooks = JSON.parse(await kubectl(["get", "wh", "-n", ns.name, "-o", "json"])) as {
+        items: KubeObj[];
+      };
       expect(hooks.items.filter((h) => h.spec?.name === "doomed")).toEqual([]);
       const listed = (await req("GET", "/webhook?limit=1000")).json as Hook[];
       expect(listed.filter((h) => h.name === "doomed")).toEqual([]);

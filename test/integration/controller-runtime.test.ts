@@ -6,6 +6,7 @@ import { CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   applyOwned,
+  applyStatus,
   ConfigMaps,
   type ControllerDefinition,
   done,
@@ -43,8 +44,7 @@ const fastRetry = { backoff: { initialMs: 100, maxMs: 1000 } };
 
 beforeAll(async () => {
   ns = await testNamespace("rt");
-  const crd = await installWebhookCrd(kubectl);
-  process.stderr.write(`[controller-runtime] Webhook CRD: ${crd}\n`);
+  await installWebhookCrd();
 });
 afterAll(async () => {
   await stopAllControllers();
@@ -298,7 +298,6 @@ describe("writes", () => {
         blockOwnerDeletion: true,
       },
     ]);
-    const { applyStatus } = await import("../../src/controller/runtime/apply.ts");
     const updated = await applyStatus(client, Webhooks, owner, { observedGeneration: 1 });
     const managers = (updated.metadata?.managedFields ?? []) as Array<{
       manager: string;

@@ -28,7 +28,7 @@ const logLines: string[] = [];
 
 beforeAll(async () => {
   ns = await testNamespace("wh");
-  await installWebhookCrd(kubectl);
+  await installWebhookCrd();
   const managerKc = new PooledKubeConfig();
   managerKc.loadFromFile(inject("kubeconfig"));
   manager = new Manager({

@@ -30,7 +30,10 @@ describe("algorithmsForJwk", () => {
 
 describe("algorithmsForJwks", () => {
   it("is the union over the keys and never includes none or HMAC", () => {
-    const algs = algorithmsForJwks([{ kty: "EC", crv: "P-256" }, { kty: "OKP", crv: "Ed25519" }]);
+    const algs = algorithmsForJwks([
+      { kty: "EC", crv: "P-256" },
+      { kty: "OKP", crv: "Ed25519" },
+    ]);
     expect(algs.sort()).toEqual(["ES256", "EdDSA", "Ed25519"].sort());
     expect(algs).not.toContain("none");
   });

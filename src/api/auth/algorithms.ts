@@ -31,7 +31,8 @@ export function algorithmsForJwk(jwk: PublicJwk): string[] {
   }
   let family: string[];
   if (jwk.kty === "RSA") family = RSA;
-  else if (jwk.kty === "EC") family = typeof jwk.crv === "string" && EC_BY_CURVE[jwk.crv] ? [EC_BY_CURVE[jwk.crv]!] : [];
+  else if (jwk.kty === "EC")
+    family = typeof jwk.crv === "string" && EC_BY_CURVE[jwk.crv] ? [EC_BY_CURVE[jwk.crv]!] : [];
   else if (jwk.kty === "OKP") family = typeof jwk.crv === "string" ? (OKP_BY_CURVE[jwk.crv] ?? []) : [];
   else family = [];
   if (family.length === 0) {
@@ -41,7 +42,9 @@ export function algorithmsForJwk(jwk: PublicJwk): string[] {
   }
   if (jwk.alg === undefined) return family;
   if (typeof jwk.alg !== "string" || !family.includes(jwk.alg)) {
-    throw new Error(`${name} declares alg ${String(jwk.alg)}, which does not fit its key type ${String(jwk.kty)}`);
+    throw new Error(
+      `${name} declares alg ${String(jwk.alg)}, which does not fit its key type ${String(jwk.kty)}`,
+    );
   }
   return [jwk.alg];
 }

@@ -58,6 +58,8 @@ describe("owns", () => {
     expect(owns(alice, { userId: "bob", projectId: "p1" })).toBe(false);
   });
   it("is true for an admin whatever the tenant", () => {
-    expect(owns(principalFromClaims({ sub: "root", scope: "admin" }), { userId: "bob", projectId: "x" })).toBe(true);
+    expect(
+      owns(principalFromClaims({ sub: "root", scope: "admin" }), { userId: "bob", projectId: "x" }),
+    ).toBe(true);
   });
 });

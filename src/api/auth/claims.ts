@@ -31,7 +31,8 @@ function identifier(value: unknown, claim: string): string {
 export function principalFromClaims(claims: Record<string, unknown>): Principal {
   if (claims.sub === undefined) throw unauthenticated("token has no 'sub' claim: it must name the user");
   const userId = identifier(claims.sub, "sub");
-  const projectId = claims.projectId === undefined ? DEFAULT_PROJECT : identifier(claims.projectId, "projectId");
+  const projectId =
+    claims.projectId === undefined ? DEFAULT_PROJECT : identifier(claims.projectId, "projectId");
   if (claims.scope !== undefined && typeof claims.scope !== "string") {
     throw unauthenticated("token claim 'scope' must be a space-separated string");
   }

@@ -21,7 +21,9 @@ describe("tokenRejection", () => {
   });
 
   it("asks for an expiry when exp is missing", () => {
-    expect(tokenRejection(new errors.JWTClaimValidationFailed("x", {}, "exp", "missing")).messages[0]).toMatch(/TTL/);
+    expect(
+      tokenRejection(new errors.JWTClaimValidationFailed("x", {}, "exp", "missing")).messages[0],
+    ).toMatch(/TTL/);
   });
 
   it("maps signature, algorithm and format failures to 401", () => {

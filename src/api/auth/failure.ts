@@ -42,7 +42,9 @@ export function tokenRejection(err: unknown, expect: Expectations = {}): HttpErr
     case "ERR_JWT_CLAIM_VALIDATION_FAILED":
       return unauthenticated(claimMessage(e.claim, e.reason, expect));
     case "ERR_JWS_SIGNATURE_VERIFICATION_FAILED":
-      return unauthenticated("token signature does not verify: it was signed with a key this server does not trust");
+      return unauthenticated(
+        "token signature does not verify: it was signed with a key this server does not trust",
+      );
     case "ERR_JOSE_ALG_NOT_ALLOWED":
       return unauthenticated("token algorithm is not accepted by this server");
     case "ERR_JWKS_NO_MATCHING_KEY":

@@ -44,7 +44,8 @@ export function parseJwks(text: string, source: string): JSONWebKeySet {
   } catch {
     throw new Error(`${source} is neither JSON (a JWKS or one JWK) nor a PEM public key`);
   }
-  if (doc && typeof doc === "object" && Array.isArray((doc as { keys?: unknown }).keys)) return doc as JSONWebKeySet;
+  if (doc && typeof doc === "object" && Array.isArray((doc as { keys?: unknown }).keys))
+    return doc as JSONWebKeySet;
   if (doc && typeof doc === "object" && "kty" in doc) return { keys: [doc as JWK] };
   throw new Error(`${source} must hold a JWKS ({"keys": [...]}) or a single JWK`);
 }
@@ -54,7 +55,8 @@ export function loadTokenKeys(o: KeySourceOptions): TokenKeys {
   const jwks = o.jwksFile ? parseJwks(readOrExplain(o.jwksFile, "JWKS file"), o.jwksFile) : undefined;
   if (o.jwksUrl) {
     const url = new URL(o.jwksUrl);
-    if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error("--jwks-url must be an http(s) URL");
+    if (url.protocol !== "https:" && url.protocol !== "http:")
+      throw new Error("--jwks-url must be an http(s) URL");
   }
   return { secret, jwks, jwksUrl: o.jwksUrl };
 }

@@ -16,7 +16,9 @@ export interface MintOptions {
 
 export async function mintToken(o: MintOptions): Promise<string> {
   if (o.secret.byteLength < MIN_SECRET_BYTES) {
-    throw new Error(`the JWT secret has ${o.secret.byteLength} bytes; HS256 needs at least ${MIN_SECRET_BYTES}`);
+    throw new Error(
+      `the JWT secret has ${o.secret.byteLength} bytes; HS256 needs at least ${MIN_SECRET_BYTES}`,
+    );
   }
   if (!(o.ttlSeconds > 0)) throw new Error("the token TTL must be positive: tokens must expire");
   const claims: Record<string, string> = {};

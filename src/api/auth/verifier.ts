@@ -61,7 +61,10 @@ export class TokenVerifier {
         algorithms: algorithmsForJwks(opts.jwks.keys as PublicJwk[]),
       };
     } else if (opts.jwksUrl) {
-      this.#publicKeys = { keys: createRemoteJWKSet(new URL(opts.jwksUrl)), algorithms: ASYMMETRIC_ALGORITHMS };
+      this.#publicKeys = {
+        keys: createRemoteJWKSet(new URL(opts.jwksUrl)),
+        algorithms: ASYMMETRIC_ALGORITHMS,
+      };
     }
     if (!this.#secret && !this.#publicKeys) {
       throw new Error(
@@ -107,7 +110,7 @@ export class TokenVerifier {
     try {
       if (this.#secret && (HMAC_ALGORITHMS as readonly string[]).includes(alg)) {
         ({ payload } = await jwtVerify(token, this.#secret, { ...common, algorithms: [...HMAC_ALGORITHMS] }));
-      } else if (this.#publicKeys && this.#publicKeys.algorithms.includes(alg)) {
+      } else if (this.#publicKeys?.algorithms.includes(alg)) {
         ({ payload } = await jwtVerify(token, this.#publicKeys.keys, {
           ...common,
           algorithms: this.#publicKeys.algorithms,

@@ -35,7 +35,10 @@ const fastifyMessages: Record<string, (e: FastifyLikeError, ctx: ErrorContext) =
   FST_ERR_CTP_INVALID_TYPE: () => [415, "the Content-Type header is not valid: send application/json"],
   FST_ERR_BAD_URL: () => [400, "the request path is not a valid URL: percent-encode it"],
   FST_ERR_ASYNC_CONSTRAINT: () => [400, "the request could not be routed"],
-  FST_ERR_MAX_PARAM_LENGTH: () => [414, "a path segment is too long: webhook ids have at most 253 characters"],
+  FST_ERR_MAX_PARAM_LENGTH: () => [
+    414,
+    "a path segment is too long: webhook ids have at most 253 characters",
+  ],
 };
 
 export interface ErrorContext {

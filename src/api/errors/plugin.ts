@@ -35,10 +35,14 @@ export function installErrorHandling(app: FastifyInstance, opts: ErrorHandlingOp
       void reply
         .code(405)
         .header("allow", allowed.join(", "))
-        .send({ errors: [`${request.method} is not supported on ${path.slice(0, 200)}: use ${allowed.join(", ")}`] });
+        .send({
+          errors: [`${request.method} is not supported on ${path.slice(0, 200)}: use ${allowed.join(", ")}`],
+        });
       return;
     }
     const shown = path.length > 200 ? `${path.slice(0, 200)}...` : path;
-    void reply.code(404).send({ errors: [`no route ${request.method} ${shown}: see the API's openapi.json`] });
+    void reply
+      .code(404)
+      .send({ errors: [`no route ${request.method} ${shown}: see the API's openapi.json`] });
   });
 }

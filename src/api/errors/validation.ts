@@ -16,19 +16,27 @@ function show(v: unknown): string {
   return s === undefined ? String(v) : s.length > 60 ? `${s.slice(0, 60)}...` : s;
 }
 
-export function issueMessage(issue: z.core.$ZodIssue, what: string, parentPath: readonly PropertyKey[] = []): string {
+export function issueMessage(
+  issue: z.core.$ZodIssue,
+  what: string,
+  parentPath: readonly PropertyKey[] = [],
+): string {
   const path = [...parentPath, ...issue.path];
   const field = fieldPath(path);
   const where = field ? `${what} field '${field}'` : what;
   switch (issue.code) {
     case "unrecognized_keys":
       return issue.keys
-        .map((k) => `${field ? `${what} field '${field}'` : what} has unknown property '${show(k)}': remove it`)
+        .map(
+          (k) => `${field ? `${what} field '${field}'` : what} has unknown property '${show(k)}': remove it`,
+        )
         .join("; ");
     case "invalid_value":
       return `${where} must be one of ${issue.values.map((v) => show(v)).join(", ")}`;
     case "invalid_type":
-      return issue.input === undefined ? `${where} is required` : `${where} must be ${article(issue.expected)}`;
+      return issue.input === undefined
+        ? `${where} is required`
+        : `${where} must be ${article(issue.expected)}`;
     case "too_small":
       return issue.origin === "string"
         ? `${where} must have at least ${issue.minimum} character(s)`

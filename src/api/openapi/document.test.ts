@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "./document.ts";
 
+// biome-ignore lint/suspicious/noExplicitAny: the test walks a JSON document by known paths
 type Json = Record<string, any>;
 
 describe("openApiDocument", () => {
@@ -11,7 +12,11 @@ describe("openApiDocument", () => {
     expect(doc.openapi).toMatch(/^3\./);
     expect(doc.info.version).toBe("1.0.0");
     expect(doc.security).toEqual([{ apiKey: [] }]);
-    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: "http", scheme: "bearer", bearerFormat: "JWT" });
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({
+      type: "http",
+      scheme: "bearer",
+      bearerFormat: "JWT",
+    });
   });
 
   it("marks deprecated, read-only and write-only fields of the webhook object", () => {

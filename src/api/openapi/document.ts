@@ -34,7 +34,11 @@ function jsonSchema(schema: z.ZodType, components: Json, io: "input" | "output" 
  * fields marked; only name and url required), with this API's sharedSecret rule.
  */
 function webhookComponent(components: Json): Json {
-  return jsonSchema(WebhookObjectSchema.extend({ sharedSecret: RequestSharedSecret.optional() }), components, "input");
+  return jsonSchema(
+    WebhookObjectSchema.extend({ sharedSecret: RequestSharedSecret.optional() }),
+    components,
+    "input",
+  );
 }
 
 function pathOf(op: Operation): string {
@@ -55,7 +59,10 @@ function operationObject(op: Operation, components: Json): Json {
         ...(op.responseHeaders
           ? {
               headers: Object.fromEntries(
-                Object.entries(op.responseHeaders).map(([h, d]) => [h, { description: d, schema: { type: "string" } }]),
+                Object.entries(op.responseHeaders).map(([h, d]) => [
+                  h,
+                  { description: d, schema: { type: "string" } },
+                ]),
               ),
             }
           : {}),

@@ -10,7 +10,9 @@ export function parseListen(value: string): ListenAddress {
   const m = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(value) ?? /^([^:[\]]*):(\d{1,5})$/.exec(value);
   const port = m ? Number(m[2]) : Number.NaN;
   if (!m || port > 65535) {
-    throw new Error(`--listen ${JSON.stringify(value)} is not host:port: use e.g. 127.0.0.1:3000, 0.0.0.0:3000 or [::1]:3000`);
+    throw new Error(
+      `--listen ${JSON.stringify(value)} is not host:port: use e.g. 127.0.0.1:3000, 0.0.0.0:3000 or [::1]:3000`,
+    );
   }
   return { host: m[1] || "0.0.0.0", port };
 }
@@ -21,7 +23,8 @@ const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
 export function parseDurationSeconds(value: string, flag: string): number {
   const m = /^(\d+)([smhd]?)$/.exec(value.trim());
   const seconds = m ? Number(m[1]) * UNIT_SECONDS[m[2] || "s"]! : Number.NaN;
-  if (!m || !(seconds > 0)) throw new Error(`${flag} ${JSON.stringify(value)} is not a duration: use e.g. 3600, 30m, 12h or 7d`);
+  if (!m || !(seconds > 0))
+    throw new Error(`${flag} ${JSON.stringify(value)} is not a duration: use e.g. 3600, 30m, 12h or 7d`);
   return seconds;
 }
 
@@ -32,11 +35,13 @@ export function parseByteSize(value: string, flag: string): number {
   const m = /^(\d+)\s*([a-z]*)$/i.exec(value.trim());
   const unit = m ? UNIT_BYTES[m[2]!.toLowerCase()] : undefined;
   const bytes = m && unit ? Number(m[1]) * unit : Number.NaN;
-  if (!(bytes > 0)) throw new Error(`${flag} ${JSON.stringify(value)} is not a size: use e.g. 65536, 64k or 1m`);
+  if (!(bytes > 0))
+    throw new Error(`${flag} ${JSON.stringify(value)} is not a size: use e.g. 65536, 64k or 1m`);
   return bytes;
 }
 
 export function parseNonNegativeInt(value: string, flag: string): number {
-  if (!/^\d{1,9}$/.test(value.trim())) throw new Error(`${flag} ${JSON.stringify(value)} must be a whole number`);
+  if (!/^\d{1,9}$/.test(value.trim()))
+    throw new Error(`${flag} ${JSON.stringify(value)} must be a whole number`);
   return Number(value);
 }

@@ -38,7 +38,11 @@ export class RateLimiter {
       b.tokens -= 1;
       return { allowed: true, retryAfterSeconds: 0, remaining: Math.floor(b.tokens) };
     }
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / perMs / 1000)), remaining: 0 };
+    return {
+      allowed: false,
+      retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / perMs / 1000)),
+      remaining: 0,
+    };
   }
 
   get size(): number {

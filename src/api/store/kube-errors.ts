@@ -8,7 +8,9 @@ export function translateKubeError(err: unknown): unknown {
   if (err instanceof HttpError) return err;
   if (err instanceof KubeApiError) {
     if (err.status === 422) {
-      return unprocessable(`the cluster refused the webhook: ${err.message.replace(/^.*?: 422 \w+: /, "").slice(0, 500)}`);
+      return unprocessable(
+        `the cluster refused the webhook: ${err.message.replace(/^.*?: 422 \w+: /, "").slice(0, 500)}`,
+      );
     }
     if (err.status === 429 || err.status >= 500) {
       return serviceUnavailable("the Kubernetes API server is overloaded or unavailable: retry shortly", 2);
@@ -17,7 +19,10 @@ export function translateKubeError(err: unknown): unknown {
   }
   // Transport failures (connection refused, reset, timeout) surface as plain errors from fetch.
   const e = err as { name?: unknown; cause?: unknown } | null;
-  if (e && (e.name === "TimeoutError" || e.name === "AbortError" || e.cause !== undefined || e.name === "TypeError")) {
+  if (
+    e &&
+    (e.name === "TimeoutError" || e.name === "AbortError" || e.cause !== undefined || e.name === "TypeError")
+  ) {
     return serviceUnavailable("the Kubernetes API server did not answer: retry shortly", 2);
   }
   return err;

@@ -33,7 +33,11 @@ export class WebhookCache {
 
   constructor(client: KubeClient, namespace: string, log: Logger) {
     this.namespace = namespace;
-    this.#informer = new Informer<WebhookResource>(client, { resource: Webhooks, namespaces: [namespace], log });
+    this.#informer = new Informer<WebhookResource>(client, {
+      resource: Webhooks,
+      namespaces: [namespace],
+      log,
+    });
     const settle = (obj: WebhookResource, deleted: boolean) => {
       const name = obj.metadata?.name;
       if (name) this.#settle(name, versionOf(obj), deleted);
@@ -138,7 +142,11 @@ export class WebhookCache {
       }
       return;
     }
-    if (version !== undefined && o.version !== undefined && (o.obj ? version >= o.version : version > o.version)) {
+    if (
+      version !== undefined &&
+      o.version !== undefined &&
+      (o.obj ? version >= o.version : version > o.version)
+    ) {
       this.#overlay.delete(name);
     }
   }
@@ -147,7 +155,8 @@ export class WebhookCache {
     const now = Date.now();
     this.#recentDeletes.set(name, { version, at: now });
     if (this.#recentDeletes.size > 1000) {
-      for (const [k, d] of this.#recentDeletes) if (now - d.at > OVERLAY_TTL_MS) this.#recentDeletes.delete(k);
+      for (const [k, d] of this.#recentDeletes)
+        if (now - d.at > OVERLAY_TTL_MS) this.#recentDeletes.delete(k);
     }
   }
 }

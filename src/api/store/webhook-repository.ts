@@ -73,7 +73,9 @@ export class WebhookRepository {
   async create(resource: WebhookResource, sharedSecret: string | undefined): Promise<WebhookResource> {
     const id = resource.metadata?.name ?? "";
     const ref = sharedSecret ? newSecretRef(id) : undefined;
-    const body: WebhookResource = ref ? { ...resource, spec: { ...resource.spec, sharedSecretRef: ref } } : resource;
+    const body: WebhookResource = ref
+      ? { ...resource, spec: { ...resource.spec, sharedSecretRef: ref } }
+      : resource;
     let created: WebhookResource;
     try {
       created = await this.#client.create(Webhooks, body, this.#fieldManager);
@@ -159,7 +161,10 @@ export class WebhookRepository {
       } catch (err) {
         if (isNotFound(err)) decide(undefined); // throws the 404
         if (!isConflict(err)) throw err;
-        this.#log.debug("webhook changed while updating it: re-reading and re-applying", { webhook: id, attempt });
+        this.#log.debug("webhook changed while updating it: re-reading and re-applying", {
+          webhook: id,
+          attempt,
+        });
         await sleep(backoffDelay(attempt, { initialMs: 5, maxMs: 200, jitter: 0.5 }));
         current = await this.#fetch(id);
       }
@@ -188,7 +193,12 @@ export class WebhookRepository {
 
   async #deleteWebhook(id: string, uid: string | undefined): Promise<void> {
     await this.#client.request("DELETE", resourcePath(Webhooks, { namespace: this.namespace, name: id }), {
-      body: { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background", preconditions: { uid } },
+      body: {
+        kind: "DeleteOptions",
+        apiVersion: "v1",
+        propagationPolicy: "Background",
+        preconditions: { uid },
+      },
     });
   }
 
@@ -206,7 +216,10 @@ export class WebhookRepository {
       await deleteOurSecret(this.#client, this.namespace, name, webhookId);
     } catch (err) {
       // Harmless: it is owned by the webhook and goes with it.
-      this.#log.warn("could not delete a replaced webhook secret", { secret: name, error: (err as Error).message });
+      this.#log.warn("could not delete a replaced webhook secret", {
+        secret: name,
+        error: (err as Error).message,
+      });
     }
   }
 }

@@ -24,7 +24,9 @@ export const RequestSharedSecret = z
   );
 
 /** A create or update body: the shared strict webhook object, with the sharedSecret rule above. */
-export const WebhookRequestBody = WebhookRequestSchema.extend({ sharedSecret: RequestSharedSecret.optional() });
+export const WebhookRequestBody = WebhookRequestSchema.extend({
+  sharedSecret: RequestSharedSecret.optional(),
+});
 export type WebhookRequestBody = z.infer<typeof WebhookRequestBody>;
 
 /** The webhook object as this API returns it: every spec field it always fills is present. */

@@ -20,7 +20,9 @@ export function encodeCursor(p: Position): string {
 
 export function decodeCursor(cursor: string): Position {
   const invalid = () =>
-    unprocessable("query parameter 'cursor' is not valid: pass the cursor from the previous page's Link header");
+    unprocessable(
+      "query parameter 'cursor' is not valid: pass the cursor from the previous page's Link header",
+    );
   if (cursor.length > 1000 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
   let v: unknown;
   try {
@@ -28,7 +30,13 @@ export function decodeCursor(cursor: string): Position {
   } catch {
     throw invalid();
   }
-  if (!Array.isArray(v) || v.length !== 2 || typeof v[0] !== "number" || !Number.isFinite(v[0]) || typeof v[1] !== "string") {
+  if (
+    !Array.isArray(v) ||
+    v.length !== 2 ||
+    typeof v[0] !== "number" ||
+    !Number.isFinite(v[0]) ||
+    typeof v[1] !== "string"
+  ) {
     throw invalid();
   }
   return { createdAt: v[0], id: v[1] };
@@ -46,7 +54,9 @@ export function pageOf<T extends Position>(items: T[], limit: number, after?: Po
   const start = after ? firstAfter(sorted, after) : 0;
   const slice = sorted.slice(start, start + limit);
   const last = slice.at(-1);
-  return start + limit < sorted.length && last ? { items: slice, next: { createdAt: last.createdAt, id: last.id } } : { items: slice };
+  return start + limit < sorted.length && last
+    ? { items: slice, next: { createdAt: last.createdAt, id: last.id } }
+    : { items: slice };
 }
 
 function firstAfter(sorted: Position[], after: Position): number {

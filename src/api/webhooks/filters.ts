@@ -26,7 +26,9 @@ export function filterFor(field: string, value: unknown, where: string): Filter 
   if (isOneOf(SUBSTRING_FIELDS, field)) return { field, contains: stringValue(value, where) };
   if (isOneOf(EXACT_FIELDS, field)) return { field, equals: stringValue(value, where) };
   if (field === "createdAt") return { field, range: rangeValue(value, where) };
-  throw unprocessable(`${where} filters on unknown field '${field.slice(0, 40)}': use one of ${FILTER_FIELDS.join(", ")}`);
+  throw unprocessable(
+    `${where} filters on unknown field '${field.slice(0, 40)}': use one of ${FILTER_FIELDS.join(", ")}`,
+  );
 }
 
 function stringValue(v: unknown, where: string): string {
@@ -36,7 +38,12 @@ function stringValue(v: unknown, where: string): string {
 }
 
 function numberValue(v: unknown, where: string): number {
-  const n = typeof v === "number" ? v : typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : Number.NaN;
+  const n =
+    typeof v === "number"
+      ? v
+      : typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v.trim())
+        ? Number(v)
+        : Number.NaN;
   if (!Number.isFinite(n)) throw unprocessable(`${where} must be a number (milliseconds since the epoch)`);
   return n;
 }

@@ -32,7 +32,11 @@ describe("parseListQuery", () => {
   });
 
   it("reads limit, cursor and count", () => {
-    const q = parseListQuery({ limit: "1000", cursor: encodeCursor({ createdAt: 5, id: "x" }), count: "true" });
+    const q = parseListQuery({
+      limit: "1000",
+      cursor: encodeCursor({ createdAt: 5, id: "x" }),
+      count: "true",
+    });
     expect(q).toMatchObject({ limit: 1000, count: true, after: { createdAt: 5, id: "x" } });
   });
 

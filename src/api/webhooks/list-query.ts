@@ -41,7 +41,10 @@ export function parseListQuery(query: Record<string, unknown>): ListQuery {
       q.count = value === "true" || value === "1";
     } else if (name === "filters") {
       if (value !== "") q.filters.push(...parseJsonFilters(value));
-    } else if ((SUBSTRING_FIELDS as readonly string[]).includes(name) || (EXACT_FIELDS as readonly string[]).includes(name)) {
+    } else if (
+      (SUBSTRING_FIELDS as readonly string[]).includes(name) ||
+      (EXACT_FIELDS as readonly string[]).includes(name)
+    ) {
       q.filters.push(filterFor(name, value, `query parameter '${name}'`));
     } else if (range) {
       q.filters.push(filterFor("createdAt", { [range[1]!]: value }, `query parameter '${name}'`));

@@ -54,9 +54,15 @@ describe("parseWebhookWrite", () => {
     [{ name: "n" }, /'url' is required/],
     [{ name: "n", url: "ftp://e.com" }, /'url' .*must start with http/],
     [{ name: "n", url: "http://" }, /'url' .*is not a valid/],
-    [{ name: "n", url: "https://e.com", events: ["stream.started", "bogus"] }, /'events\[1\]' must be one of/],
+    [
+      { name: "n", url: "https://e.com", events: ["stream.started", "bogus"] },
+      /'events\[1\]' must be one of/,
+    ],
     [{ name: "n", url: "https://e.com", sharedSecret: "é" }, /'sharedSecret' must be printable ASCII/],
-    [{ name: "n", url: "https://e.com", sharedSecret: "x".repeat(513) }, /'sharedSecret' must have at most 512/],
+    [
+      { name: "n", url: "https://e.com", sharedSecret: "x".repeat(513) },
+      /'sharedSecret' must have at most 512/,
+    ],
   ])("names the field in %j", (body, message) => {
     const r = refusal(body);
     expect(r.status).toBe(422);
@@ -64,22 +70,27 @@ describe("parseWebhookWrite", () => {
   });
 
   it("accepts an empty sharedSecret (it means remove / none)", () => {
-    expect(parseWebhookWrite({ name: "n", url: "https://e.com", sharedSecret: "" }, rules).sharedSecret).toBe("");
+    expect(parseWebhookWrite({ name: "n", url: "https://e.com", sharedSecret: "" }, rules).sharedSecret).toBe(
+      "",
+    );
   });
 
   it("on update, refuses a body id different from the path's and accepts the same one", () => {
     const r = refusal({ id: "b", name: "n", url: "https://e.com" }, { ...rules, pathId: "a" });
     expect(r.status).toBe(422);
     expect(r.messages[0]).toMatch(/differs from the id in the path/);
-    expect(() => parseWebhookWrite({ id: "a", name: "n", url: "https://e.com" }, { ...rules, pathId: "a" })).not.toThrow();
+    expect(() =>
+      parseWebhookWrite({ id: "a", name: "n", url: "https://e.com" }, { ...rules, pathId: "a" }),
+    ).not.toThrow();
   });
 
   it("refuses loopback targets unless allowed, saying why", () => {
     const r = refusal({ name: "n", url: "http://127.0.0.1:9/h" });
     expect(r.status).toBe(422);
     expect(r.messages[0]).toMatch(/loopback/);
-    expect(parseWebhookWrite({ name: "n", url: "http://127.0.0.1:9/h" }, { allowLoopbackTargets: true }).content.url).toBe(
-      "http://127.0.0.1:9/h",
-    );
+    expect(
+      parseWebhookWrite({ name: "n", url: "http://127.0.0.1:9/h" }, { allowLoopbackTargets: true }).content
+        .url,
+    ).toBe("http://127.0.0.1:9/h");
   });
 });

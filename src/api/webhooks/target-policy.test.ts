@@ -26,10 +26,12 @@ describe("internalTargetReason", () => {
     expect(internalTargetReason(url)).toMatch(/loopback/);
   });
 
-  it.each(["https://example.com/hook", "http://93.184.216.34/x", "http://[2606:4700::1111]/x", "https://172.32.0.1/"])(
-    "allows %s",
-    (url) => {
-      expect(internalTargetReason(url)).toBeUndefined();
-    },
-  );
+  it.each([
+    "https://example.com/hook",
+    "http://93.184.216.34/x",
+    "http://[2606:4700::1111]/x",
+    "https://172.32.0.1/",
+  ])("allows %s", (url) => {
+    expect(internalTargetReason(url)).toBeUndefined();
+  });
 });

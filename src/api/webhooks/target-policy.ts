@@ -47,7 +47,8 @@ export function internalTargetReason(url: string): string | undefined {
   if (family === 0) return undefined;
   let address = bare;
   let type: "ipv4" | "ipv6" = family === 4 ? "ipv4" : "ipv6";
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(bare) ?? /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(bare);
+  const mapped =
+    /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(bare) ?? /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(bare);
   if (mapped && family === 6) {
     address = mapped[2] === undefined ? mapped[1]! : hexPairToIpv4(mapped[1]!, mapped[2]);
     type = "ipv4";

@@ -6,7 +6,8 @@ import { parseByteSize, parseListen, parseNonNegativeInt } from "../../api/optio
 import { DEFAULT_NAMESPACE, startApiServer } from "../../api/server.ts";
 import { type Command, UsageError } from "../command.ts";
 
-const IN_CLUSTER = Boolean(process.env.KUBERNETES_SERVICE_HOST) && existsSync("/var/run/secrets/kubernetes.io");
+const IN_CLUSTER =
+  Boolean(process.env.KUBERNETES_SERVICE_HOST) && existsSync("/var/run/secrets/kubernetes.io");
 const DEFAULT_LISTEN = IN_CLUSTER ? "0.0.0.0:3000" : "127.0.0.1:3000";
 const DEFAULT_RATE_LIMIT = 600;
 
@@ -73,9 +74,17 @@ export const command: Command = {
     let options: Parameters<typeof startApiServer>[0];
     try {
       const listen = parseListen(v.listen!);
-      const keys = loadTokenKeys({ jwtSecretFile: v["jwt-secret-file"], jwksFile: v["jwks-file"], jwksUrl: v["jwks-url"] });
-      if (!LOG_LEVELS.includes(v["log-level"]!)) throw new Error(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
-      const audience = v["jwt-audience"]?.split(",").map((a) => a.trim()).filter(Boolean);
+      const keys = loadTokenKeys({
+        jwtSecretFile: v["jwt-secret-file"],
+        jwksFile: v["jwks-file"],
+        jwksUrl: v["jwks-url"],
+      });
+      if (!LOG_LEVELS.includes(v["log-level"]!))
+        throw new Error(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
+      const audience = v["jwt-audience"]
+        ?.split(",")
+        .map((a) => a.trim())
+        .filter(Boolean);
       options = {
         host: listen.host,
         port: listen.port,
@@ -93,16 +102,22 @@ export const command: Command = {
         logLevel: v["log-level"] as LogLevel,
       };
       if (!keys.secret && !keys.jwks && !keys.jwksUrl) {
-        throw new Error(`no token keys: pass --jwt-secret-file, --jwks-file or --jwks-url, or set ${SECRET_ENV}`);
+        throw new Error(
+          `no token keys: pass --jwt-secret-file, --jwks-file or --jwks-url, or set ${SECRET_ENV}`,
+        );
       }
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
     if (options.allowLoopbackTargets) {
-      process.stderr.write("api: --allow-loopback-targets is on: webhook URLs may point at this machine (development only)\n");
+      process.stderr.write(
+        "api: --allow-loopback-targets is on: webhook URLs may point at this machine (development only)\n",
+      );
     }
     const server = await startApiServer(options);
-    process.stderr.write(`api: serving ${server.url} (SDK serverURL), namespace ${options.namespace || process.env.POD_NAMESPACE || DEFAULT_NAMESPACE}\n`);
+    process.stderr.write(
+      `api: serving ${server.url} (SDK serverURL), namespace ${options.namespace || process.env.POD_NAMESPACE || DEFAULT_NAMESPACE}\n`,
+    );
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
       process.once("SIGTERM", resolve);

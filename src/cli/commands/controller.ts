@@ -33,6 +33,7 @@ Options:
   --lease-duration S       seconds a leader's lease lasts without renewal (default 15)
   --renew-deadline S       seconds a leader keeps trying to renew before it steps down (default 10)
   --retry-period S         seconds between election attempts and renewals (default 2)
+  --controllers NAMES      run only these controllers; repeat or comma-separate (default: all)
   --workers N              concurrent reconciles per controller (default 2)
   --identity NAME          this replica's name in the Lease and Events (default: $POD_NAME, else
                            hostname_uuid)

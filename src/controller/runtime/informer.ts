@@ -248,13 +248,19 @@ class Reflector<T extends KubeObject> {
             }
           }
           this.lastResourceVersion = resourceVersion;
-          const ended = await this.#watch(resourceVersion, stop, (rv) => {
-            failures = 0;
+          const watchStarted = Date.now();
+          const ended = await this.#watch(resourceVersion, stop, (rv, event) => {
             this.#ok();
             this.lastResourceVersion = rv;
+            // Only a watch that delivered something resets the backoff: one that is accepted
+            // and then fails at once must not reconnect in a tight loop.
+            if (event) failures = 0;
           });
           resourceVersion = ended.resourceVersion;
+          failures = 0;
           if (ended.timedOut) options.metrics?.restarted(this.#informer.name, "timeout");
+          // A server (or proxy) that closes watches at once must not get a reconnect storm.
+          if (Date.now() - watchStarted < 1000) await sleep(1000, stop);
         } catch (err) {
           this.watching = false;
           if (stop.aborted) break;
@@ -338,7 +344,7 @@ class Reflector<T extends KubeObject> {
     from: string,
     stop: AbortSignal,
     /** Called when the watch is open, then with each newer resourceVersion. */
-    progressed: (resourceVersion: string) => void,
+    progressed: (resourceVersion: string, event: boolean) => void,
   ): Promise<{ resourceVersion: string; timedOut: boolean }> {
     const { client, options, resource, log } = this.#informer;
     const timeoutSeconds = options.watchTimeoutSeconds?.() ?? Math.round(300 * (1 + Math.random()));
@@ -362,7 +368,7 @@ class Reflector<T extends KubeObject> {
         signal: AbortSignal.any([stop, quiet.signal]),
       });
       this.watching = true;
-      progressed(from);
+      progressed(from, false);
       log.debug(`watching ${this.#where}`, { resourceVersion: from });
       for await (const event of events) {
         touch();
@@ -379,7 +385,7 @@ class Reflector<T extends KubeObject> {
         }
         const obj = event.object;
         resourceVersion = obj.metadata?.resourceVersion ?? resourceVersion;
-        progressed(resourceVersion);
+        progressed(resourceVersion, true);
         if (event.type === "BOOKMARK") continue;
         const prepared = this.#informer.prepare({
           ...obj,

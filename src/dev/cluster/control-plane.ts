@@ -35,6 +35,8 @@ export interface ControlPlane {
   processes: ManagedProcess[];
   /** Milliseconds from start() to a ready API server with kwok running (binaries resolved). */
   startupMs: number;
+  /** Registers another process to stop with the control plane if this process dies abruptly. */
+  track(pid: number): void;
   stop(): Promise<void>;
 }
 
@@ -210,6 +212,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       binaries,
       processes,
       startupMs: 0,
+      track: (pid) => reaper.track(pid),
       stop,
     };
     writeFileSync(

@@ -152,9 +152,10 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     resolveExit(code);
   };
   const availabilityTimer = scheduleAvailabilityCheck(node, options, log, () => {
+    if (stopped) return;
     log("I", "starter.go:2106", "Orchestrator server shut down");
     void stop(0);
-  });
+  }, () => stopped);
 
   return { role: node.role, flags, urls, control, exited, stop: () => stop(0) };
 }
@@ -177,6 +178,7 @@ function readFlags(options: NodeSimulatorOptions, log: (l: GlogLevel, w: string,
       ...(options.env ? { env: options.env } : {}),
       ...(configFile === undefined ? {} : { configFile }),
     });
+    if (resolved.flags.version) return resolved.flags;
     if (resolved.ignoredArgs.length > 0) {
       log("W", "simulator.go:5", `the node ignores everything from ${JSON.stringify(resolved.ignoredArgs[0])} on (${resolved.ignoredArgs.length} argument(s) after the first non-flag): write booleans as -name=false`);
     }
@@ -207,6 +209,7 @@ function scheduleAvailabilityCheck(
   options: NodeSimulatorOptions,
   log: (l: GlogLevel, w: string, m: string) => void,
   shutDown: () => void,
+  isStopped: () => boolean,
 ): NodeJS.Timeout | undefined {
   if (node.role !== "orchestrator" || !node.serviceUri || node.flags.startupAvailabilityCheck === false) return undefined;
   const target = new URL(node.serviceUri);
@@ -220,7 +223,7 @@ function scheduleAvailabilityCheck(
       (r) => r.ok,
       () => false,
     );
-    if (!ok) {
+    if (!ok && !isStopped()) {
       log(
         "I",
         "starter.go:2091",

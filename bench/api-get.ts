@@ -1,0 +1,294 @@
+// What the webhook API costs over the bare minimum, measured in one run on this machine:
+//   GET {prefix}/webhook/{id}  throughput and p99 at 64 connections, as a ratio to a bare fastify
+//                              route returning the same JSON (goal: throughput ratio >= 0.6)
+//   POST {prefix}/webhook      p99 (with a sharedSecret), as a ratio to the same two writes made
+//                              directly with the API server's Kubernetes client (Webhook, then its
+//                              Secret) at the same concurrency (goal: <= 1.3)
+// Starts its own local control plane. The HTTP load comes from a child process (so the load
+// generator does not share an event loop with the servers); both servers run in this process.
+//
+//   node bench/api-get.ts [--requests 20000] [--connections 64] [--creates 300] [--create-concurrency 8]
+import { spawn } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import http from "node:http";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import Fastify from "fastify";
+import { mintToken } from "../src/api/auth/mint.ts";
+import { type RunningApiServer, startApiServer } from "../src/api/server.ts";
+import { createSecret, newSecretRef } from "../src/api/store/shared-secrets.ts";
+import {
+  newWebhookResource,
+  type WebhookResource,
+  Webhooks,
+  webhookSpec,
+} from "../src/api/webhooks/resource.ts";
+import { KubeClient } from "../src/controller/runtime/kube-client.ts";
+import { loadKubeConfig } from "../src/controller/runtime/kube-config.ts";
+import { runKubectl, startControlPlane } from "../src/dev/cluster/control-plane.ts";
+
+interface LoadResult {
+  requests: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  failures: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+function summarize(latencies: number[], elapsedMs: number, failures: number): LoadResult {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    perSecond: Math.round((latencies.length / elapsedMs) * 1000),
+    p50Ms: Number(percentile(sorted, 50).toFixed(2)),
+    p99Ms: Number(percentile(sorted, 99).toFixed(2)),
+    failures,
+  };
+}
+
+// ---- the load generator (child process) ----
+
+interface LoadSpec {
+  url: string;
+  method: "GET" | "POST";
+  token: string;
+  connections: number;
+  requests: number;
+  /** POST: a webhook body; each request gets a unique name. */
+  body?: Record<string, unknown>;
+}
+
+async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: spec.connections });
+  const one = () =>
+    new Promise<number>((resolve, reject) => {
+      const payload = spec.body ? JSON.stringify({ ...spec.body, name: `bench-${randomUUID()}` }) : undefined;
+      const req = http.request(
+        spec.url,
+        {
+          method: spec.method,
+          agent,
+          headers: {
+            authorization: `Bearer ${spec.token}`,
+            ...(payload
+              ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }
+              : {}),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end(payload);
+    });
+  const latencies: number[] = [];
+  let failures = 0;
+  let issued = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: spec.connections }, async () => {
+      while (issued < spec.requests) {
+        issued++;
+        const s = performance.now();
+        const status = await one().catch(() => 0);
+        if (status !== 200) failures++;
+        latencies.push(performance.now() - s);
+      }
+    }),
+  );
+  const result = summarize(latencies, performance.now() - t0, failures);
+  agent.destroy();
+  return result;
+}
+
+function loadInChild(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--load", JSON.stringify(spec)], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (code !== 0) reject(new Error(`load generator exited with ${code}`));
+      else resolve(JSON.parse(out.trim().split("\n").pop()!) as LoadResult);
+    });
+  });
+}
+
+// ---- the baselines ----
+
+async function bareServer(prefix: string, body: unknown): Promise<{ url: string; close(): Promise<void> }> {
+  const app = Fastify();
+  const json = body;
+  app.get(`${prefix}/webhook/:id`, async () => json);
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}${prefix}`, close: () => app.close() };
+}
+
+/** The two writes behind one create, straight through the API server's own client. */
+async function bareCreates(
+  client: KubeClient,
+  namespace: string,
+  n: number,
+  concurrency: number,
+): Promise<LoadResult> {
+  const tenant = { userId: "bench", projectId: "default" };
+  const latencies: number[] = [];
+  let failures = 0;
+  let issued = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (issued < n) {
+        issued++;
+        const id = randomUUID();
+        const ref = newSecretRef(id);
+        const resource = newWebhookResource(
+          id,
+          namespace,
+          Date.now(),
+          webhookSpec({ name: `bare-${id}`, url: "https://example.com/bench" }, tenant, ref),
+          tenant,
+        );
+        const s = performance.now();
+        try {
+          const created = await client.create<WebhookResource>(Webhooks, resource, "bench");
+          await createSecret(client, ref, created, "bench-secret-value", "bench");
+        } catch {
+          failures++;
+        }
+        latencies.push(performance.now() - s);
+      }
+    }),
+  );
+  return summarize(latencies, performance.now() - t0, failures);
+}
+
+function ratio(a: number, b: number): string {
+  return b ? (a / b).toFixed(2) : "n/a";
+}
+
+function line(label: string, r: LoadResult): string {
+  return `${label.padEnd(34)} ${String(r.perSecond).padStart(7)}/s  p50 ${r.p50Ms.toFixed(2).padStart(7)} ms  p99 ${r.p99Ms.toFixed(2).padStart(7)} ms  (${r.requests} requests, ${r.failures} failed)`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      load: { type: "string" },
+      requests: { type: "string", default: "20000" },
+      connections: { type: "string", default: "64" },
+      creates: { type: "string", default: "300" },
+      "create-concurrency": { type: "string", default: "8" },
+    },
+  });
+  if (values.load) {
+    process.stdout.write(`${JSON.stringify(await runLoad(JSON.parse(values.load) as LoadSpec))}\n`);
+    return;
+  }
+  const requests = Number(values.requests);
+  const connections = Number(values.connections);
+  const creates = Number(values.creates);
+  const createConcurrency = Number(values["create-concurrency"]);
+  const log = (l: string) => process.stderr.write(`${l}\n`);
+
+  const cp = await startControlPlane({ progress: log });
+  let api: RunningApiServer | undefined;
+  let bare: Awaited<ReturnType<typeof bareServer>> | undefined;
+  const { kc } = loadKubeConfig({ kubeconfig: cp.kubeconfig });
+  try {
+    const k = (args: string[]) => runKubectl(cp.binaries.kubectl, cp.kubeconfig, args);
+    const crd = fileURLToPath(new URL("../deploy/crds/webhooks.livepeer.org.yaml", import.meta.url));
+    await k(["apply", "--server-side", "-f", crd]);
+    await k(["wait", "--for=condition=Established", "--timeout=60s", "crd/webhooks.livepeer.org"]);
+    const namespace = `bench-api-${randomBytes(3).toString("hex")}`;
+    await k(["create", "namespace", namespace]);
+
+    const secret = randomBytes(48);
+    api = await startApiServer({
+      port: 0,
+      namespace,
+      kubeconfig: cp.kubeconfig,
+      jwtSecret: secret,
+      logLevel: "info",
+      logStream: { write: () => undefined },
+    });
+    const token = await mintToken({ secret, sub: "bench", ttlSeconds: 3600 });
+    const created = await fetch(`${api.url}/webhook`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "bench", url: "https://example.com/bench", events: ["stream.started"] }),
+    });
+    const hook = (await created.json()) as { id: string };
+    bare = await bareServer("/api", hook);
+
+    const get = (base: string, n: number) =>
+      loadInChild({ url: `${base}/webhook/${hook.id}`, method: "GET", token, connections, requests: n });
+    log("[bench] warming up");
+    await get(bare.url, 2000);
+    await get(api.url, 2000);
+    // Interleaved rounds: drift of the machine hits both sides alike; the best round of each counts.
+    const bareRuns: LoadResult[] = [];
+    const apiRuns: LoadResult[] = [];
+    for (let round = 0; round < 2; round++) {
+      bareRuns.push(await get(bare.url, requests));
+      apiRuns.push(await get(api.url, requests));
+    }
+    const best = (runs: LoadResult[]) => runs.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
+    const bareGet = best(bareRuns);
+    const apiGet = best(apiRuns);
+
+    const client = new KubeClient(kc);
+    log("[bench] creates");
+    await bareCreates(client, namespace, 20, createConcurrency); // warm-up
+    const bareCreate = await bareCreates(client, namespace, creates, createConcurrency);
+    const apiCreate = await loadInChild({
+      url: `${api.url}/webhook`,
+      method: "POST",
+      token,
+      connections: createConcurrency,
+      requests: creates,
+      body: {
+        url: "https://example.com/bench",
+        events: ["stream.started"],
+        sharedSecret: "bench-secret-value",
+      },
+    });
+
+    const out = [
+      "",
+      `GET {prefix}/webhook/{id}, ${connections} connections (best of ${bareRuns.length} interleaved rounds):`,
+      ...bareRuns.map((r, i) => line(`  bare fastify, round ${i + 1}`, r)),
+      ...apiRuns.map((r, i) => line(`  webhook API, round ${i + 1}`, r)),
+      `  throughput ratio API/bare: ${ratio(apiGet.perSecond, bareGet.perSecond)} (goal >= 0.6)`,
+      `  p99 ratio API/bare:        ${ratio(apiGet.p99Ms, bareGet.p99Ms)}`,
+      "",
+      `create, ${createConcurrency} in flight, ${creates} each:`,
+      line("  bare writes (Webhook + Secret)", bareCreate),
+      line("  POST {prefix}/webhook", apiCreate),
+      `  p99 ratio API/bare: ${ratio(apiCreate.p99Ms, bareCreate.p99Ms)} (goal <= 1.3)`,
+      `  p50 ratio API/bare: ${ratio(apiCreate.p50Ms, bareCreate.p50Ms)}`,
+      "",
+    ];
+    process.stdout.write(out.join("\n"));
+  } finally {
+    await bare?.close();
+    await api?.close();
+    await kc.close();
+    await cp.stop();
+  }
+}
+
+await main();

@@ -1,0 +1,134 @@
+// `livepeer-operator node-sim <go-livepeer flags>`: runs the node simulator in the foreground, as
+// the real `livepeer` binary would run with those flags (go-livepeer cannot run on our machines).
+import { parseArgs } from "node:util";
+import { formatGlog } from "../../node/simulator/glog.ts";
+import { loadScenario, type Scenario } from "../../node/simulator/scenario.ts";
+import { NodeStartError, startNodeSimulator } from "../../node/simulator/simulator.ts";
+import { type Command, UsageError } from "../command.ts";
+
+const usage = `Usage: livepeer-operator node-sim [simulator options] <go-livepeer flags...>
+
+Runs a stand-in for go-livepeer: it reads the node's flags (command line, LP_* environment,
+-config file, same precedence and checks as the node), binds the ports they name on a loopback
+address, serves /status, /getNetworkCapabilities, /getOrchestratorInfo, /metrics (-monitor),
+/hardware/stats, /healthz and the CLI port's /setMaxSessions and /setOrchestratorConfig, and
+prints the node's log lines to standard error. Every JSON answer carries "Simulated": true.
+When it is up it prints one line to standard output: READY {"role":...,"cli":...,"http":...}.
+
+Simulator options (anywhere on the line):
+  --host <ip>                  loopback address to bind (e.g. 127.1.0.5; default: the flag's
+                               host when loopback, else 127.0.0.1)
+  --sim-scenario <file|yaml>   timed actions to play (also: LIVEPEER_SIM_SCENARIO)
+  --sim-gpus <n>               GPUs behind -nvidia all (default 1)
+  --sim-version <version>      version to report
+  --sim-payment-metric <name>  livepeer_payment_create_errors (default) or node_payment_create_errors
+
+While it runs: POST /__sim/actions on the CLI port with a JSON action or list, e.g.
+  {"log": "E1121 ... OrchestratorCapped"}   {"sessions": "limit"}   {"paymentCreateErrors": 2}
+  {"fail": {"path": "/status", "status": 503}}   {"fail": {"path": "/status", "hang": true}}
+  {"clear": "all"}   {"gpuMemoryUsed": 0.9}
+and GET /__sim/state.
+
+Example:
+  livepeer-operator node-sim --host 127.1.0.5 -orchestrator -transcoder -monitor \\
+    -serviceAddr 127.1.0.5:8935 -cliAddr 0.0.0.0:7935 -httpAddr 0.0.0.0:8935 -maxSessions 6`;
+
+/** Splits our --host / --sim-* options (and their values) from the node's own flags. */
+function splitArgs(args: string[]): { ours: string[]; node: string[] } {
+  const ours: string[] = [];
+  const node: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (/^--(host|sim-[a-z-]+)(=|$)/.test(arg)) {
+      ours.push(arg);
+      if (!arg.includes("=") && i + 1 < args.length) ours.push(args[++i]!);
+    } else {
+      node.push(arg);
+    }
+  }
+  return { ours, node };
+}
+
+function parseOurs(ours: string[]) {
+  try {
+    return parseArgs({
+      args: ours,
+      strict: true,
+      options: {
+        host: { type: "string" },
+        "sim-scenario": { type: "string" },
+        "sim-gpus": { type: "string" },
+        "sim-version": { type: "string" },
+        "sim-payment-metric": { type: "string" },
+      },
+    }).values;
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n\n${usage}`);
+  }
+}
+
+export const command: Command = {
+  name: "node-sim",
+  summary: "Run a go-livepeer stand-in (flags, ports, endpoints, log lines) on a loopback address.",
+  usage,
+  async run(args) {
+    const { ours, node } = splitArgs(args);
+    const opts = parseOurs(ours);
+    if (opts.host !== undefined && !/^(127(\.\d{1,3}){3}|::1|localhost)$/.test(opts.host)) {
+      throw new UsageError(`--host ${opts.host} is not a loopback address: the simulator binds only 127.x addresses`);
+    }
+    const scenarioSource = opts["sim-scenario"] ?? process.env.LIVEPEER_SIM_SCENARIO;
+    let scenario: Scenario | undefined;
+    if (scenarioSource) {
+      try {
+        scenario = loadScenario(scenarioSource);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+    }
+    const gpus = opts["sim-gpus"] === undefined ? undefined : Number(opts["sim-gpus"]);
+    if (gpus !== undefined && !(Number.isInteger(gpus) && gpus > 0)) {
+      throw new UsageError(`--sim-gpus ${opts["sim-gpus"]}: give a whole number > 0`);
+    }
+    const metric = opts["sim-payment-metric"];
+    if (metric !== undefined && metric !== "livepeer_payment_create_errors" && metric !== "node_payment_create_errors") {
+      throw new UsageError(`--sim-payment-metric ${metric}: use livepeer_payment_create_errors or node_payment_create_errors`);
+    }
+
+    let sim: Awaited<ReturnType<typeof startNodeSimulator>>;
+    try {
+      sim = await startNodeSimulator({
+        argv: node,
+        env: process.env,
+        ...(opts.host ? { host: opts.host } : {}),
+        ...(scenario ? { scenario } : {}),
+        ...(gpus ? { gpuCount: gpus } : {}),
+        ...(opts["sim-version"] ? { version: opts["sim-version"] } : {}),
+        ...(metric ? { paymentErrorsMetric: metric } : {}),
+      });
+    } catch (err) {
+      if (!(err instanceof NodeStartError)) throw err;
+      // The reasons are already in the node's log on standard error, as the real node prints them.
+      if (err.stdout) process.stdout.write(err.stdout);
+      return err.exitCode;
+    }
+    process.stdout.write(`READY ${JSON.stringify({ role: sim.role, ...sim.urls })}\n`);
+
+    const signalled = await new Promise<string | undefined>((resolve) => {
+      const onSignal = (signal: NodeJS.Signals) => resolve(signal === "SIGINT" ? "interrupt" : "terminated");
+      process.once("SIGINT", onSignal);
+      process.once("SIGTERM", onSignal);
+      void sim.exited.then(() => {
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
+        resolve(undefined);
+      });
+    });
+    if (signalled) {
+      process.stderr.write(`${formatGlog("I", "livepeer.go:93", `Exiting Livepeer: ${signalled}`)}\n`);
+      await sim.stop();
+      process.stderr.write(`${formatGlog("I", "livepeer.go:101", "Graceful shutdown complete")}\n`);
+    }
+    return sim.exited;
+  },
+};

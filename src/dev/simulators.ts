@@ -1,0 +1,141 @@
+// The embedded default's stand-in for go-livepeer: every node pod the operator creates on a fake
+// (kwok) node gets a node simulator listening on that pod's own loopback IP and ports, started
+// with the pod's real arguments and config files, logging into the file `kubectl logs` reads.
+// The pod is annotated `livepeer.org/simulated=true`, which the resource's status reports as
+// Simulated=True: a simulated node is never passed off as a real one.
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { CoreV1Api, type KubeConfig, PatchStrategy, setHeaderOptions, type V1Pod } from "@kubernetes/client-node";
+import { type NodeSimulator, startNodeSimulator } from "../node/simulator/simulator.ts";
+import { attachPodLogs } from "./cluster/fleet.ts";
+import { criLogLine } from "./cluster/kwok.ts";
+
+const SIMULATED = "livepeer.org/simulated";
+
+interface Running {
+  sim?: NodeSimulator;
+  dir: string;
+}
+
+export interface SimulatorFleet {
+  stop(): Promise<void>;
+}
+
+/** Writes the pod's ConfigMap and Secret volumes under `dir`; returns mount path -> local path. */
+async function materializeVolumes(core: CoreV1Api, pod: V1Pod, dir: string): Promise<Map<string, string>> {
+  const ns = pod.metadata?.namespace ?? "default";
+  const mounts = new Map<string, string>();
+  const container = pod.spec?.containers[0];
+  for (const m of container?.volumeMounts ?? []) {
+    const volume = pod.spec?.volumes?.find((v) => v.name === m.name);
+    let files: Record<string, string> | undefined;
+    if (volume?.configMap?.name) {
+      files = (await core.readNamespacedConfigMap({ name: volume.configMap.name, namespace: ns })).data;
+    } else if (volume?.secret?.secretName) {
+      const data = (await core.readNamespacedSecret({ name: volume.secret.secretName, namespace: ns })).data ?? {};
+      files = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, "base64").toString()]));
+    } else if (volume?.emptyDir || volume?.persistentVolumeClaim) {
+      files = {};
+    }
+    if (!files) continue;
+    const local = path.join(dir, "mounts", m.name);
+    mkdirSync(local, { recursive: true });
+    for (const [k, v] of Object.entries(files)) writeFileSync(path.join(local, k), v, { mode: 0o600 });
+    mounts.set(m.mountPath, local);
+  }
+  // Config files name other mounted files (keystore, orchSecret, aiModels): point them here too.
+  for (const local of mounts.values()) {
+    for (const file of ["livepeer.conf"]) {
+      const p = path.join(local, file);
+      try {
+        let text = readFileSync(p, "utf8");
+        for (const [from, to] of mounts) text = text.split(from).join(to);
+        writeFileSync(p, text);
+      } catch {}
+    }
+  }
+  return mounts;
+}
+
+function rewrite(args: string[], mounts: Map<string, string>): string[] {
+  return args.map((a) => {
+    for (const [from, to] of mounts) if (a.startsWith(from)) return to + a.slice(from.length);
+    return a;
+  });
+}
+
+export function startSimulatorFleet(kc: KubeConfig, baseDir: string, log: (line: string) => void): SimulatorFleet {
+  const core = kc.makeApiClient(CoreV1Api);
+  const running = new Map<string, Running>();
+  let stopped = false;
+
+  async function start(pod: V1Pod): Promise<void> {
+    const uid = pod.metadata!.uid!;
+    const name = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
+    const dir = path.join(baseDir, uid);
+    const entry: Running = { dir };
+    running.set(uid, entry);
+    mkdirSync(dir, { recursive: true });
+    const logFile = path.join(dir, "node.log");
+    writeFileSync(logFile, "");
+    await attachPodLogs(kc, { namespace: pod.metadata!.namespace!, pod: pod.metadata!.name!, file: logFile });
+    const mounts = await materializeVolumes(core, pod, dir);
+    // The in-cluster service address has no DNS here: skip the node's self-check of it.
+    const argv = [...rewrite(pod.spec?.containers[0]?.args ?? [], mounts), "-startupAvailabilityCheck=false"];
+    try {
+      entry.sim = await startNodeSimulator({
+        argv,
+        host: pod.status!.podIP!,
+        log: (line) => appendFileSync(logFile, criLogLine(line)),
+        availabilityCheckDelayMs: 0,
+      });
+      await core.patchNamespacedPod(
+        {
+          name: pod.metadata!.name!,
+          namespace: pod.metadata!.namespace!,
+          body: { metadata: { annotations: { [SIMULATED]: "true" } } },
+        },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      );
+      log(`[simulator] ${name}: node simulator on ${pod.status?.podIP} (${entry.sim.urls.cli})`);
+    } catch (err) {
+      appendFileSync(logFile, criLogLine(`node simulator refused to start: ${(err as Error).message}`));
+      log(`[simulator] ${name}: could not start: ${(err as Error).message}`);
+    }
+  }
+
+  async function stopOne(uid: string): Promise<void> {
+    const entry = running.get(uid);
+    running.delete(uid);
+    await entry?.sim?.stop().catch(() => undefined);
+    if (entry) rmSync(entry.dir, { recursive: true, force: true });
+  }
+
+  async function sync(): Promise<void> {
+    const pods = await core.listPodForAllNamespaces({ labelSelector: "app.kubernetes.io/managed-by=livepeer-operator" });
+    const live = new Set<string>();
+    for (const pod of pods.items) {
+      const uid = pod.metadata?.uid;
+      if (!uid || pod.metadata?.deletionTimestamp) continue;
+      if (pod.status?.phase !== "Running" || !pod.status.podIP?.startsWith("127.")) continue;
+      live.add(uid);
+      if (!running.has(uid)) await start(pod).catch((e: Error) => log(`[simulator] ${e.message}`));
+    }
+    for (const uid of [...running.keys()]) if (!live.has(uid)) await stopOne(uid);
+  }
+
+  const loop = (async () => {
+    while (!stopped) {
+      await sync().catch((e: Error) => log(`[simulator] sync: ${e.message}`));
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  })();
+
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      await Promise.all([...running.keys()].map(stopOne));
+    },
+  };
+}

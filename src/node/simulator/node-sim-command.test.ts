@@ -1,0 +1,105 @@
+// `livepeer-operator node-sim` as a child process, as the embedded default and users run it.
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { LogClassifier } from "../diagnosis/classifier.ts";
+
+const main = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
+});
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+function launch(args: string[], env: Record<string, string> = {}): Run {
+  const child = spawn(process.execPath, [main, "node-sim", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { PATH: process.env.PATH ?? "", ...env },
+  });
+  children.push(child);
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (err += d));
+  const exit = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+async function ready(run: Run): Promise<Record<string, string>> {
+  for (let i = 0; i < 200; i++) {
+    const line = run.stdout().split("\n").find((l) => l.startsWith("READY "));
+    if (line) return JSON.parse(line.slice(6)) as Record<string, string>;
+    if (run.child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no READY line; stderr:\n${run.stderr()}`);
+}
+
+const ORCH = [
+  "-orchestrator",
+  "-transcoder",
+  "-monitor",
+  "-cliAddr=0.0.0.0:0",
+  "-httpAddr=0.0.0.0:0",
+  "-serviceAddr=orch-0.orch.default.svc.cluster.local:8935",
+  "-maxSessions=6",
+  "-pricePerUnit=1000",
+];
+
+describe("livepeer-operator node-sim", () => {
+  it("serves the flags' values until SIGTERM, then shuts down gracefully with exit 0", async () => {
+    const scenario = JSON.stringify({
+      steps: [{ log: 'E1121 10:00:01.000000       1 segment_rpc.go:576] Error submitting segment statusCode=403 err="OrchestratorCapped"' }],
+    });
+    const run = launch(["--host", "127.1.0.7", ...ORCH], { LIVEPEER_SIM_SCENARIO: scenario, LP_MAXSESSIONS: "9" });
+    const urls = await ready(run);
+    expect(urls.role).toBe("orchestrator");
+    expect(new URL(urls.cli!).hostname).toBe("127.1.0.7");
+    const status = (await (await fetch(`${urls.cli}/status`)).json()) as Record<string, unknown>;
+    // The command line beats LP_MAXSESSIONS, as in the node.
+    expect(status).toMatchObject({ SessionLimit: 6, PricePerUnit: 1000, Simulated: true });
+    run.child.kill("SIGTERM");
+    expect(await run.exit).toBe(0);
+    expect(run.stderr()).toContain("Exiting Livepeer: terminated");
+    expect(run.stderr()).toContain("Graceful shutdown complete");
+    const classifier = new LogClassifier();
+    for (const line of run.stderr().split("\n")) classifier.push(line);
+    expect(classifier.findings().map((f) => f.id)).toEqual(["OrchestratorCapped"]);
+  });
+
+  it("invalid flags: the node's F lines on stderr, exit 1, nothing on stdout", async () => {
+    const run = launch(["-orchestrator", "-transcoder", "-maxSessions=auto", "-cliAddr=:0", "-httpAddr=:0"]);
+    expect(await run.exit).toBe(1);
+    expect(run.stdout()).toBe("");
+    expect(run.stderr()).toMatch(/^F\d{4} .*-maxSessions auto works only for an orchestrator without -transcoder/m);
+  });
+
+  it("an unknown flag exits 2", async () => {
+    const run = launch(["-gateway", "-maxsessions=2"]);
+    expect(await run.exit).toBe(2);
+    expect(run.stderr()).toContain("flag provided but not defined: -maxsessions");
+  });
+
+  it("-help prints the node's usage and exits 0", async () => {
+    const run = launch(["-help"]);
+    expect(await run.exit).toBe(0);
+    expect(run.stdout()).toMatch(/^Usage of livepeer:\n/);
+  });
+
+  it.each([
+    [["--host", "10.1.2.3", "-gateway"], "not a loopback address"],
+    [["--sim-scenario", "/no/such/scenario.yaml", "-gateway"], "scenario file /no/such/scenario.yaml does not exist"],
+    [["--sim-gpus", "two", "-gateway"], "--sim-gpus two"],
+    [["--sim-colour", "red", "-gateway"], "Unknown option '--sim-colour'"],
+  ])("simulator option error %j exits 2", async (args, message) => {
+    const run = launch(args);
+    expect(await run.exit).toBe(2);
+    expect(run.stderr()).toContain(message);
+  });
+});

@@ -1,0 +1,123 @@
+// What each simulated port answers. CLI port: status, capabilities, metrics (with -monitor), the
+// form POSTs that change a running node, and the simulator's own /__sim/ admin endpoints.
+// HTTP (service) port: /healthz, /status, /getOrchestratorInfo, /hardware/stats.
+import type { Registry } from "prom-client";
+import { z } from "zod";
+import { type SimAction, SimActionSchema } from "./actions.ts";
+import type { GlogLevel } from "./glog.ts";
+import { formOf, type Handler, sendJson, sendText } from "./http-server.ts";
+import type { NodeModel } from "./node-model.ts";
+import {
+  hardwareStatsBody,
+  networkCapabilitiesBody,
+  orchestratorInfoBody,
+  statusBody,
+} from "./responses.ts";
+import type { SimulatorControl, SimulatorState } from "./state.ts";
+
+export interface RouteContext {
+  node: NodeModel;
+  state: SimulatorState;
+  version: string;
+  registry: Registry;
+  control: SimulatorControl;
+  log: (level: GlogLevel, where: string, message: string) => void;
+}
+
+const status = (c: RouteContext): Handler => (_req, res) => sendJson(res, statusBody(c.node, c.state, c.version));
+
+export function cliRoutes(c: RouteContext): Record<string, Handler> {
+  return {
+    "/status": status(c),
+    "/getNetworkCapabilities": (_req, res) => sendJson(res, networkCapabilitiesBody(c.node, c.state, c.version)),
+    "/metrics": async (_req, res) => {
+      if (!c.node.flags.monitor) return sendText(res, 404, "404 page not found");
+      const text = await c.registry.metrics();
+      res.writeHead(200, { "Content-Type": c.registry.contentType });
+      res.end(text);
+    },
+    "/setMaxSessions": async (req, res, url) => setMaxSessions(c, await formOf(req, url), res),
+    "/setOrchestratorConfig": async (req, res, url) => setOrchestratorConfig(c, await formOf(req, url), res),
+    "/__sim/state": (_req, res) => sendJson(res, { ...c.control.snapshot() }),
+    "/__sim/actions": async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      let actions: SimAction[];
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+        actions = z.array(SimActionSchema).parse(Array.isArray(body) ? body : [body]);
+      } catch (err) {
+        return sendJson(
+          res,
+          { error: `expected a JSON action or list of actions (log, sessions, paymentCreateErrors, fail, clear, gpuMemoryUsed): ${(err as Error).message.slice(0, 300)}` },
+          400,
+        );
+      }
+      for (const a of actions) c.control.apply(a);
+      sendJson(res, { ...c.control.snapshot() });
+    },
+  };
+}
+
+export function httpRoutes(c: RouteContext): Record<string, Handler> {
+  const routes: Record<string, Handler> = {
+    "/healthz": (_req, res) => {
+      res.writeHead(200);
+      res.end();
+    },
+    "/status": status(c),
+    "/hardware/stats": (_req, res) => sendJson(res, hardwareStatsBody(c.node, c.state)),
+  };
+  if (c.node.role === "orchestrator") {
+    routes["/getOrchestratorInfo"] = (_req, res) => sendJson(res, orchestratorInfoBody(c.node, c.state, c.version));
+  }
+  return routes;
+}
+
+// As server/handlers.go setMaxSessions: "auto", or an integer > 0.
+function setMaxSessions(c: RouteContext, form: URLSearchParams, res: Parameters<Handler>[1]): void {
+  const value = form.get("maxSessions") ?? "";
+  if (value === "") return sendText(res, 400, "missing form param: maxSessions");
+  if (value === "auto") {
+    c.state.sessionLimit = 0; // the sum of connected transcoders' capacities: none here
+    c.log("I", "livepeernode.go:349", "Updated session limit to 0");
+    res.writeHead(200);
+    return void res.end("Max sessions set to auto\n");
+  }
+  if (!/^[+-]?\d+$/.test(value)) return sendText(res, 400, `strconv.Atoi: parsing "${value}": invalid syntax`);
+  const n = Number(value);
+  if (n <= 0) return sendText(res, 400, "Max Sessions must be 'auto' or greater than zero");
+  c.state.sessionLimit = n;
+  c.log("I", "livepeernode.go:349", `Updated session limit to ${n}`);
+  res.writeHead(200);
+  res.end(`Max sessions set to ${n}\n`);
+}
+
+// As server/handlers.go setOrchestratorConfigHandler: needs the chain client, so an off-chain node
+// answers 500 "missing ETH client"; the price changes only when price and pixels come together.
+function setOrchestratorConfig(c: RouteContext, form: URLSearchParams, res: Parameters<Handler>[1]): void {
+  if (c.node.network === "offchain") return sendText(res, 500, "missing ETH client");
+  const price = form.get("pricePerUnit") ?? "";
+  const pixels = form.get("pixelsPerUnit") ?? "";
+  if (price !== "" && pixels !== "") {
+    if (!/^\d+(\.\d+)?$/.test(price)) return sendText(res, 400, `error parsing pricePerUnit value: ${price}`);
+    if (!/^\d+$/.test(pixels) || Number(pixels) <= 0) {
+      return sendText(res, 400, `pixels per unit must be greater than 0, provided ${pixels}`);
+    }
+    c.state.pricePerUnit = `${price}${form.get("currency") ?? ""}`;
+    c.state.pixelsPerUnit = pixels;
+    c.log("I", "handlers.go:688", `Price: ${(Number(price) / Number(pixels)).toFixed(3)} wei per pixel`);
+  }
+  const serviceURI = form.get("serviceURI") ?? "";
+  if (serviceURI !== "") {
+    try {
+      new URL(serviceURI);
+    } catch {
+      return sendText(res, 400, `parse "${serviceURI}": invalid URI for request`);
+    }
+    c.log("I", "handlers.go:717", `Storing service URI ${serviceURI} in service registry...`);
+    c.state.serviceUri = serviceURI;
+  }
+  res.writeHead(200);
+  res.end();
+}
