@@ -41,9 +41,13 @@ export function loggerOptions(o: LogOptions): NonNullable<FastifyServerOptions["
   };
 }
 
+const DEBUG_LEVELS = new Set(["debug", "trace"]);
+
 export function logResponses(app: FastifyInstance): void {
   app.addHook("onResponse", async (request, reply) => {
     const status = reply.statusCode;
+    // The hot path (2xx at the default level) builds nothing.
+    if (status < 400 && !DEBUG_LEVELS.has(request.log.level)) return;
     const line = {
       method: request.method,
       path: request.url.split("?")[0]?.slice(0, 200),

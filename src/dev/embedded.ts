@@ -70,9 +70,16 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
     const k = (args: string[], input?: string) => runKubectl(kubectl, kubeconfig!, args, input);
 
     // The CRDs, then the controller and the API: the same commands a cluster runs.
-    const crds = readdirSync(CRD_DIR).filter((f) => f.endsWith(".yaml")).map((f) => path.join(CRD_DIR, f));
+    const crds = readdirSync(CRD_DIR)
+      .filter((f) => f.endsWith(".yaml"))
+      .map((f) => path.join(CRD_DIR, f));
     await k(["apply", "--server-side", "--force-conflicts", ...crds.flatMap((f) => ["-f", f])]);
-    await k(["wait", "--for=condition=Established", "--timeout=60s", ...crds.map((f) => `crd/${path.basename(f, ".yaml")}`)]);
+    await k([
+      "wait",
+      "--for=condition=Established",
+      "--timeout=60s",
+      ...crds.map((f) => `crd/${path.basename(f, ".yaml")}`),
+    ]);
     await k(["create", "namespace", DEV_NAMESPACE]).catch((e: Error) => {
       if (!/AlreadyExists/.test(e.message)) throw e;
     });
@@ -80,7 +87,12 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
     const logDir = path.join(devDir, "logs");
     const controller = startCommand(
       "controller",
-      ["controller", `--kubeconfig=${kubeconfig}`, `--metrics-addr=127.0.0.1:${metricsPort}`, "--leader-elect=false"],
+      [
+        "controller",
+        `--kubeconfig=${kubeconfig}`,
+        `--metrics-addr=127.0.0.1:${metricsPort}`,
+        "--leader-elect=false",
+      ],
       logDir,
       log,
     );

@@ -17,7 +17,12 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-export function startCommand(name: string, args: string[], logDir: string, log: (line: string) => void): Child {
+export function startCommand(
+  name: string,
+  args: string[],
+  logDir: string,
+  log: (line: string) => void,
+): Child {
   mkdirSync(logDir, { recursive: true });
   const file = createWriteStream(path.join(logDir, `${name}.log`), { flags: "a" });
   const child = spawn(process.execPath, [entry, ...args], { stdio: ["ignore", "pipe", "pipe"] });
@@ -46,7 +51,8 @@ export async function waitHealthy(child: Child, url: string, timeoutMs = 60_000)
   await waitFor(
     `${child.name} at ${url}`,
     async () => {
-      if (exited !== undefined) throw new Error(`${child.name} exited with code ${exited}; see its log above`);
+      if (exited !== undefined)
+        throw new Error(`${child.name} exited with code ${exited}; see its log above`);
       return (await fetch(url)).ok;
     },
     timeoutMs,

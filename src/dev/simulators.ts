@@ -5,7 +5,13 @@
 // Simulated=True: a simulated node is never passed off as a real one.
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { CoreV1Api, type KubeConfig, PatchStrategy, setHeaderOptions, type V1Pod } from "@kubernetes/client-node";
+import {
+  CoreV1Api,
+  type KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Pod,
+} from "@kubernetes/client-node";
 import { type NodeSimulator, startNodeSimulator } from "../node/simulator/simulator.ts";
 import { attachPodLogs } from "./cluster/fleet.ts";
 import { criLogLine } from "./cluster/kwok.ts";
@@ -32,8 +38,11 @@ async function materializeVolumes(core: CoreV1Api, pod: V1Pod, dir: string): Pro
     if (volume?.configMap?.name) {
       files = (await core.readNamespacedConfigMap({ name: volume.configMap.name, namespace: ns })).data;
     } else if (volume?.secret?.secretName) {
-      const data = (await core.readNamespacedSecret({ name: volume.secret.secretName, namespace: ns })).data ?? {};
-      files = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, "base64").toString()]));
+      const data =
+        (await core.readNamespacedSecret({ name: volume.secret.secretName, namespace: ns })).data ?? {};
+      files = Object.fromEntries(
+        Object.entries(data).map(([k, v]) => [k, Buffer.from(v, "base64").toString()]),
+      );
     } else if (volume?.emptyDir || volume?.persistentVolumeClaim) {
       files = {};
     }
@@ -64,7 +73,11 @@ function rewrite(args: string[], mounts: Map<string, string>): string[] {
   });
 }
 
-export function startSimulatorFleet(kc: KubeConfig, baseDir: string, log: (line: string) => void): SimulatorFleet {
+export function startSimulatorFleet(
+  kc: KubeConfig,
+  baseDir: string,
+  log: (line: string) => void,
+): SimulatorFleet {
   const core = kc.makeApiClient(CoreV1Api);
   const running = new Map<string, Running>();
   let stopped = false;
@@ -112,7 +125,9 @@ export function startSimulatorFleet(kc: KubeConfig, baseDir: string, log: (line:
   }
 
   async function sync(): Promise<void> {
-    const pods = await core.listPodForAllNamespaces({ labelSelector: "app.kubernetes.io/managed-by=livepeer-operator" });
+    const pods = await core.listPodForAllNamespaces({
+      labelSelector: "app.kubernetes.io/managed-by=livepeer-operator",
+    });
     const live = new Set<string>();
     for (const pod of pods.items) {
       const uid = pod.metadata?.uid;

@@ -32,7 +32,7 @@ import {
   startController,
   stopAllControllers,
 } from "./support/controller-process.ts";
-import { installWebhookCrd } from "./support/webhook-crd.ts";
+import { installCrds } from "./support/crds.ts";
 
 const kc = new PooledKubeConfig();
 kc.loadFromFile(inject("kubeconfig"));
@@ -44,7 +44,7 @@ const fastRetry = { backoff: { initialMs: 100, maxMs: 1000 } };
 
 beforeAll(async () => {
   ns = await testNamespace("rt");
-  await installWebhookCrd();
+  await installCrds(kubectl);
 });
 afterAll(async () => {
   await stopAllControllers();

@@ -2,7 +2,7 @@
 // directory (cold), again (warm, reused), `status`, `deposit`, `service-uri`, `down`. A real
 // hardhat chain on a free loopback port in a temp directory; no Kubernetes involved.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -242,74 +242,70 @@ describe("livepeer-operator devnet", () => {
     expect(await provider.getBlockNumber()).toBe(blockBefore);
   });
 
-  it("deposit refuses bad input with a message that says what is wrong", async () => {
+  /** Runs `deposit` cases at once; each must fail with its exit code and message, sending nothing. */
+  async function expectRefusals(cases: [string[], number, RegExp][]): Promise<void> {
     const blockBefore = await provider.getBlockNumber();
-    const deposit = (...extra: string[]) => cli(["deposit", "--dir", dir, ...extra]);
-    const gw = ["--account", "gateway-0"];
-    const cases: [Promise<CliResult>, number, RegExp][] = [
-      [deposit(...gw, "--deposit", "-1", "--reserve", "1", "--yes"), 2, /'-1' is negative/],
-      [deposit(...gw, "--deposit", "abc", "--reserve", "1", "--yes"), 2, /'abc' is not a number/],
-      [deposit(...gw, "--deposit", "1,5", "--reserve", "1", "--yes"), 2, /write 1\.5/],
-      [deposit(...gw, "--deposit", "1e18", "--reserve", "1", "--yes"), 2, /exponent/],
-      [deposit(...gw, "--deposit", "1", "--reserve", "1"), 2, /stdin is not a terminal.*--yes/],
-      [
-        deposit(...gw, "--deposit", "100000", "--reserve", "0", "--yes"),
-        1,
-        /insufficient funds.*has [\d.]+ ETH/,
-      ],
-    ];
-    for (const [run, code, message] of cases) {
-      const r = await run;
-      expect(r.code, r.stderr).toBe(code);
+    const results = await Promise.all(cases.map(([args]) => cli(["deposit", "--dir", dir, ...args])));
+    for (const [i, r] of results.entries()) {
+      const [args, code, message] = cases[i]!;
+      expect(r.code, `deposit ${args.join(" ")}: ${r.stderr}`).toBe(code);
       expect(r.stderr).toMatch(message);
     }
-    // A wrong password, and a password file with a trailing newline.
+    expect(await provider.getBlockNumber()).toBe(blockBefore);
+  }
+  const gw = ["--account", "gateway-0"];
+  const amounts = ["--deposit", "1", "--reserve", "1", "--yes"];
+
+  it("deposit refuses negative or garbage amounts, too little ETH, and a missing --yes without a terminal", async () => {
+    await expectRefusals([
+      [[...gw, "--deposit", "-1", "--reserve", "1", "--yes"], 2, /'-1' is negative/],
+      [[...gw, "--deposit", "abc", "--reserve", "1", "--yes"], 2, /'abc' is not a number/],
+      [[...gw, "--deposit", "1,5", "--reserve", "1", "--yes"], 2, /write 1\.5/],
+      [[...gw, "--deposit", "1e18", "--reserve", "1", "--yes"], 2, /exponent/],
+      [[...gw, "--deposit", "1", "--reserve", "1"], 2, /stdin is not a terminal.*--yes/],
+      [[...gw, "--deposit", "100000", "--reserve", "0", "--yes"], 1, /insufficient funds.*has [\d.]+ ETH/],
+    ]);
+  });
+
+  it("deposit refuses a wrong password and a password file with a trailing newline", async () => {
     const keystore = path.join(dir, ".devnet", "accounts", "gateway-0");
     const wrong = path.join(dir, "wrong-password");
     const withNewline = path.join(dir, "password-newline");
     writeFileSync(wrong, "not-the-password");
     writeFileSync(withNewline, `${readFileSync(account("gateway-0").passwordFile, "utf8")}\n`);
-    const locked = await deposit(
-      "--keystore",
-      keystore,
-      "--password-file",
-      wrong,
-      "--deposit",
-      "1",
-      "--reserve",
-      "1",
-      "--yes",
-    );
-    expect(locked.code).toBe(1);
-    expect(locked.stderr).toMatch(/cannot unlock keystore .* wrong password/);
-    const newline = await deposit(
-      "--keystore",
-      keystore,
-      "--password-file",
-      withNewline,
-      "--deposit",
-      "1",
-      "--reserve",
-      "1",
-      "--yes",
-    );
-    expect(newline.code).toBe(1);
-    expect(newline.stderr).toMatch(/ends with a newline/);
-    // An unreachable RPC is named.
+    await expectRefusals([
+      [
+        ["--keystore", keystore, "--password-file", wrong, ...amounts],
+        1,
+        /cannot unlock keystore .* wrong password/,
+      ],
+      [["--keystore", keystore, "--password-file", withNewline, ...amounts], 1, /ends with a newline/],
+    ]);
+  });
+
+  it("deposit names a wrong network and an unreachable RPC", async () => {
+    // A deployment recorded for another chain id, and a Controller address with no code.
+    const otherChain = path.join(dir, "other-chain-deployments");
+    cpSync(path.join(dir, "deployments", "devnet"), otherChain, { recursive: true });
+    writeFileSync(path.join(otherChain, ".chainId"), "42161");
     const closed = await freePort();
-    const unreachable = await deposit(
-      ...gw,
-      "--eth-url",
-      `http://127.0.0.1:${closed}`,
-      "--deposit",
-      "1",
-      "--reserve",
-      "1",
-      "--yes",
-    );
-    expect(unreachable.code).toBe(1);
-    expect(unreachable.stderr).toContain(`cannot reach the chain's JSON-RPC at http://127.0.0.1:${closed}`);
-    expect(await provider.getBlockNumber()).toBe(blockBefore);
+    await expectRefusals([
+      [
+        [...gw, "--deployments", otherChain, ...amounts],
+        1,
+        /wrong network: .* chain 42161, but .* is chain 1337/,
+      ],
+      [
+        [...gw, "--controller", `0x${"ab".repeat(20)}`, ...amounts],
+        1,
+        /wrong network\? no contract code at Controller/,
+      ],
+      [
+        [...gw, "--eth-url", `http://127.0.0.1:${closed}`, ...amounts],
+        1,
+        new RegExp(`cannot reach the chain's JSON-RPC at http://127\\.0\\.0\\.1:${closed}`),
+      ],
+    ]);
   });
 
   it("service-uri set changes the on-chain URI and get reads it back; a bad URI is refused", async () => {

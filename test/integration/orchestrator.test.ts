@@ -1,6 +1,7 @@
 // The Orchestrator controller on the real local control plane with kwok GPU nodes: placement per
 // GPU class, session limits end to end, the split setup's wiring, rolling on spec changes and
 // garbage collection. Each test gets its own fenced node pool, so placement is deterministic.
+import type { V1StatefulSet } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
 import { type Orchestrator, Orchestrators } from "../../src/controller/orchestrator/resource.ts";
@@ -72,7 +73,8 @@ async function apply(name: string, spec: Record<string, unknown>, p?: NodePool):
 }
 
 const read = (name: string) => client.get<Orchestrator>(Orchestrators, ns.name, name);
-const condition = (o: Orchestrator | undefined, type: string) => o?.status?.conditions?.find((c) => c.type === type);
+const condition = (o: Orchestrator | undefined, type: string) =>
+  o?.status?.conditions?.find((c) => c.type === type);
 
 async function until(name: string, ok: (o: Orchestrator) => boolean): Promise<Orchestrator> {
   let last: Orchestrator | undefined;
@@ -114,12 +116,20 @@ describe("Orchestrator on GPUs", () => {
     expect(conf).toMatch(/^cliAddr 0\.0\.0\.0:7935$/m);
     expect(conf).toMatch(/^httpAddr 0\.0\.0\.0:8935$/m);
     expect(conf).toMatch(/^monitor$/m);
-    const sts = await client.get<KubeObject & { spec: any }>(StatefulSets, ns.name, "rtx");
-    const container = sts!.spec.template.spec.containers[0];
-    expect(container.resources.limits["nvidia.com/gpu"]).toBe("2");
+    const sts = await client.get<KubeObject & V1StatefulSet>(StatefulSets, ns.name, "rtx");
+    const container = sts!.spec!.template.spec!.containers[0]!;
+    expect(container.resources?.limits?.["nvidia.com/gpu"]).toBe("2");
     expect(container.args).toEqual(["-config", "/etc/livepeer/livepeer.conf"]);
-    expect(sts!.spec.template.spec.tolerations).toContainEqual({ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" });
-    expect(sts!.metadata?.ownerReferences?.[0]).toMatchObject({ kind: "Orchestrator", name: "rtx", controller: true });
+    expect(sts!.spec!.template.spec!.tolerations).toContainEqual({
+      key: "nvidia.com/gpu",
+      operator: "Exists",
+      effect: "NoSchedule",
+    });
+    expect(sts!.metadata?.ownerReferences?.[0]).toMatchObject({
+      kind: "Orchestrator",
+      name: "rtx",
+      controller: true,
+    });
   });
 
   it("unpinned video work avoids the encoder-less A100 and lands on the T4 (14 sessions)", async () => {
@@ -158,8 +168,8 @@ describe("Orchestrator on GPUs", () => {
     await apply("cpu", {}, p);
     const o = await until("cpu", isReady);
     expect(o.status?.maxSessions).toBe(5);
-    const sts = await client.get<KubeObject & { spec: any }>(StatefulSets, ns.name, "cpu");
-    expect(sts!.spec.template.spec.containers[0].resources?.limits?.["nvidia.com/gpu"]).toBeUndefined();
+    const sts = await client.get<KubeObject & V1StatefulSet>(StatefulSets, ns.name, "cpu");
+    expect(sts!.spec!.template.spec!.containers[0]!.resources?.limits?.["nvidia.com/gpu"]).toBeUndefined();
     expect(await config("cpu-config")).not.toMatch(/^nvidia /m);
   });
 
@@ -186,9 +196,15 @@ describe("Orchestrator on GPUs", () => {
     expect(orchConf).not.toMatch(/^transcoder$/m);
     const tConf = await config("split-transcoder-config");
     expect(tConf).toMatch(/^transcoder$/m);
-    expect(tConf).toMatch(new RegExp(`^orchAddr split-0\\.split-pods\\.${ns.name}\\.svc\\.cluster\\.local:8935$`, "m"));
+    expect(tConf).toMatch(
+      new RegExp(`^orchAddr split-0\\.split-pods\\.${ns.name}\\.svc\\.cluster\\.local:8935$`, "m"),
+    );
     expect(tConf).toMatch(/^maxSessions 14$/m);
-    const secret = await client.get<KubeObject & { data?: Record<string, string> }>(Secrets, ns.name, "split-orch-secret");
+    const secret = await client.get<KubeObject & { data?: Record<string, string> }>(
+      Secrets,
+      ns.name,
+      "split-orch-secret",
+    );
     expect(Buffer.from(secret!.data!.secret!, "base64").toString()).toMatch(/^[0-9a-f]{64}$/);
     expect(secret!.metadata?.ownerReferences?.[0]?.name).toBe("split");
   });
@@ -197,14 +213,33 @@ describe("Orchestrator on GPUs", () => {
     const p = await pool("roll", [fleet("cpu-only")]);
     await apply("roll", { pricePerUnit: "1000" }, p);
     const first = await until("roll", isReady);
-    const podBefore = await kubectl(["get", "pod", "roll-0", "-n", ns.name, "-o", "jsonpath={.metadata.uid}"]);
+    const podBefore = await kubectl([
+      "get",
+      "pod",
+      "roll-0",
+      "-n",
+      ns.name,
+      "-o",
+      "jsonpath={.metadata.uid}",
+    ]);
     await apply("roll", { pricePerUnit: "2000" }, p);
-    await until("roll", (o) => isReady(o) && (o.metadata?.generation ?? 0) > (first.metadata?.generation ?? 0));
+    await until(
+      "roll",
+      (o) => isReady(o) && (o.metadata?.generation ?? 0) > (first.metadata?.generation ?? 0),
+    );
     expect(await config("roll-config")).toMatch(/^pricePerUnit 2000$/m);
     await waitFor(
       "the pod to be replaced",
       async () => {
-        const uid = await kubectl(["get", "pod", "roll-0", "-n", ns.name, "-o", "jsonpath={.metadata.uid}"]).catch(() => "");
+        const uid = await kubectl([
+          "get",
+          "pod",
+          "roll-0",
+          "-n",
+          ns.name,
+          "-o",
+          "jsonpath={.metadata.uid}",
+        ]).catch(() => "");
         return uid !== "" && uid !== podBefore;
       },
       60_000,
@@ -213,7 +248,11 @@ describe("Orchestrator on GPUs", () => {
     await waitFor(
       "garbage collection of every child",
       async () => {
-        const gone = (read: Promise<unknown>) => read.then((x) => x === undefined, (e) => isNotFound(e));
+        const gone = (read: Promise<unknown>) =>
+          read.then(
+            (x) => x === undefined,
+            (e) => isNotFound(e),
+          );
         const left = await Promise.all([
           gone(client.get(StatefulSets, ns.name, "roll")),
           gone(client.get(ConfigMaps, ns.name, "roll-config")),

@@ -17,7 +17,7 @@ import { type Webhook, Webhooks } from "../../src/controller/webhook/resource.ts
 import { MANAGED_BY_API, MANAGED_BY_LABEL } from "../../src/controller/webhook/secret-ownership.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { kubectl, testNamespace } from "./support/cluster.ts";
-import { installWebhookCrd } from "./support/webhook-crd.ts";
+import { installCrds } from "./support/crds.ts";
 
 const kc = new PooledKubeConfig();
 kc.loadFromFile(inject("kubeconfig"));
@@ -28,7 +28,7 @@ const logLines: string[] = [];
 
 beforeAll(async () => {
   ns = await testNamespace("wh");
-  await installWebhookCrd();
+  await installCrds(kubectl);
   const managerKc = new PooledKubeConfig();
   managerKc.loadFromFile(inject("kubeconfig"));
   manager = new Manager({

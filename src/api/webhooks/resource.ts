@@ -115,8 +115,20 @@ function apiStatus(s: WebhookResourceStatus | undefined): WebhookObject["status"
   return Object.keys(out).length ? out : undefined;
 }
 
+// Cached objects are replaced, never mutated, on every change: their API view can be memoised.
+const views = new WeakMap<WebhookResource, WebhookObject>();
+
 /** The API's view: exactly the spec's fields; never the secret nor its reference. */
 export function toApiWebhook(r: WebhookResource): WebhookObject {
+  let view = views.get(r);
+  if (!view) {
+    view = buildApiWebhook(r);
+    views.set(r, view);
+  }
+  return view;
+}
+
+function buildApiWebhook(r: WebhookResource): WebhookObject {
   const tenant = tenantOf(r);
   const out: WebhookObject = {
     id: r.metadata?.name ?? "",

@@ -24,7 +24,9 @@ Example:
 async function openInput(path: string | undefined): Promise<Readable> {
   if (path === undefined || path === "-") {
     if (path === undefined && process.stdin.isTTY) {
-      throw new UsageError("give a log file, or pipe a log in: kubectl logs <pod> | livepeer-operator diagnose -");
+      throw new UsageError(
+        "give a log file, or pipe a log in: kubectl logs <pod> | livepeer-operator diagnose -",
+      );
     }
     return process.stdin;
   }
@@ -37,7 +39,8 @@ async function openInput(path: string | undefined): Promise<Readable> {
     return handle.createReadStream();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (err as Error).message;
+    const why =
+      code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (err as Error).message;
     throw new UsageError(`cannot read ${path}: ${why}`);
   }
 }
@@ -85,9 +88,16 @@ export const command: Command = {
   summary: "Explain a Livepeer node's log: known conditions, what they mean, what to do.",
   usage,
   async run(args) {
-    let parsed: ReturnType<typeof parseArgs<{ options: { json: { type: "boolean" } }; allowPositionals: true }>>;
+    let parsed: ReturnType<
+      typeof parseArgs<{ options: { json: { type: "boolean" } }; allowPositionals: true }>
+    >;
     try {
-      parsed = parseArgs({ args, options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
+      parsed = parseArgs({
+        args,
+        options: { json: { type: "boolean" } },
+        allowPositionals: true,
+        strict: true,
+      });
     } catch (err) {
       throw new UsageError(`${(err as Error).message}\n\n${usage}`);
     }

@@ -75,7 +75,9 @@ export const command: Command = {
     const { ours, node } = splitArgs(args);
     const opts = parseOurs(ours);
     if (opts.host !== undefined && !/^(127(\.\d{1,3}){3}|::1|localhost)$/.test(opts.host)) {
-      throw new UsageError(`--host ${opts.host} is not a loopback address: the simulator binds only 127.x addresses`);
+      throw new UsageError(
+        `--host ${opts.host} is not a loopback address: the simulator binds only 127.x addresses`,
+      );
     }
     const scenarioSource = opts["sim-scenario"] ?? process.env.LIVEPEER_SIM_SCENARIO;
     let scenario: Scenario | undefined;
@@ -91,8 +93,14 @@ export const command: Command = {
       throw new UsageError(`--sim-gpus ${opts["sim-gpus"]}: give a whole number > 0`);
     }
     const metric = opts["sim-payment-metric"];
-    if (metric !== undefined && metric !== "livepeer_payment_create_errors" && metric !== "node_payment_create_errors") {
-      throw new UsageError(`--sim-payment-metric ${metric}: use livepeer_payment_create_errors or node_payment_create_errors`);
+    if (
+      metric !== undefined &&
+      metric !== "livepeer_payment_create_errors" &&
+      metric !== "node_payment_create_errors"
+    ) {
+      throw new UsageError(
+        `--sim-payment-metric ${metric}: use livepeer_payment_create_errors or node_payment_create_errors`,
+      );
     }
 
     let sim: Awaited<ReturnType<typeof startNodeSimulator>>;

@@ -2,10 +2,15 @@
 // built objects without a cluster). The reconciler applies the plan; status reads it.
 import { createHash } from "node:crypto";
 import type { V1ConfigMap, V1Service, V1StatefulSet } from "@kubernetes/client-node";
-import { formatProblem, type FlagProblem, renderConfigFile, validateFlags } from "../../node/config/index.ts";
-import { labelsMatch, gpuNodeRequirements, placementFor } from "../gpu/placement.ts";
+import { type FlagProblem, formatProblem, renderConfigFile, validateFlags } from "../../node/config/index.ts";
+import { gpuNodeRequirements, labelsMatch, placementFor } from "../gpu/placement.ts";
 import { renditionsIn } from "../gpu/renditions.ts";
-import { type NodeGpus, nodeGpusFromLabels, type SessionLimit, sessionLimitFor } from "../gpu/session-limit.ts";
+import {
+  type NodeGpus,
+  nodeGpusFromLabels,
+  type SessionLimit,
+  sessionLimitFor,
+} from "../gpu/session-limit.ts";
 import { childLabels, childNames, MOUNTS, PORTS } from "./names.ts";
 import { orchestratorFlags, transcoderFlags } from "./node-flags.ts";
 import type { NodeFacts, Orchestrator } from "./resource.ts";
@@ -33,10 +38,15 @@ export interface Plan {
   candidates: NodeGpus[];
 }
 
-const hash = (...parts: string[]) => createHash("sha256").update(parts.join("\u0000")).digest("hex").slice(0, 16);
+const hash = (...parts: string[]) =>
+  createHash("sha256").update(parts.join("\u0000")).digest("hex").slice(0, 16);
 
 /** Nodes a pod with these requirements may land on (pool selectors from podTemplate included). */
-function candidateNodes(nodes: NodeFacts[], reqs: ReturnType<typeof gpuNodeRequirements>, selector?: Record<string, string>) {
+function candidateNodes(
+  nodes: NodeFacts[],
+  reqs: ReturnType<typeof gpuNodeRequirements>,
+  selector?: Record<string, string>,
+) {
   return nodes
     .filter((n) => labelsMatch(n.metadata.labels ?? {}, reqs))
     .filter((n) => Object.entries(selector ?? {}).every(([k, v]) => n.metadata.labels?.[k] === v))
@@ -57,7 +67,12 @@ export function planOrchestrator(input: PlanInput): Plan {
   // Where the transcoding happens decides which GPUs size the limit.
   const gpu = split ? spec.transcoders?.gpu : spec.gpu;
   const gpuCount = gpu?.count ?? 0;
-  const request = { count: gpuCount, product: gpu?.product, needsEncoder: true, runtimeClassName: overrides?.runtimeClassName };
+  const request = {
+    count: gpuCount,
+    product: gpu?.product,
+    needsEncoder: true,
+    runtimeClassName: overrides?.runtimeClassName,
+  };
   const candidates =
     gpuCount > 0 ? candidateNodes(input.nodes, gpuNodeRequirements(request), overrides?.nodeSelector) : [];
   const sessionLimit = sessionLimitFor({
@@ -85,7 +100,9 @@ export function planOrchestrator(input: PlanInput): Plan {
     serviceAddr: address.address,
     selfCheckReachable,
     maxSessions: split ? "auto" : sessionLimit.maxSessions,
-    ...(split ? {} : { nvidiaDevices: placementFor({ ...request, count: spec.gpu?.count ?? 0 }).nvidiaDevices }),
+    ...(split
+      ? {}
+      : { nvidiaDevices: placementFor({ ...request, count: spec.gpu?.count ?? 0 }).nvidiaDevices }),
     split,
   });
   const problems = validateFlags(flags);
@@ -97,7 +114,12 @@ export function planOrchestrator(input: PlanInput): Plan {
 
   const orchLabels = childLabels(name, "orchestrator");
   const configMaps: V1ConfigMap[] = [
-    { apiVersion: "v1", kind: "ConfigMap", metadata: { name: names.config, namespace, labels: orchLabels }, data: configData },
+    {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: names.config, namespace, labels: orchLabels },
+      data: configData,
+    },
   ];
   const args = ["-config", MOUNTS.configFile, ...(spec.extraArgs ?? [])];
   const image = spec.image ?? input.defaultImage;
@@ -130,14 +152,21 @@ export function planOrchestrator(input: PlanInput): Plan {
     const tLabels = childLabels(name, "transcoder");
     const tPlacement = placementFor(request);
     // Each transcoder reports its own capacity; the orchestrator's `auto` limit is their sum.
-    const perTranscoder = sessionLimitFor({ gpus: gpuCount, candidates, renditions, sessionsPerGpu: gpu?.sessionsPerGpu });
+    const perTranscoder = sessionLimitFor({
+      gpus: gpuCount,
+      candidates,
+      renditions,
+      sessionsPerGpu: gpu?.sessionsPerGpu,
+    });
     const tFlags = transcoderFlags({
       orchAddr: `${names.statefulSet}-0.${names.podsService}.${namespace}.svc.cluster.local:${PORTS.service}`,
       maxSessions: perTranscoder.maxSessions,
       ...(tPlacement.nvidiaDevices ? { nvidiaDevices: tPlacement.nvidiaDevices } : {}),
     });
     problems.push(...validateFlags(tFlags));
-    const tConfig = renderConfigFile(tFlags, { header: [`Transcoder of Orchestrator ${namespace}/${name}.`] });
+    const tConfig = renderConfigFile(tFlags, {
+      header: [`Transcoder of Orchestrator ${namespace}/${name}.`],
+    });
     configMaps.push({
       apiVersion: "v1",
       kind: "ConfigMap",

@@ -111,7 +111,11 @@ export class OrchestratorReconciler implements Reconciler {
     await applyOwned(this.#client, Secrets, orch, {
       apiVersion: "v1",
       kind: "Secret",
-      metadata: { name: plan.orchSecretName, namespace: ns, labels: { "app.kubernetes.io/managed-by": "livepeer-operator" } },
+      metadata: {
+        name: plan.orchSecretName,
+        namespace: ns,
+        labels: { "app.kubernetes.io/managed-by": "livepeer-operator" },
+      },
       type: "Opaque",
       stringData: { secret: randomBytes(32).toString("hex") },
     } as KubeObject);
@@ -134,8 +138,15 @@ export class OrchestratorReconciler implements Reconciler {
     for (const type of ["Scheduled", "Ready"]) {
       const before = findCondition(s.conditions, type);
       const after = findCondition(next.conditions, type);
-      if (!after || after.status === "Unknown" || (before?.status === after.status && before.reason === after.reason)) continue;
-      ctx.log.info(`${type} ${before?.status ?? "(none)"} -> ${after.status} (${after.reason}): ${after.message}`);
+      if (
+        !after ||
+        after.status === "Unknown" ||
+        (before?.status === after.status && before.reason === after.reason)
+      )
+        continue;
+      ctx.log.info(
+        `${type} ${before?.status ?? "(none)"} -> ${after.status} (${after.reason}): ${after.message}`,
+      );
       this.#events.event(orch, {
         type: after.status === "True" ? "Normal" : "Warning",
         reason: after.reason,

@@ -12,7 +12,13 @@ export const Orchestrators: ResourceType = {
   namespaced: true,
 };
 
-export const Nodes: ResourceType = { group: "", version: "v1", plural: "nodes", kind: "Node", namespaced: false };
+export const Nodes: ResourceType = {
+  group: "",
+  version: "v1",
+  plural: "nodes",
+  kind: "Node",
+  namespaced: false,
+};
 
 export interface Orchestrator extends KubeObject {
   spec: OrchestratorSpec;
@@ -31,13 +37,22 @@ export interface PodFacts extends KubeObject {
     phase?: string;
     podIP?: string;
     conditions?: { type: string; status: string; reason?: string; message?: string }[];
-    containerStatuses?: { name: string; ready: boolean; restartCount: number; state?: Record<string, { reason?: string; message?: string }> }[];
+    containerStatuses?: {
+      name: string;
+      ready: boolean;
+      restartCount: number;
+      state?: Record<string, { reason?: string; message?: string }>;
+    }[];
   };
 }
 
 export function nodeFacts(obj: KubeObject): KubeObject {
   const m = obj.metadata ?? {};
-  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name: m.name, labels: m.labels, resourceVersion: m.resourceVersion, uid: m.uid } } as KubeObject;
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: { name: m.name, labels: m.labels, resourceVersion: m.resourceVersion, uid: m.uid },
+  } as KubeObject;
 }
 
 export function podFacts(obj: KubeObject): KubeObject {

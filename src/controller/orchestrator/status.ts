@@ -16,18 +16,29 @@ export interface Seen {
 
 type Verdict = { status: "True" | "False" | "Unknown"; reason: string; message: string };
 
-const podReady = (p: PodFacts) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+const podReady = (p: PodFacts) =>
+  p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 
 export function scheduled(seen: Seen): Verdict {
   const { pods, plan, orch } = seen;
   const gpus = orch.spec.gpu?.count ?? 0;
   if (gpus > 0 && plan.candidates.length === 0 && !(orch.spec.transcoders?.replicas ?? 0)) {
-    const want = orch.spec.gpu?.product ? `${gpus} x ${orch.spec.gpu.product}` : `${gpus} GPU(s) with a video encoder`;
-    return { status: "False", reason: "NoSuitableNode", message: `no node offers ${want}: add such a node or change spec.gpu` };
+    const want = orch.spec.gpu?.product
+      ? `${gpus} x ${orch.spec.gpu.product}`
+      : `${gpus} GPU(s) with a video encoder`;
+    return {
+      status: "False",
+      reason: "NoSuitableNode",
+      message: `no node offers ${want}: add such a node or change spec.gpu`,
+    };
   }
-  if (pods.length === 0) return { status: "Unknown", reason: "PodPending", message: "waiting for the node pod to be created" };
+  if (pods.length === 0)
+    return { status: "Unknown", reason: "PodPending", message: "waiting for the node pod to be created" };
   const unschedulable = pods
-    .map((p) => ({ p, c: p.status?.conditions?.find((c) => c.type === "PodScheduled" && c.status === "False") }))
+    .map((p) => ({
+      p,
+      c: p.status?.conditions?.find((c) => c.type === "PodScheduled" && c.status === "False"),
+    }))
     .find((x) => x.c);
   if (unschedulable?.c) {
     return {
@@ -37,7 +48,8 @@ export function scheduled(seen: Seen): Verdict {
     };
   }
   const placed = pods.filter((p) => p.spec?.nodeName);
-  if (placed.length < pods.length) return { status: "Unknown", reason: "PodPending", message: "waiting for the scheduler" };
+  if (placed.length < pods.length)
+    return { status: "Unknown", reason: "PodPending", message: "waiting for the scheduler" };
   const where = placed.map((p) => `${p.metadata?.name} on ${p.spec?.nodeName}${gpuOf(placeFacts(p, seen))}`);
   return { status: "True", reason: "Scheduled", message: where.join(", ") };
 }
@@ -67,7 +79,11 @@ export function ready({ pods, plan }: Seen): Verdict {
       const waiting = p.status?.containerStatuses?.map((c) => c.state?.waiting?.reason).find(Boolean);
       return `${p.metadata?.name} ${waiting ?? p.status?.phase ?? "Pending"}`;
     });
-    return { status: "False", reason: "PodsNotReady", message: `${notReady.length} of ${pods.length} pod(s) not Ready: ${why.join(", ")}` };
+    return {
+      status: "False",
+      reason: "PodsNotReady",
+      message: `${notReady.length} of ${pods.length} pod(s) not Ready: ${why.join(", ")}`,
+    };
   }
   return {
     status: "True",
@@ -79,7 +95,11 @@ export function ready({ pods, plan }: Seen): Verdict {
 export function simulated({ pods }: Seen): Verdict {
   const sim = pods.filter((p) => p.metadata?.annotations?.[SIMULATED_ANNOTATION] === "true");
   if (sim.length) {
-    return { status: "True", reason: "NodeSimulator", message: `${sim.length} pod(s) served by the node simulator, not go-livepeer` };
+    return {
+      status: "True",
+      reason: "NodeSimulator",
+      message: `${sim.length} pod(s) served by the node simulator, not go-livepeer`,
+    };
   }
   return { status: "False", reason: "RealNode", message: "no pod is backed by the node simulator" };
 }
@@ -102,7 +122,14 @@ export function findingsOf({ plan }: Seen, previous: Finding[] | undefined, now:
 
 export type OwnedStatus = Pick<
   OrchestratorStatus,
-  "observedGeneration" | "conditions" | "findings" | "maxSessions" | "maxSessionsReason" | "node" | "gpuProduct" | "serviceAddr"
+  | "observedGeneration"
+  | "conditions"
+  | "findings"
+  | "maxSessions"
+  | "maxSessionsReason"
+  | "node"
+  | "gpuProduct"
+  | "serviceAddr"
 >;
 
 export function computeStatus(seen: Seen, now: Date): OwnedStatus {
@@ -120,9 +147,13 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
   ] as const) {
     conditions = setCondition(conditions, { type, ...verdict }, ctx);
   }
-  const first = seen.pods.find((p) => p.metadata?.labels?.["app.kubernetes.io/component"] === "orchestrator") ?? seen.pods[0];
+  const first =
+    seen.pods.find((p) => p.metadata?.labels?.["app.kubernetes.io/component"] === "orchestrator") ??
+    seen.pods[0];
   const node = first?.spec?.nodeName;
-  const product = seen.nodes.find((n) => n.metadata.name === node)?.metadata.labels?.["nvidia.com/gpu.product"];
+  const product = seen.nodes.find((n) => n.metadata.name === node)?.metadata.labels?.[
+    "nvidia.com/gpu.product"
+  ];
   return {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions: conditions as OwnedStatus["conditions"],

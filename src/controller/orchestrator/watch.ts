@@ -24,6 +24,7 @@ export const orchestratorWatches: WatchSpec[] = [
   {
     resource: Nodes,
     // A node joining or changing its GPU labels can change any Orchestrator's limit.
-    map: (_node, cache) => cache.list(Orchestrators).map((o) => keyFor(o.metadata?.namespace, o.metadata?.name ?? "")),
+    map: (_node, cache) =>
+      cache.list(Orchestrators).map((o) => keyFor(o.metadata?.namespace, o.metadata?.name ?? "")),
   },
 ];

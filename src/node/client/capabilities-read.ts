@@ -20,7 +20,9 @@ export interface NodeCapabilities {
   version: string | undefined;
 }
 
-export function readCapabilities(c: z.output<typeof CapabilitiesSchema> | null | undefined): NodeCapabilities {
+export function readCapabilities(
+  c: z.output<typeof CapabilitiesSchema> | null | undefined,
+): NodeCapabilities {
   if (!c) return { ids: [], capacities: {}, aiModels: [], version: undefined };
   const capacities: Record<number, number> = {};
   for (const [key, value] of Object.entries(c.capacities ?? {})) capacities[Number(key)] = value;

@@ -4,7 +4,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { gpuMemoryHigh, paymentCreateErrorsRising, sessionLimitReached, videoOnlyOrchestrator } from "../diagnosis/evaluators.ts";
+import {
+  gpuMemoryHigh,
+  paymentCreateErrorsRising,
+  sessionLimitReached,
+  videoOnlyOrchestrator,
+} from "../diagnosis/evaluators.ts";
 import { type NodeSimulator, type NodeSimulatorOptions, startNodeSimulator } from "../simulator/simulator.ts";
 import { setMaxSessions, setOrchestratorConfig } from "./cli-port.ts";
 import { NodeEndpointError } from "./errors.ts";
@@ -67,15 +72,30 @@ describe("readStatus", () => {
     s.control.failEndpoint({
       path: "/status",
       status: 200,
-      body: JSON.stringify({ Version: "0.9.1", OrchestratorPool: null, RegisteredTranscoders: [{ Address: "10.0.0.9:1", Capacity: 4 }], RegisteredTranscodersNumber: 1 }),
+      body: JSON.stringify({
+        Version: "0.9.1",
+        OrchestratorPool: null,
+        RegisteredTranscoders: [{ Address: "10.0.0.9:1", Capacity: 4 }],
+        RegisteredTranscodersNumber: 1,
+      }),
     });
     const status = await readStatus(s.urls.cli);
-    expect(status).toMatchObject({ sessionLimit: undefined, pricePerUnit: undefined, simulated: false, orchestratorPool: [] });
+    expect(status).toMatchObject({
+      sessionLimit: undefined,
+      pricePerUnit: undefined,
+      simulated: false,
+      orchestratorPool: [],
+    });
     expect(status.registeredTranscoders).toEqual([{ address: "10.0.0.9:1", capacity: 4 }]);
   });
 
   it("a required spec field that is missing is a missing-field error", async () => {
-    const gateway = await sim(["-gateway", "-cliAddr=127.0.0.1:0", "-httpAddr=127.0.0.1:0", "-rtmpAddr=127.0.0.1:0"]);
+    const gateway = await sim([
+      "-gateway",
+      "-cliAddr=127.0.0.1:0",
+      "-httpAddr=127.0.0.1:0",
+      "-rtmpAddr=127.0.0.1:0",
+    ]);
     const err = await failure(readStatus(gateway.urls.cli, { require: ["PricePerUnit"] }));
     expect(err.reason).toBe("missing-field");
     expect(err.field).toBe("PricePerUnit");
@@ -96,14 +116,21 @@ describe("readStatus", () => {
     s.control.failEndpoint({ path: "/status", status: 200, body: "{not json" });
     const err = await failure(readStatus(s.urls.cli));
     expect(err.reason).toBe("bad-json");
-    expect(err.message).toMatch(/^GET \/status of http:\/\/127\.0\.0\.1:\d+ failed: the answer is not JSON .*"\{not json"$/);
+    expect(err.message).toMatch(
+      /^GET \/status of http:\/\/127\.0\.0\.1:\d+ failed: the answer is not JSON .*"\{not json"$/,
+    );
   });
 
   it("an HTTP error status is reported with its body", async () => {
     const s = await sim();
     s.control.failEndpoint({ path: "/status", status: 503 });
     const err = await failure(readStatus(s.urls.cli));
-    expect(err).toMatchObject({ reason: "http-status", status: 503, endpoint: "/status", baseUrl: s.urls.cli });
+    expect(err).toMatchObject({
+      reason: "http-status",
+      status: 503,
+      endpoint: "/status",
+      baseUrl: s.urls.cli,
+    });
     expect(err.message).toContain("HTTP 503: simulated failure of /status");
   });
 
@@ -141,8 +168,15 @@ describe("readMetrics", () => {
     const s = await sim([...ORCH, "-maxSessions=5"]);
     s.control.setCurrentSessions(2);
     s.control.addPaymentCreateErrors(4);
-    const m = await readMetrics(s.urls.cli, { require: ["currentSessions", "maxSessions", "paymentCreateErrors"] });
-    expect(m).toMatchObject({ currentSessions: 2, maxSessions: 5, paymentCreateErrors: 4, transcodersCapacity: 0 });
+    const m = await readMetrics(s.urls.cli, {
+      require: ["currentSessions", "maxSessions", "paymentCreateErrors"],
+    });
+    expect(m).toMatchObject({
+      currentSessions: 2,
+      maxSessions: 5,
+      paymentCreateErrors: 4,
+      transcodersCapacity: 0,
+    });
     expect(m.families.map((f) => f.name)).toContain("livepeer_current_sessions_total");
   });
 
@@ -174,16 +208,31 @@ describe("readMetrics", () => {
 
   it("text that is not Prometheus format is bad-metrics; a non-number is invalid-field", async () => {
     const s = await sim();
-    s.control.failEndpoint({ path: "/metrics", status: 200, contentType: "text/plain", body: "{not metrics" });
+    s.control.failEndpoint({
+      path: "/metrics",
+      status: 200,
+      contentType: "text/plain",
+      body: "{not metrics",
+    });
     expect((await failure(readMetrics(s.urls.cli))).reason).toBe("bad-metrics");
-    s.control.failEndpoint({ path: "/metrics", status: 200, contentType: "text/plain", body: "livepeer_max_sessions_total lots\n" });
+    s.control.failEndpoint({
+      path: "/metrics",
+      status: 200,
+      contentType: "text/plain",
+      body: "livepeer_max_sessions_total lots\n",
+    });
     const err = await failure(readMetrics(s.urls.cli));
     expect(err).toMatchObject({ reason: "invalid-field", field: "livepeer_max_sessions_total" });
   });
 
   it("a required metric that is absent is a missing-field error", async () => {
     const s = await sim();
-    s.control.failEndpoint({ path: "/metrics", status: 200, contentType: "text/plain", body: "other_metric 1\n" });
+    s.control.failEndpoint({
+      path: "/metrics",
+      status: 200,
+      contentType: "text/plain",
+      body: "other_metric 1\n",
+    });
     const err = await failure(readMetrics(s.urls.cli, { require: ["paymentCreateErrors"] }));
     expect(err).toMatchObject({ reason: "missing-field", field: "livepeer_payment_create_errors" });
   });
@@ -197,7 +246,11 @@ describe("readMetrics", () => {
 
 describe("readOrchestratorInfo", () => {
   it("reads price, capabilities and AI models", async () => {
-    const s = await sim([...ORCH, "-pricePerUnit=1200", "-aiModels=text-to-image:ByteDance/SDXL-Lightning:true,llm:meta-llama/Meta-Llama-3.1-8B-Instruct:false"]);
+    const s = await sim([
+      ...ORCH,
+      "-pricePerUnit=1200",
+      "-aiModels=text-to-image:ByteDance/SDXL-Lightning:true,llm:meta-llama/Meta-Llama-3.1-8B-Instruct:false",
+    ]);
     const info = await readOrchestratorInfo(s.urls.http!);
     expect(info.serviceUri).toBe("https://127.0.0.1:8935");
     expect(info.priceInfo).toEqual({ pricePerUnit: 1200, pixelsPerUnit: 1 });
@@ -205,18 +258,30 @@ describe("readOrchestratorInfo", () => {
     expect(info.capabilities.capacities[0]).toBe(10);
     expect(info.capabilities.aiModels).toEqual([
       { capability: 27, modelId: "ByteDance/SDXL-Lightning", warm: true, capacity: 1, capacityInUse: 0 },
-      { capability: 33, modelId: "meta-llama/Meta-Llama-3.1-8B-Instruct", warm: false, capacity: 1, capacityInUse: 0 },
+      {
+        capability: 33,
+        modelId: "meta-llama/Meta-Llama-3.1-8B-Instruct",
+        warm: false,
+        capacity: 1,
+        capacityInUse: 0,
+      },
     ]);
     expect(info.simulated).toBe(true);
-    expect(videoOnlyOrchestrator({ address: info.serviceUri!, capabilities: info.capabilities.ids, aiExpected: true })).toBeUndefined();
+    expect(
+      videoOnlyOrchestrator({
+        address: info.serviceUri!,
+        capabilities: info.capabilities.ids,
+        aiExpected: true,
+      }),
+    ).toBeUndefined();
   });
 
   it("a video-only orchestrator is recognised from its capabilities", async () => {
     const s = await sim();
     const info = await readOrchestratorInfo(s.urls.http!);
-    expect(videoOnlyOrchestrator({ address: "o", capabilities: info.capabilities.ids, aiExpected: true })?.id).toBe(
-      "VideoOnlyOrchestratorRejectsAi",
-    );
+    expect(
+      videoOnlyOrchestrator({ address: "o", capabilities: info.capabilities.ids, aiExpected: true })?.id,
+    ).toBe("VideoOnlyOrchestratorRejectsAi");
   });
 
   it("accepts lowerCamel protobuf JSON names", async () => {
@@ -224,7 +289,11 @@ describe("readOrchestratorInfo", () => {
     s.control.failEndpoint({
       path: "/getOrchestratorInfo",
       status: 200,
-      body: JSON.stringify({ transcoder: "https://o:8935", priceInfo: { pricePerUnit: 3, pixelsPerUnit: 1 }, capabilities: { bitstring: [1] } }),
+      body: JSON.stringify({
+        transcoder: "https://o:8935",
+        priceInfo: { pricePerUnit: 3, pixelsPerUnit: 1 },
+        capabilities: { bitstring: [1] },
+      }),
     });
     const info = await readOrchestratorInfo(s.urls.http!);
     expect(info.priceInfo).toEqual({ pricePerUnit: 3, pixelsPerUnit: 1 });
@@ -233,9 +302,17 @@ describe("readOrchestratorInfo", () => {
 
   it("without capabilities it is a missing-field error", async () => {
     const s = await sim();
-    s.control.failEndpoint({ path: "/getOrchestratorInfo", status: 200, body: '{"transcoder":"https://o:8935"}' });
+    s.control.failEndpoint({
+      path: "/getOrchestratorInfo",
+      status: 200,
+      body: '{"transcoder":"https://o:8935"}',
+    });
     const err = await failure(readOrchestratorInfo(s.urls.http!));
-    expect(err).toMatchObject({ reason: "missing-field", field: "capabilities", endpoint: "/getOrchestratorInfo" });
+    expect(err).toMatchObject({
+      reason: "missing-field",
+      field: "capabilities",
+      endpoint: "/getOrchestratorInfo",
+    });
   });
 
   it("bad JSON, HTTP errors and timeouts name the endpoint", async () => {
@@ -246,7 +323,9 @@ describe("readOrchestratorInfo", () => {
     expect((await failure(readOrchestratorInfo(s.urls.http!))).status).toBe(502);
     s.control.failEndpoint({ path: "/getOrchestratorInfo", hang: true });
     const err = await failure(readOrchestratorInfo(s.urls.http!, { timeoutMs: 150 }));
-    expect(err.message).toMatch(/^GET \/getOrchestratorInfo of http:\/\/127\.0\.0\.1:\d+ failed: no complete answer within 150 ms$/);
+    expect(err.message).toMatch(
+      /^GET \/getOrchestratorInfo of http:\/\/127\.0\.0\.1:\d+ failed: no complete answer within 150 ms$/,
+    );
   });
 });
 
@@ -256,12 +335,21 @@ describe("readNetworkCapabilities", () => {
     const caps = await readNetworkCapabilities(s.urls.cli);
     expect(caps.capabilityNames[0]).toBe("H.264");
     expect(caps.orchestrators).toHaveLength(1);
-    expect(caps.orchestrators[0]).toMatchObject({ orchUri: "https://127.0.0.1:8935", priceInfo: { pricePerUnit: 900, pixelsPerUnit: 1 } });
+    expect(caps.orchestrators[0]).toMatchObject({
+      orchUri: "https://127.0.0.1:8935",
+      priceInfo: { pricePerUnit: 900, pixelsPerUnit: 1 },
+    });
     expect(caps.orchestrators[0]!.capabilities.ids).toContain(0);
   });
 
   it("a gateway lists its -orchAddr orchestrators", async () => {
-    const s = await sim(["-gateway", "-cliAddr=127.0.0.1:0", "-httpAddr=127.0.0.1:0", "-rtmpAddr=127.0.0.1:0", "-orchAddr=o1:8935,o2"]);
+    const s = await sim([
+      "-gateway",
+      "-cliAddr=127.0.0.1:0",
+      "-httpAddr=127.0.0.1:0",
+      "-rtmpAddr=127.0.0.1:0",
+      "-orchAddr=o1:8935,o2",
+    ]);
     const caps = await readNetworkCapabilities(s.urls.cli);
     expect(caps.orchestrators.map((o) => o.orchUri)).toEqual(["https://o1:8935", "https://o2:8935"]);
     expect(caps.orchestrators[0]!.capabilities.ids).toEqual([]);
@@ -270,9 +358,19 @@ describe("readNetworkCapabilities", () => {
   it("missing orchestrators and malformed entries are field errors", async () => {
     const s = await sim();
     s.control.failEndpoint({ path: "/getNetworkCapabilities", status: 200, body: "{}" });
-    expect(await failure(readNetworkCapabilities(s.urls.cli))).toMatchObject({ reason: "missing-field", field: "orchestrators" });
-    s.control.failEndpoint({ path: "/getNetworkCapabilities", status: 200, body: '{"orchestrators":[{"orch_uri":"x"}]}' });
-    expect(await failure(readNetworkCapabilities(s.urls.cli))).toMatchObject({ reason: "missing-field", field: "orchestrators.0.address" });
+    expect(await failure(readNetworkCapabilities(s.urls.cli))).toMatchObject({
+      reason: "missing-field",
+      field: "orchestrators",
+    });
+    s.control.failEndpoint({
+      path: "/getNetworkCapabilities",
+      status: 200,
+      body: '{"orchestrators":[{"orch_uri":"x"}]}',
+    });
+    expect(await failure(readNetworkCapabilities(s.urls.cli))).toMatchObject({
+      reason: "missing-field",
+      field: "orchestrators.0.address",
+    });
     s.control.failEndpoint({ path: "/getNetworkCapabilities", status: 200, body: '{"orchestrators":null}' });
     expect((await readNetworkCapabilities(s.urls.cli)).orchestrators).toEqual([]);
   });
@@ -293,8 +391,16 @@ describe("readHardwareStats", () => {
 
   it("accepts a list of runner answers", async () => {
     const s = await sim();
-    const entry = (id: string) => ({ pipeline: "llm", model_id: "m", gpu_stats: { [id]: { id, name: "L4", memory_total: 100, memory_free: 10 } } });
-    s.control.failEndpoint({ path: "/hardware/stats", status: 200, body: JSON.stringify([entry("0"), entry("1")]) });
+    const entry = (id: string) => ({
+      pipeline: "llm",
+      model_id: "m",
+      gpu_stats: { [id]: { id, name: "L4", memory_total: 100, memory_free: 10 } },
+    });
+    s.control.failEndpoint({
+      path: "/hardware/stats",
+      status: 200,
+      body: JSON.stringify([entry("0"), entry("1")]),
+    });
     const gpus = await readHardwareStats(s.urls.http!);
     expect(gpus.map((g) => [g.id, g.pipeline, g.memoryUsedFraction])).toEqual([
       ["0", "llm", 0.9],
@@ -305,9 +411,19 @@ describe("readHardwareStats", () => {
   it("missing gpu_stats or GPU memory fields are field errors", async () => {
     const s = await sim();
     s.control.failEndpoint({ path: "/hardware/stats", status: 200, body: '{"pipeline":""}' });
-    expect(await failure(readHardwareStats(s.urls.http!))).toMatchObject({ reason: "missing-field", field: "gpu_stats" });
-    s.control.failEndpoint({ path: "/hardware/stats", status: 200, body: '[{"gpu_stats":{"0":{"memory_free":1}}}]' });
-    expect(await failure(readHardwareStats(s.urls.http!))).toMatchObject({ reason: "missing-field", field: "0.gpu_stats.0.memory_total" });
+    expect(await failure(readHardwareStats(s.urls.http!))).toMatchObject({
+      reason: "missing-field",
+      field: "gpu_stats",
+    });
+    s.control.failEndpoint({
+      path: "/hardware/stats",
+      status: 200,
+      body: '[{"gpu_stats":{"0":{"memory_free":1}}}]',
+    });
+    expect(await failure(readHardwareStats(s.urls.http!))).toMatchObject({
+      reason: "missing-field",
+      field: "0.gpu_stats.0.memory_total",
+    });
     s.control.failEndpoint({ path: "/hardware/stats", status: 200, body: "nope" });
     expect((await failure(readHardwareStats(s.urls.http!))).reason).toBe("bad-json");
     s.control.failEndpoint({ path: "/hardware/stats", hang: true });
@@ -338,7 +454,9 @@ describe("CLI port writes", () => {
     expect(await setMaxSessions(s.urls.cli, 4)).toBe("Max sessions set to 4\n");
     expect((await readStatus(s.urls.cli)).sessionLimit).toBe(4);
     const err = await failure(setMaxSessions(s.urls.cli, 0));
-    expect(err.message).toBe(`POST /setMaxSessions of ${s.urls.cli} failed: HTTP 400: Max Sessions must be 'auto' or greater than zero`);
+    expect(err.message).toBe(
+      `POST /setMaxSessions of ${s.urls.cli} failed: HTTP 400: Max Sessions must be 'auto' or greater than zero`,
+    );
   });
 
   it("setOrchestratorConfig changes the price on chain; off chain the node has no chain client", async () => {
@@ -354,7 +472,9 @@ describe("CLI port writes", () => {
     await setOrchestratorConfig(onchain.urls.cli, { pricePerUnit: 20, pixelsPerUnit: 1 });
     expect((await readStatus(onchain.urls.cli)).pricePerUnit).toBe("20");
     const offchain = await sim();
-    const err = await failure(setOrchestratorConfig(offchain.urls.cli, { pricePerUnit: 20, pixelsPerUnit: 1 }));
+    const err = await failure(
+      setOrchestratorConfig(offchain.urls.cli, { pricePerUnit: 20, pixelsPerUnit: 1 }),
+    );
     expect(err).toMatchObject({ reason: "http-status", status: 500 });
     expect(err.message).toContain("missing ETH client");
   });
@@ -363,7 +483,12 @@ describe("CLI port writes", () => {
 describe("aiModels.json from a file", () => {
   it("the simulator reads the node's aiModels.json format", async () => {
     const file = path.join(dir, "aiModels.json");
-    writeFileSync(file, JSON.stringify([{ pipeline: "upscale", model_id: "stabilityai/stable-diffusion-x4-upscaler", capacity: 3 }]));
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { pipeline: "upscale", model_id: "stabilityai/stable-diffusion-x4-upscaler", capacity: 3 },
+      ]),
+    );
     const s = await sim([...ORCH, `-aiModels=${file}`]);
     const info = await readOrchestratorInfo(s.urls.http!);
     expect(info.capabilities.capacities[30]).toBe(3);

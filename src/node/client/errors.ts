@@ -29,7 +29,9 @@ export class NodeEndpointError extends Error {
     field?: string;
     cause?: unknown;
   }) {
-    super(`${init.method ?? "GET"} ${init.endpoint} of ${init.baseUrl} failed: ${init.detail}`, { cause: init.cause });
+    super(`${init.method ?? "GET"} ${init.endpoint} of ${init.baseUrl} failed: ${init.detail}`, {
+      cause: init.cause,
+    });
     this.name = "NodeEndpointError";
     this.baseUrl = init.baseUrl;
     this.endpoint = init.endpoint;

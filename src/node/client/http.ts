@@ -31,7 +31,14 @@ export async function requestText(x: Exchange, options: RequestOptions = {}): Pr
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   const fail = (reason: EndpointFailure, detail: string, extra: { status?: number; cause?: unknown } = {}) =>
-    new NodeEndpointError({ method: x.method, baseUrl: x.baseUrl, endpoint: x.endpoint, reason, detail, ...extra });
+    new NodeEndpointError({
+      method: x.method,
+      baseUrl: x.baseUrl,
+      endpoint: x.endpoint,
+      reason,
+      detail,
+      ...extra,
+    });
   const url = new URL(x.endpoint, x.baseUrl.endsWith("/") ? x.baseUrl : `${x.baseUrl}/`);
   try {
     const response = await fetch(url, {
@@ -55,9 +62,13 @@ export async function requestText(x: Exchange, options: RequestOptions = {}): Pr
     if (options.signal?.aborted) throw fail("aborted", "the read was cancelled", { cause: err });
     const code = (err as { cause?: { code?: string } }).cause?.code;
     if (code === "ECONNREFUSED") {
-      throw fail("connection-refused", "connection refused: nothing listens there (is the node up, and bound to that address?)", {
-        cause: err,
-      });
+      throw fail(
+        "connection-refused",
+        "connection refused: nothing listens there (is the node up, and bound to that address?)",
+        {
+          cause: err,
+        },
+      );
     }
     const detail = (err as { cause?: Error }).cause?.message ?? (err as Error).message;
     throw fail("unreachable", `${code ? `${code}: ` : ""}${detail}`, { cause: err });
@@ -110,7 +121,13 @@ export function validateBody<S extends z.ZodType>(
 }
 
 export function missingField(baseUrl: string, endpoint: string, field: string): NodeEndpointError {
-  return new NodeEndpointError({ baseUrl, endpoint, reason: "missing-field", field, detail: `field ${field} is missing` });
+  return new NodeEndpointError({
+    baseUrl,
+    endpoint,
+    reason: "missing-field",
+    field,
+    detail: `field ${field} is missing`,
+  });
 }
 
 function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {

@@ -1,7 +1,6 @@
 // Typed reads of a Livepeer node's HTTP endpoints, each bounded by a timeout, each failure a
 // NodeEndpointError naming the endpoint, the node and why.
-export type { AiModelCapacity, NodeCapabilities } from "./capabilities-read.ts";
-export { readCapabilities } from "./capabilities-read.ts";
+
 export {
   AI_CAPABILITIES,
   bitstringFromCapabilities,
@@ -10,6 +9,8 @@ export {
   pipelineCapability,
   VIDEO_CAPABILITIES,
 } from "./capabilities.ts";
+export type { AiModelCapacity, NodeCapabilities } from "./capabilities-read.ts";
+export { readCapabilities } from "./capabilities-read.ts";
 export type { OrchestratorConfig } from "./cli-port.ts";
 export { setMaxSessions, setOrchestratorConfig } from "./cli-port.ts";
 export type { EndpointFailure } from "./errors.ts";

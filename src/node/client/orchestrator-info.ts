@@ -38,7 +38,10 @@ const InfoSchema = z.preprocess((body) => {
   return out;
 }, OrchestratorInfoSchema);
 
-export async function readOrchestratorInfo(baseUrl: string, options: RequestOptions = {}): Promise<OrchestratorInfo> {
+export async function readOrchestratorInfo(
+  baseUrl: string,
+  options: RequestOptions = {},
+): Promise<OrchestratorInfo> {
   const info = await getJson(baseUrl, "/getOrchestratorInfo", InfoSchema, options);
   return {
     serviceUri: info.transcoder || undefined,
@@ -54,6 +57,9 @@ export async function readOrchestratorInfo(baseUrl: string, options: RequestOpti
   };
 }
 
-export function priceOf(p: { pricePerUnit?: number | undefined; pixelsPerUnit?: number | undefined }): PriceInfo {
+export function priceOf(p: {
+  pricePerUnit?: number | undefined;
+  pixelsPerUnit?: number | undefined;
+}): PriceInfo {
   return { pricePerUnit: p.pricePerUnit ?? 0, pixelsPerUnit: p.pixelsPerUnit ?? 1 };
 }

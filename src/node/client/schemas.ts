@@ -4,7 +4,11 @@ import { z } from "zod";
 
 const count = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/).transform(Number)]);
 /** Go writes nil slices and maps as null. */
-const list = <T extends z.ZodType>(item: T) => z.array(item).nullish().transform((v) => v ?? []);
+const list = <T extends z.ZodType>(item: T) =>
+  z
+    .array(item)
+    .nullish()
+    .transform((v) => v ?? []);
 
 export const StatusSchema = z
   .object({
@@ -40,7 +44,10 @@ export const CapabilitiesSchema = z
       .object({
         minVersion: z.string().optional(),
         PerCapability: z
-          .record(z.string(), z.object({ models: z.record(z.string(), ModelConstraintSchema).nullish() }).loose())
+          .record(
+            z.string(),
+            z.object({ models: z.record(z.string(), ModelConstraintSchema).nullish() }).loose(),
+          )
           .nullish(),
       })
       .loose()

@@ -12,7 +12,9 @@ describe("nodeAddresses", () => {
   });
 
   it("orchestrator: CLI on loopback 7935, service port from -serviceAddr on every interface, TLS", () => {
-    expect(nodeAddresses({ orchestrator: true, serviceAddr: "orch.example.com:18935" }, "orchestrator")).toEqual({
+    expect(
+      nodeAddresses({ orchestrator: true, serviceAddr: "orch.example.com:18935" }, "orchestrator"),
+    ).toEqual({
       cli: { host: "127.0.0.1", port: DEFAULT_PORTS.orchestratorCli },
       http: { host: "", port: 18935 },
       httpScheme: "https",

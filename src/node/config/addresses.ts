@@ -86,7 +86,10 @@ export function defaultAddr(addr: string, defaultHost: string, defaultPort: numb
   const colon = addr.lastIndexOf(":");
   // Like the node: no colon means a bare host (not IPv6 safe, as in the node).
   if (colon < 0) return { host: addr, port: defaultPort };
-  return { host: addr.slice(0, colon).replace(/^\[(.*)\]$/, "$1"), port: portOf(addr.slice(colon + 1), addr) };
+  return {
+    host: addr.slice(0, colon).replace(/^\[(.*)\]$/, "$1"),
+    port: portOf(addr.slice(colon + 1), addr),
+  };
 }
 
 function portOf(text: string, addr: string): number {

@@ -88,12 +88,27 @@ describe("parseArgv", () => {
 describe("renderArgv", () => {
   it("renders -name=value in table order, booleans explicitly", () => {
     expect(
-      renderArgv({ maxSessions: 10, orchestrator: true, reward: false, pixelsPerUnit: 1, serviceAddr: "o:8935" }),
-    ).toEqual(["-orchestrator=true", "-serviceAddr=o:8935", "-pixelsPerUnit=1", "-maxSessions=10", "-reward=false"]);
+      renderArgv({
+        maxSessions: 10,
+        orchestrator: true,
+        reward: false,
+        pixelsPerUnit: 1,
+        serviceAddr: "o:8935",
+      }),
+    ).toEqual([
+      "-orchestrator=true",
+      "-serviceAddr=o:8935",
+      "-pixelsPerUnit=1",
+      "-maxSessions=10",
+      "-reward=false",
+    ]);
   });
 
   it("skips undefined values and folds -datadir", () => {
-    expect(renderArgv({ gateway: true, network: undefined, datadir: "/d" })).toEqual(["-gateway=true", "-dataDir=/d"]);
+    expect(renderArgv({ gateway: true, network: undefined, datadir: "/d" })).toEqual([
+      "-gateway=true",
+      "-dataDir=/d",
+    ]);
   });
 
   it.each([

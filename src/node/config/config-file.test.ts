@@ -41,7 +41,11 @@ describe("parseConfigFile", () => {
   });
 
   it.each([
-    ["network devnet\nmaxsessions 3\n", 'config file line 2: config file flag "maxsessions" not defined', "case-sensitive"],
+    [
+      "network devnet\nmaxsessions 3\n",
+      'config file line 2: config file flag "maxsessions" not defined',
+      "case-sensitive",
+    ],
     ["-network devnet\n", 'config file flag "-network" not defined', "without the dash"],
     ["gateway yes\n", 'config file line 1: invalid boolean value "yes" for -gateway', "true or false"],
     ["blockPollingInterval five\n", "not an integer", "blockPollingInterval"],
@@ -94,7 +98,10 @@ const arbitraryFlags = fc
       fc.constantFrom(...FLAG_NAMES.filter((n) => FLAG_TABLE[n].type === "string" && n !== "datadir")),
       representable,
     ),
-    bools: fc.dictionary(fc.constantFrom(...FLAG_NAMES.filter((n) => FLAG_TABLE[n].type === "bool")), fc.boolean()),
+    bools: fc.dictionary(
+      fc.constantFrom(...FLAG_NAMES.filter((n) => FLAG_TABLE[n].type === "bool")),
+      fc.boolean(),
+    ),
     ints: fc.dictionary(
       fc.constantFrom(...FLAG_NAMES.filter((n) => FLAG_TABLE[n].type === "int")),
       fc.integer({ min: -1e6, max: 1e6 }),

@@ -1,10 +1,17 @@
 // The node's plain config file (-config): one `name value` per line, split at the first space,
 // value trimmed, a bare `name` meaning true, `#` starting a comment line and ` #` an inline one.
 // Names are flag names WITHOUT a leading dash; an unknown name stops the node.
-import { type ParsedFlags, orderedEntries, setFlag } from "./argv.ts";
+import { orderedEntries, type ParsedFlags, setFlag } from "./argv.ts";
 import { envName } from "./env.ts";
 import { FlagParseError } from "./errors.ts";
-import { FLAG_NAMES, type FlagName, type FlagValues, flagSpec, isFlagName, type NodeFlags } from "./flag-table.ts";
+import {
+  FLAG_NAMES,
+  type FlagName,
+  type FlagValues,
+  flagSpec,
+  isFlagName,
+  type NodeFlags,
+} from "./flag-table.ts";
 import { parseValue, valueError } from "./values.ts";
 
 // ff also accepts a flag's environment variable name as a config file key (LP_NETWORK devnet).
@@ -28,7 +35,10 @@ export function parseConfigFile(text: string): ParsedFlags {
       const hint = key.startsWith("-")
         ? `: write flag names without the dash ("${key.replace(/^-+/, "")} ...")`
         : ": go-livepeer has no such flag (names are case-sensitive)";
-      throw new FlagParseError("config file", `${where}: config file flag "${key}" not defined in flag set${hint}`);
+      throw new FlagParseError(
+        "config file",
+        `${where}: config file flag "${key}" not defined in flag set${hint}`,
+      );
     }
     const problem = valueError(name, raw);
     if (problem) throw new FlagParseError("config file", `${where}: ${problem}`);
@@ -57,7 +67,9 @@ export function renderConfigFile(values: FlagValues, options: RenderConfigFileOp
     }
     const why = unrepresentable(text);
     if (why) {
-      throw new Error(`-${name} cannot be written to the node's config file (${why}): pass it on the command line`);
+      throw new Error(
+        `-${name} cannot be written to the node's config file (${why}): pass it on the command line`,
+      );
     }
     out.push(`${name} ${text}`);
   }

@@ -1,9 +1,10 @@
 // LP_* environment variables: the node (peterbourgon/ff with prefix "LP") reads one variable per
 // flag, named LP_ + the flag name upper-cased (LP_MAXSESSIONS). Empty values are skipped, and
 // variables that match no flag are ignored (ff walks the flags, not the environment).
+
+import { type ParsedFlags, setFlag } from "./argv.ts";
 import { FlagParseError } from "./errors.ts";
 import { FLAG_NAMES, type FlagName, type NodeFlags } from "./flag-table.ts";
-import { type ParsedFlags, setFlag } from "./argv.ts";
 import { parseValue, valueError } from "./values.ts";
 
 export function envName(name: FlagName): string {

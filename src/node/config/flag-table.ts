@@ -62,10 +62,18 @@ export const FLAG_TABLE = {
   redeemer: b("run a ticket redemption service", "role"),
 
   // Network and addresses
-  network: s("network to join: offchain, mainnet, arbitrum-one-mainnet, devnet ...", "network", {}, "offchain"),
+  network: s(
+    "network to join: offchain, mainnet, arbitrum-one-mainnet, devnet ...",
+    "network",
+    {},
+    "offchain",
+  ),
   rtmpAddr: s("RTMP ingest bind address (gateway; default 127.0.0.1:1935)", "network"),
   cliAddr: s("CLI/status API bind address (default 127.0.0.1 and the role's port)", "network"),
-  httpAddr: s("HTTP API bind address (gateway default 127.0.0.1:9935; orchestrator :<service port>)", "network"),
+  httpAddr: s(
+    "HTTP API bind address (gateway default 127.0.0.1:9935; orchestrator :<service port>)",
+    "network",
+  ),
   serviceAddr: s("public host:port gateways use to reach this orchestrator", "network"),
   nodes: s("comma-separated instance URLs an orchestrator advertises", "network"),
   verifierUrl: s("URL of the verifier to use", "network"),
@@ -90,23 +98,47 @@ export const FLAG_TABLE = {
   gatewayHost: s("external host name of the gateway", "discovery"),
 
   // Pricing
-  maxPricePerUnit: s("gateway's maximum price per -pixelsPerUnit pixels (wei, or e.g. 0.5USD; 0 = any)", "pricing", {}, "0"),
+  maxPricePerUnit: s(
+    "gateway's maximum price per -pixelsPerUnit pixels (wei, or e.g. 0.5USD; 0 = any)",
+    "pricing",
+    {},
+    "0",
+  ),
   maxPricePerCapability: s("gateway's maximum AI prices: JSON or a path to a JSON file", "pricing"),
   ignoreMaxPriceIfNeeded: b("use orchestrators above the price cap when none is below it", "pricing"),
   pricePerUnit: s("orchestrator price per -pixelsPerUnit pixels (wei, or e.g. 0.5USD)", "pricing", {}, "0"),
   pixelsPerUnit: s("pixels per price unit (integer > 0)", "pricing", {}, "1"),
-  priceFeedAddr: s("Chainlink price feed used for currency prices", "pricing", {}, "0x639Fe6ab55C921f74e7fac1ee960C0B6293ba612"),
+  priceFeedAddr: s(
+    "Chainlink price feed used for currency prices",
+    "pricing",
+    {},
+    "0x639Fe6ab55C921f74e7fac1ee960C0B6293ba612",
+  ),
   autoAdjustPrice: b("adjust the price for ticket redemption overhead", "pricing", true),
   pricePerGateway: s("per-gateway prices: JSON or a path to a JSON file", "pricing"),
   pricePerBroadcaster: s("legacy name of -pricePerGateway", "pricing", { deprecated: "pricePerGateway" }),
 
   // Transcoding
-  orchSecret: s("secret shared by an orchestrator and its transcoders/AI workers, or a path to it", "transcoding", {
-    sensitive: true,
-  }),
-  transcodingOptions: s("renditions for broadcast jobs, or a path to a JSON file", "transcoding", {}, "P240p30fps16x9,P360p30fps16x9"),
+  orchSecret: s(
+    "secret shared by an orchestrator and its transcoders/AI workers, or a path to it",
+    "transcoding",
+    {
+      sensitive: true,
+    },
+  ),
+  transcodingOptions: s(
+    "renditions for broadcast jobs, or a path to a JSON file",
+    "transcoding",
+    {},
+    "P240p30fps16x9,P360p30fps16x9",
+  ),
   maxAttempts: i("maximum transcode attempts per segment", "transcoding", 3),
-  maxSessions: s("concurrent session cap (integer > 0, or auto for an orchestrator with remote transcoders)", "transcoding", {}, "10"),
+  maxSessions: s(
+    "concurrent session cap (integer > 0, or auto for an orchestrator with remote transcoders)",
+    "transcoding",
+    {},
+    "10",
+  ),
   currentManifest: b("expose the active manifest as /stream/current.m3u8", "transcoding"),
   nvidia: s("Nvidia GPU device ids to use (comma list, or all)", "transcoding"),
   netint: s("NetInt device GUIDs to use (comma list, or all)", "transcoding"),
@@ -121,7 +153,12 @@ export const FLAG_TABLE = {
   liveRunnerProxyUrl: s("public live runner proxy URL template", "ai"),
   aiModels: s("AI models to load: path to aiModels.json or JSON", "ai"),
   aiModelsDir: s("directory of AI model weights", "ai"),
-  aiRunnerImage: s("legacy AI runner image", "ai", { deprecated: "aiRunnerImageOverrides" }, "livepeer/ai-runner:latest"),
+  aiRunnerImage: s(
+    "legacy AI runner image",
+    "ai",
+    { deprecated: "aiRunnerImageOverrides" },
+    "livepeer/ai-runner:latest",
+  ),
   aiVerboseLogs: b("verbose logs from AI runner containers", "ai"),
   aiRunnerImageOverrides: s("AI runner image overrides (JSON)", "ai"),
   aiProcessingRetryTimeout: d("how long to retry starting AI processing", "ai", "2s"),
@@ -158,7 +195,10 @@ export const FLAG_TABLE = {
   gasLimit: i("gas limit for transactions (0 = estimate)", "chain"),
   minGasPrice: i("minimum gas price in wei", "chain"),
   maxGasPrice: i("maximum gas price in wei (0 = none)", "chain"),
-  ethController: s("protocol Controller contract address (needed for networks without a built-in one)", "chain"),
+  ethController: s(
+    "protocol Controller contract address (needed for networks without a built-in one)",
+    "chain",
+  ),
   initializeRound: b("initialize new rounds automatically", "chain"),
   initializeRoundMaxDelay: d("longest wait before initializing a round", "chain", "30s"),
   ticketEV: s("expected value of payment tickets", "chain", {}, "8000000000"),
@@ -192,13 +232,22 @@ export const FLAG_TABLE = {
 
   // API and webhooks
   authWebhookUrl: s("URL the gateway asks before accepting a stream", "api"),
-  startupAvailabilityCheck: b("orchestrator pings its own -serviceAddr at startup and exits if unreachable", "api", true),
+  startupAvailabilityCheck: b(
+    "orchestrator pings its own -serviceAddr at startup and exits if unreachable",
+    "api",
+    true,
+  ),
   remoteSigner: b("run a remote signer service", "remote-signer"),
   remoteSignerUrl: s("URL of a remote signer (gateway)", "remote-signer"),
   remoteSignerHeaders: s("headers for remote signer requests", "remote-signer", { sensitive: true }),
   remoteSignerWebhookUrl: s("webhook the remote signer calls", "remote-signer"),
-  remoteSignerWebhookHeaders: s("headers for remote signer webhook requests", "remote-signer", { sensitive: true }),
-  remoteSignerAllowNoAuth: b("allow an unauthenticated remote signer on a public address (unsafe)", "remote-signer"),
+  remoteSignerWebhookHeaders: s("headers for remote signer webhook requests", "remote-signer", {
+    sensitive: true,
+  }),
+  remoteSignerAllowNoAuth: b(
+    "allow an unauthenticated remote signer on a public address (unsafe)",
+    "remote-signer",
+  ),
   remoteDiscovery: b("discover orchestrators through remote signers", "remote-signer"),
 
   // Added by main(), not by the starter package
@@ -210,7 +259,11 @@ export const FLAG_TABLE = {
 
 export type FlagName = keyof typeof FLAG_TABLE;
 
-type ValueOfType<T extends FlagType> = T extends "bool" ? boolean : T extends "int" | "float" ? number : string;
+type ValueOfType<T extends FlagType> = T extends "bool"
+  ? boolean
+  : T extends "int" | "float"
+    ? number
+    : string;
 
 /** Typed flag values: what the parsers return. Absent = not given (the node's default applies). */
 export type NodeFlags = {

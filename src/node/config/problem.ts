@@ -1,8 +1,8 @@
 // One thing wrong with a node's flags: which flag, how bad, what is wrong and what to do.
 import type { FlagValues } from "./flag-table.ts";
+import { OFFCHAIN } from "./networks.ts";
 import { flagText } from "./read.ts";
 import { type NodeRole, roleOf, rolesGiven } from "./roles.ts";
-import { OFFCHAIN } from "./networks.ts";
 
 export interface FlagProblem {
   /** Flag name without the dash ("maxSessions"), or several joined by "," for a combination. */

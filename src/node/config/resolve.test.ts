@@ -7,7 +7,13 @@ const configFile = "orchestrator\nnetwork devnet\nmaxSessions 4\npricePerUnit 10
 describe("resolveFlags: command line > LP_ environment > config file", () => {
   it("takes the config file alone", () => {
     const r = resolveFlags({ argv: [], configFile });
-    expect(r.flags).toEqual({ orchestrator: true, network: "devnet", maxSessions: "4", pricePerUnit: "100", monitor: true });
+    expect(r.flags).toEqual({
+      orchestrator: true,
+      network: "devnet",
+      maxSessions: "4",
+      pricePerUnit: "100",
+      monitor: true,
+    });
     expect(r.sources.maxSessions).toBe("config file");
   });
 
@@ -30,7 +36,11 @@ describe("resolveFlags: command line > LP_ environment > config file", () => {
   });
 
   it("ignores empty and unrelated environment variables", () => {
-    const r = resolveFlags({ argv: [], env: { LP_NETWORK: "", LP_NOSUCHFLAG: "1", MAXSESSIONS: "2" }, configFile });
+    const r = resolveFlags({
+      argv: [],
+      env: { LP_NETWORK: "", LP_NOSUCHFLAG: "1", MAXSESSIONS: "2" },
+      configFile,
+    });
     expect(r.flags.network).toBe("devnet");
     expect(r.flags.maxSessions).toBe("4");
   });
@@ -52,11 +62,15 @@ describe("resolveFlags: command line > LP_ environment > config file", () => {
 
   it("a bad environment value stops the node with exit 1", () => {
     expect(() => resolveFlags({ argv: [], env: { LP_MONITOR: "maybe" } })).toThrow(FlagParseError);
-    expect(() => resolveFlags({ argv: [], env: { LP_MONITOR: "maybe" } })).toThrow('environment variable "LP_MONITOR"');
+    expect(() => resolveFlags({ argv: [], env: { LP_MONITOR: "maybe" } })).toThrow(
+      'environment variable "LP_MONITOR"',
+    );
   });
 
   it("an unknown name in the config file is fatal even when the command line is fine", () => {
-    expect(() => resolveFlags({ argv: ["-gateway"], configFile: "gatway\n" })).toThrow('"gatway" not defined');
+    expect(() => resolveFlags({ argv: ["-gateway"], configFile: "gatway\n" })).toThrow(
+      '"gatway" not defined',
+    );
   });
 });
 

@@ -1,7 +1,8 @@
 // A node's role, decided as the real node decides it (starter.go checks redeemer, orchestrator,
 // transcoder, aiWorker, then broadcaster/gateway, and takes the first that is set).
-import { flagBool } from "./read.ts";
+
 import type { FlagValues } from "./flag-table.ts";
+import { flagBool } from "./read.ts";
 
 export type NodeRole = "orchestrator" | "transcoder" | "aiWorker" | "gateway" | "redeemer";
 

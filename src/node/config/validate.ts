@@ -1,7 +1,13 @@
 // All flag checks, in one list: each rule is a small pure function from the flags to problems.
 import type { FlagValues } from "./flag-table.ts";
 import { contextOf, type FlagProblem, type FlagRule } from "./problem.ts";
-import { accountAddress, controllerAddress, deprecatedNetwork, ethUrlScheme, onChainRequirements } from "./rules/chain.ts";
+import {
+  accountAddress,
+  controllerAddress,
+  deprecatedNetwork,
+  ethUrlScheme,
+  onChainRequirements,
+} from "./rules/chain.ts";
 import { nvidiaDevices } from "./rules/gpu.ts";
 import { maxPricePerUnit, pixelsPerUnit, pricePerUnit } from "./rules/price.ts";
 import {
@@ -42,7 +48,10 @@ export const FLAG_RULES: readonly FlagRule[] = [
 export function validateFlags(values: FlagValues): FlagProblem[] {
   const ctx = contextOf(values);
   const problems = FLAG_RULES.flatMap((rule) => rule(ctx));
-  return [...problems.filter((p) => p.severity === "error"), ...problems.filter((p) => p.severity === "warning")];
+  return [
+    ...problems.filter((p) => p.severity === "error"),
+    ...problems.filter((p) => p.severity === "warning"),
+  ];
 }
 
 export function hasErrors(problems: readonly FlagProblem[]): boolean {

@@ -14,7 +14,11 @@ const examples: Record<string, { match: string[]; noMatch: string[] }> = {
         "segment_rpc.go:576",
         'manifestID=4d2b nonce=7 seqNo=12 orchSessionID=e0f1 Error submitting segment statusCode=403 orch=https://10.0.0.7:8935 err="OrchestratorCapped"',
       ),
-      g("E", "segment_rpc.go:616", 'manifestID=4d2b seqNo=3 Transcode failed for segment orch=https://o:8935 err="orchestratorcapped"'),
+      g(
+        "E",
+        "segment_rpc.go:616",
+        'manifestID=4d2b seqNo=3 Transcode failed for segment orch=https://o:8935 err="orchestratorcapped"',
+      ),
     ],
     noMatch: [
       g("E", "segment_rpc.go:616", 'Transcode failed for segment orch=https://o:8935 err="OrchestratorBusy"'),
@@ -28,7 +32,11 @@ const examples: Record<string, { match: string[]; noMatch: string[] }> = {
         "orchestrator.go:190",
         "manifestID=4d2b Error receiving ticket sessionID=4d2b recipientRandHash=9f2c senderNonce=3: TicketParams expired",
       ),
-      g("I", "broadcast.go:1652", "manifestID=4d2b Ticket params expired, refreshing for orch=https://o:8935"),
+      g(
+        "I",
+        "broadcast.go:1652",
+        "manifestID=4d2b Ticket params expired, refreshing for orch=https://o:8935",
+      ),
     ],
     noMatch: [g("E", "sender.go:192", "ticketParams expiration block is 0")],
   },
@@ -46,15 +54,24 @@ const examples: Record<string, { match: string[]; noMatch: string[] }> = {
       "x264 [warning]: frame MB size (8160) > level limit (3600)",
       "MB rate > Level limit",
     ],
-    noMatch: ["[libx264 @ 0x55d5c8a3c800] MB rate (245760) within level limit (983040)", "level limit exceeded"],
+    noMatch: [
+      "[libx264 @ 0x55d5c8a3c800] MB rate (245760) within level limit (983040)",
+      "level limit exceeded",
+    ],
   },
   UnableToTranscode: {
-    match: [g("E", "ot_rpc.go:267", 'manifestID=4d2b seqNo=4 Unable to transcode err="No keyframes in input"')],
+    match: [
+      g("E", "ot_rpc.go:267", 'manifestID=4d2b seqNo=4 Unable to transcode err="No keyframes in input"'),
+    ],
     noMatch: [g("I", "ot_rpc.go:200", "manifestID=4d2b Transcoding taskId=3 url=https://o/seg")],
   },
   UnsupportedPixelFormat: {
     match: [
-      g("E", "orchestrator.go:755", 'manifestID=4d2b Error transcoding segName=/tmp/seg.ts err="Unsupported input pixel format"'),
+      g(
+        "E",
+        "orchestrator.go:755",
+        'manifestID=4d2b Error transcoding segName=/tmp/seg.ts err="Unsupported input pixel format"',
+      ),
       "ERROR: decoder.c:284] Non 4:2:0 pixel format detected in input : Invalid argument",
     ],
     noMatch: ["ERROR: filter.c:108] Cannot set output pixel format : Invalid argument"],
@@ -62,18 +79,28 @@ const examples: Record<string, { match: string[]; noMatch: string[] }> = {
   EthereumUnreachable: {
     match: [
       "Could not connect to Ethereum node",
-      g("E", "starter.go:837", "Failed to connect to Ethereum client: dial unix /x: connect: no such file or directory"),
+      g(
+        "E",
+        "starter.go:837",
+        "Failed to connect to Ethereum client: dial unix /x: connect: no such file or directory",
+      ),
       g(
         "E",
         "starter.go:843",
         'failed to get chain ID from remote ethereum node: Post "https://arb1.example/rpc": dial tcp: lookup arb1.example: no such host',
       ),
     ],
-    noMatch: [g("I", "starter.go:598", "***Livepeer is running on the arbitrum-one-mainnet network: 0xD8E8***")],
+    noMatch: [
+      g("I", "starter.go:598", "***Livepeer is running on the arbitrum-one-mainnet network: 0xD8E8***"),
+    ],
   },
   PortInUse: {
     match: [
-      g("E", "starter.go:2064", 'Error starting Transcoder node: err="listen tcp 0.0.0.0:8935: bind: address already in use"'),
+      g(
+        "E",
+        "starter.go:2064",
+        'Error starting Transcoder node: err="listen tcp 0.0.0.0:8935: bind: address already in use"',
+      ),
       g("E", "webserver.go:25", "listen tcp 127.0.0.1:7935: bind: address already in use"),
     ],
     noMatch: [g("I", "webserver.go:22", "CLI server listening on 127.0.0.1:7935")],
@@ -90,7 +117,11 @@ const examples: Record<string, { match: string[]; noMatch: string[] }> = {
   NvencSessionLimit: {
     match: [
       "ERROR: encoder.c:318] Unable to open video encoder : Cannot allocate memory",
-      g("E", "transcoder.go:282", "Maximum number of simultaneous NVENC video encoding sessions is restricted by driver"),
+      g(
+        "E",
+        "transcoder.go:282",
+        "Maximum number of simultaneous NVENC video encoding sessions is restricted by driver",
+      ),
       "[h264_nvenc @ 0x7f3a2c0a9e00] OpenEncodeSessionEx failed: out of memory (10): (no details)",
     ],
     noMatch: ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"],
@@ -99,7 +130,9 @@ const examples: Record<string, { match: string[]; noMatch: string[] }> = {
     match: [
       "[h264_cuvid @ 0x5599b1c0] ctx->cvdl->cuvidCreateDecoder(&ctx->cudecoder, &cuinfo) failed -> CUDA_ERROR_UNKNOWN: unknown error",
     ],
-    noMatch: ["[h264_cuvid @ 0x5599b1c0] cuvidCreateDecoder failed -> CUDA_ERROR_OUT_OF_MEMORY: out of memory"],
+    noMatch: [
+      "[h264_cuvid @ 0x5599b1c0] cuvidCreateDecoder failed -> CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+    ],
   },
   InsufficientGasFunds: {
     match: [
@@ -118,7 +151,9 @@ const examples: Record<string, { match: string[]; noMatch: string[] }> = {
       g("F", "starter.go:820", "provided -ethKeystorePath was not found"),
       g("I", "accountmanager.go:51", "No Ethereum account found. Creating a new account"),
     ],
-    noMatch: [g("I", "accountmanager.go:80", "Using Ethereum account: 0xAb5801a7D398351b8bE11C439e05C5B3259aeC9B")],
+    noMatch: [
+      g("I", "accountmanager.go:80", "Using Ethereum account: 0xAb5801a7D398351b8bE11C439e05C5B3259aeC9B"),
+    ],
   },
   ServiceAddressMismatch: {
     match: [
@@ -128,22 +163,46 @@ const examples: Record<string, { match: string[]; noMatch: string[] }> = {
         "Service address https://203.0.113.10:8935 did not match discovered address https://198.51.100.4:8935; set the correct address in livepeer_cli or use -serviceAddr",
       ),
     ],
-    noMatch: [g("I", "handlers.go:720", "Storing service URI https://203.0.113.10:8935 in service registry...")],
+    noMatch: [
+      g("I", "handlers.go:720", "Storing service URI https://203.0.113.10:8935 in service registry..."),
+    ],
   },
   GpuOutOfMemory: {
     match: [
       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 23.69 GiB",
-      g("E", "ai_process.go:1180", 'Error processing text-to-image request err="RuntimeError: CUDA error: out of memory"'),
+      g(
+        "E",
+        "ai_process.go:1180",
+        'Error processing text-to-image request err="RuntimeError: CUDA error: out of memory"',
+      ),
     ],
-    noMatch: [g("I", "ai_worker.go:90", "Warming text-to-image container with model SG161222/RealVisXL_V4.0_Lightning")],
+    noMatch: [
+      g(
+        "I",
+        "ai_worker.go:90",
+        "Warming text-to-image container with model SG161222/RealVisXL_V4.0_Lightning",
+      ),
+    ],
   },
   PaymentCreateErrors: {
-    match: [g("E", "segment_rpc.go:501", 'manifestID=4d2b Could not create payment bytes=88124 err="insufficient sender reserve"')],
+    match: [
+      g(
+        "E",
+        "segment_rpc.go:501",
+        'manifestID=4d2b Could not create payment bytes=88124 err="insufficient sender reserve"',
+      ),
+    ],
     noMatch: [g("I", "live_payment.go:100", "manifestID=4d2b Sent payment to orch=https://o:8935")],
   },
   GatewayUnfunded: {
-    match: [g("I", "starter.go:1142", "Broadcaster Deposit: 0 WEI"), g("I", "starter.go:1143", "Broadcaster Reserve: 0 ETH")],
-    noMatch: [g("I", "starter.go:1142", "Broadcaster Deposit: 0.5 ETH"), g("I", "starter.go:1143", "Broadcaster Reserve: 100 WEI")],
+    match: [
+      g("I", "starter.go:1142", "Broadcaster Deposit: 0 WEI"),
+      g("I", "starter.go:1143", "Broadcaster Reserve: 0 ETH"),
+    ],
+    noMatch: [
+      g("I", "starter.go:1142", "Broadcaster Deposit: 0.5 ETH"),
+      g("I", "starter.go:1143", "Broadcaster Reserve: 100 WEI"),
+    ],
   },
   PriceCapTooLow: {
     match: [
@@ -152,7 +211,11 @@ const examples: Record<string, { match: string[]; noMatch: string[] }> = {
         "selection_algorithm.go:86",
         "Orchestrator 0xAb5801a7D398351b8bE11C439e05C5B3259aeC9B is above max price 300.000, price=1200.000",
       ),
-      g("W", "selection_algorithm.go:65", "No Orchestrators passed max price filter, not using the filter, numAddrs=2"),
+      g(
+        "W",
+        "selection_algorithm.go:65",
+        "No Orchestrators passed max price filter, not using the filter, numAddrs=2",
+      ),
     ],
     noMatch: [g("I", "starter.go:1160", "Maximum transcoding price: 300.000 wei per pixel")],
   },
@@ -167,12 +230,20 @@ const examples: Record<string, { match: string[]; noMatch: string[] }> = {
     noMatch: [g("I", "starter.go:2098", "Orchestrator is not performing work")],
   },
   KeystorePasswordWrong: {
-    match: [g("E", "starter.go:885", "Error unlocking Ethereum account: could not decrypt key with given password")],
-    noMatch: [g("I", "accountmanager.go:114", "Unlocked ETH account: 0xAb5801a7D398351b8bE11C439e05C5B3259aeC9B")],
+    match: [
+      g("E", "starter.go:885", "Error unlocking Ethereum account: could not decrypt key with given password"),
+    ],
+    noMatch: [
+      g("I", "accountmanager.go:114", "Unlocked ETH account: 0xAb5801a7D398351b8bE11C439e05C5B3259aeC9B"),
+    ],
   },
   ChainIdMismatch: {
     match: [
-      g("E", "starter.go:850", "expecting chainID of 42161, but got 1337. Did you change networks without changing network name or datadir?"),
+      g(
+        "E",
+        "starter.go:850",
+        "expecting chainID of 42161, but got 1337. Did you change networks without changing network name or datadir?",
+      ),
     ],
     noMatch: [g("I", "starter.go:850", "chainID=42161")],
   },
@@ -244,7 +315,9 @@ describe("catalog", () => {
     for (const id of ["VideoOnlyOrchestratorRejectsAi", "GpuMemoryHigh"]) {
       expect(CATALOG_BY_ID.get(id)?.recognizedBy.every((r) => r.kind === "endpoint")).toBe(true);
     }
-    expect(CATALOG_BY_ID.get("PaymentCreateErrors")?.recognizedBy.some((r) => r.kind === "metric")).toBe(true);
+    expect(CATALOG_BY_ID.get("PaymentCreateErrors")?.recognizedBy.some((r) => r.kind === "metric")).toBe(
+      true,
+    );
     expect(CATALOG_BY_ID.get("GatewayUnfunded")?.recognizedBy.some((r) => r.kind === "chain")).toBe(true);
   });
 });

@@ -19,8 +19,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         rule: "current sessions >= max sessions",
       },
     ],
-    meaning: "The orchestrator is at its session limit and turns new work away; the gateway tries another one.",
-    action: "Raise -maxSessions if the GPUs have headroom, otherwise add capacity (another orchestrator or GPU).",
+    meaning:
+      "The orchestrator is at its session limit and turns new work away; the gateway tries another one.",
+    action:
+      "Raise -maxSessions if the GPUs have headroom, otherwise add capacity (another orchestrator or GPU).",
     seenOn: ["gateway", "orchestrator"],
     origin: "spec",
   },
@@ -41,7 +43,8 @@ export const CATALOG: readonly CatalogEntry[] = [
     condition: "Transcode loop timed out",
     severity: "normal",
     recognizedBy: [log(String.raw`\bTranscode loop timed out`)],
-    meaning: "No segments arrived for a while (stream ended or paused), so the transcode session was cleaned up.",
+    meaning:
+      "No segments arrived for a while (stream ended or paused), so the transcode session was cleaned up.",
     action:
       "None. If it happens during a live stream, re-publishing makes the gateway pick a new orchestrator and session.",
     seenOn: ["orchestrator", "transcoder"],
@@ -52,7 +55,8 @@ export const CATALOG: readonly CatalogEntry[] = [
     condition: "Segment loop timed out",
     severity: "normal",
     recognizedBy: [log(String.raw`\bSegment loop timed out`)],
-    meaning: "No segments arrived for a while (stream ended or paused), so the orchestrator closed the session.",
+    meaning:
+      "No segments arrived for a while (stream ended or paused), so the orchestrator closed the session.",
     action:
       "None. If it happens during a live stream, re-publishing makes the gateway pick a new orchestrator and session.",
     seenOn: ["orchestrator"],
@@ -84,7 +88,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "UnsupportedPixelFormat",
     condition: "Unsupported input pixel format",
     severity: "warning",
-    recognizedBy: [log(String.raw`Unsupported input pixel format|Non 4:2:0 pixel format detected in input`)],
+    recognizedBy: [log("Unsupported input pixel format|Non 4:2:0 pixel format detected in input")],
     meaning: "The input is not YUV 4:2:0, which the transcoder requires.",
     action: "Fix the source: re-encode it as 4:2:0, typically yuv420p.",
     seenOn: ["orchestrator", "transcoder"],
@@ -96,7 +100,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     severity: "error",
     recognizedBy: [
       log(
-        String.raw`Could not connect to Ethereum node|Failed to connect to Ethereum client|failed to get chain ID from remote ethereum node`,
+        "Could not connect to Ethereum node|Failed to connect to Ethereum client|failed to get chain ID from remote ethereum node",
       ),
     ],
     meaning: "The chain RPC named by -ethUrl cannot be reached, so the node cannot start on chain.",
@@ -109,7 +113,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "PortInUse",
     condition: "listen tcp <host:port>: bind: address already in use",
     severity: "error",
-    recognizedBy: [log(String.raw`bind: address already in use`)],
+    recognizedBy: [log("bind: address already in use")],
     meaning: "A port the node binds (-httpAddr, -cliAddr or -rtmpAddr) is already taken by another process.",
     action: "Free the port, or move the node to another one with -httpAddr / -cliAddr / -rtmpAddr.",
     seenOn: ["gateway", "orchestrator", "transcoder", "aiWorker"],
@@ -120,10 +124,14 @@ export const CATALOG: readonly CatalogEntry[] = [
     condition: "libnppig.so.11: cannot open shared object file",
     severity: "error",
     recognizedBy: [
-      log(String.raw`lib(npp\w*|cuda\w*|nvcuvid|nvidia-encode|cublas\w*)\.so[.\d]*: cannot open shared object file`),
+      log(
+        String.raw`lib(npp\w*|cuda\w*|nvcuvid|nvidia-encode|cublas\w*)\.so[.\d]*: cannot open shared object file`,
+      ),
     ],
-    meaning: "The GPU build of the node runs without the GPU compute toolkit (CUDA 12) libraries on its library path.",
-    action: "Use the non-GPU build, or run the official GPU image / set LD_LIBRARY_PATH to the toolkit's libraries.",
+    meaning:
+      "The GPU build of the node runs without the GPU compute toolkit (CUDA 12) libraries on its library path.",
+    action:
+      "Use the non-GPU build, or run the official GPU image / set LD_LIBRARY_PATH to the toolkit's libraries.",
     seenOn: ["orchestrator", "transcoder"],
     origin: "spec",
   },
@@ -133,7 +141,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     severity: "error",
     recognizedBy: [
       log(
-        String.raw`Cannot allocate memory|simultaneous NVENC video encoding sessions is restricted by driver|OpenEncodeSessionEx failed: out of memory`,
+        "Cannot allocate memory|simultaneous NVENC video encoding sessions is restricted by driver|OpenEncodeSessionEx failed: out of memory",
       ),
     ],
     meaning:
@@ -149,7 +157,8 @@ export const CATALOG: readonly CatalogEntry[] = [
     severity: "warning",
     recognizedBy: [log(String.raw`\bCUDA_ERROR_UNKNOWN\b`)],
     meaning: "The orchestrator's GPU reported an unspecified error for a job.",
-    action: "None per job (the gateway retries another orchestrator); if it repeats, check the GPU and its driver.",
+    action:
+      "None per job (the gateway retries another orchestrator); if it repeats, check the GPU and its driver.",
     seenOn: ["orchestrator", "transcoder"],
     origin: "spec",
   },
@@ -158,8 +167,10 @@ export const CATALOG: readonly CatalogEntry[] = [
     condition: "insufficient funds for gas * price + value",
     severity: "error",
     recognizedBy: [log(String.raw`insufficient funds for gas \* price \+ value`)],
-    meaning: "The node's wallet has too little ETH to pay for a transaction (reward, ticket redemption, deposit).",
-    action: "Add ETH to the node's account on the layer-2 network (0.02 to 0.05 ETH at least for an orchestrator).",
+    meaning:
+      "The node's wallet has too little ETH to pay for a transaction (reward, ticket redemption, deposit).",
+    action:
+      "Add ETH to the node's account on the layer-2 network (0.02 to 0.05 ETH at least for an orchestrator).",
     seenOn: ["gateway", "orchestrator"],
     origin: "spec",
   },
@@ -169,7 +180,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     severity: "error",
     recognizedBy: [
       log(
-        String.raw`Error creating Ethereum account manager|provided -ethKeystorePath was not found|No Ethereum account found`,
+        "Error creating Ethereum account manager|provided -ethKeystorePath was not found|No Ethereum account found",
       ),
     ],
     meaning:
@@ -185,7 +196,8 @@ export const CATALOG: readonly CatalogEntry[] = [
     severity: "warning",
     recognizedBy: [log(String.raw`Service address \S+ did not match discovered address`)],
     meaning: "The address the node detected for itself differs from the service URI registered on chain.",
-    action: "Update the on-chain service URI with livepeer_cli (or /setOrchestratorConfig), or set -serviceAddr.",
+    action:
+      "Update the on-chain service URI with livepeer_cli (or /setOrchestratorConfig), or set -serviceAddr.",
     seenOn: ["orchestrator"],
     origin: "spec",
   },
@@ -194,7 +206,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     condition: "CUDA out of memory / OOM during AI inference",
     severity: "error",
     recognizedBy: [
-      log(String.raw`CUDA out of memory|CUDA error: out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY`),
+      log("CUDA out of memory|CUDA error: out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY"),
     ],
     meaning: "An AI pipeline ran out of GPU memory.",
     action: "Lower the model's capacity, unload warm models, or request smaller outputs.",
@@ -261,7 +273,8 @@ export const CATALOG: readonly CatalogEntry[] = [
       },
       log(String.raw`Orchestrator \S+ is above max price|No Orchestrators passed max price filter`),
     ],
-    meaning: "The gateway's price cap is below every orchestrator's price, so no orchestrator accepts its work.",
+    meaning:
+      "The gateway's price cap is below every orchestrator's price, so no orchestrator accepts its work.",
     action: "Raise -maxPricePerUnit (per -pixelsPerUnit pixels) or use cheaper orchestrators.",
     seenOn: ["gateway"],
     origin: "spec-silent",
@@ -280,7 +293,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "OrchestratorUnavailableAtStartup",
     condition: "Orchestrator not available at <serviceAddr>",
     severity: "error",
-    recognizedBy: [log(String.raw`Orchestrator not available at`)],
+    recognizedBy: [log("Orchestrator not available at")],
     meaning:
       "About 2 s after start the orchestrator could not reach its own -serviceAddr and shut itself down.",
     action:
@@ -292,7 +305,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "KeystorePasswordWrong",
     condition: "Error unlocking Ethereum account",
     severity: "error",
-    recognizedBy: [log(String.raw`Error unlocking Ethereum account|could not decrypt key with given password`)],
+    recognizedBy: [log("Error unlocking Ethereum account|could not decrypt key with given password")],
     meaning: "The keystore password does not unlock the key.",
     action:
       "Check the -ethPassword file: the right password, and no trailing newline. A lost password cannot be recovered.",
@@ -313,8 +326,9 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "HttpIngestDisabled",
     condition: "HTTP ingest is disabled because -httpAddr is publicly accessible",
     severity: "warning",
-    recognizedBy: [log(String.raw`HTTP ingest is disabled because -httpAddr is publicly accessible`)],
-    meaning: "The gateway listens on a non-loopback address without -authWebhookUrl, so it refuses HTTP ingest and AI requests.",
+    recognizedBy: [log("HTTP ingest is disabled because -httpAddr is publicly accessible")],
+    meaning:
+      "The gateway listens on a non-loopback address without -authWebhookUrl, so it refuses HTTP ingest and AI requests.",
     action: "Set -authWebhookUrl, or -httpIngest=true to accept unauthenticated ingest.",
     seenOn: ["gateway"],
     origin: "real-node",
@@ -323,7 +337,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "NoOrchestrators",
     condition: "No orchestrator specified; transcoding will not happen",
     severity: "error",
-    recognizedBy: [log(String.raw`No orchestrator specified; transcoding will not happen`)],
+    recognizedBy: [log("No orchestrator specified; transcoding will not happen")],
     meaning: "The gateway has no way to find orchestrators, so streams are not transcoded.",
     action: "Give -orchAddr, -orchWebhookUrl, or run on chain where orchestrators are discovered.",
     seenOn: ["gateway"],

@@ -6,8 +6,10 @@ import { classifyLines, LogClassifier } from "./classifier.ts";
 import { linesOf } from "./lines.ts";
 
 const LEVEL = "[libx264 @ 0x55d5c8a3c800] MB rate (2073600) > level limit (983040)";
-const PORT = "E1121 10:00:01.000000       1 webserver.go:25] listen tcp 127.0.0.1:7935: bind: address already in use";
-const TIMEOUT = (i: number) => `I1121 10:00:01.000000       1 lb.go:189] LB: Transcode loop timed out for key=s${i}`;
+const PORT =
+  "E1121 10:00:01.000000       1 webserver.go:25] listen tcp 127.0.0.1:7935: bind: address already in use";
+const TIMEOUT = (i: number) =>
+  `I1121 10:00:01.000000       1 lb.go:189] LB: Transcode loop timed out for key=s${i}`;
 const INFO = (i: number) =>
   `I1121 10:00:01.000000       1 orchestrator.go:700] manifestID=m${i % 97} seqNo=${i} Transcoding of segment took=${i % 1000}ms`;
 
@@ -36,10 +38,9 @@ describe("LogClassifier", () => {
   it("returns the ids a line shows, several when it shows several", () => {
     const c = new LogClassifier();
     expect(c.push(INFO(3))).toEqual([]);
-    expect(c.push('E1121 ot_rpc.go:267] Unable to transcode err="Unsupported input pixel format"').sort()).toEqual([
-      "UnableToTranscode",
-      "UnsupportedPixelFormat",
-    ]);
+    expect(
+      c.push('E1121 ot_rpc.go:267] Unable to transcode err="Unsupported input pixel format"').sort(),
+    ).toEqual(["UnableToTranscode", "UnsupportedPixelFormat"]);
   });
 
   it("bounds samples and cuts very long lines", () => {

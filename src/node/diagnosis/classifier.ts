@@ -68,7 +68,8 @@ export class LogClassifier {
   }
 
   #record(id: string, rawLine: string): void {
-    const line = rawLine.length > this.#maxLineLength ? `${rawLine.slice(0, this.#maxLineLength)}...` : rawLine;
+    const line =
+      rawLine.length > this.#maxLineLength ? `${rawLine.slice(0, this.#maxLineLength)}...` : rawLine;
     const tally = this.#tallies.get(id);
     if (!tally) {
       this.#tallies.set(id, {

@@ -11,7 +11,11 @@ import {
 describe("paymentCreateErrorsRising", () => {
   it("reports a counter that rose between two reads", () => {
     const f = paymentCreateErrorsRising(3, 5);
-    expect(f).toMatchObject({ id: "PaymentCreateErrors", severity: "error", message: "payment creation errors rose from 3 to 5" });
+    expect(f).toMatchObject({
+      id: "PaymentCreateErrors",
+      severity: "error",
+      message: "payment creation errors rose from 3 to 5",
+    });
     expect(f?.action).toContain("deposit");
   });
   it.each([
@@ -49,7 +53,10 @@ describe("gpuMemoryHigh", () => {
 
 describe("sessionLimitReached", () => {
   it("reports sessions at the limit as OrchestratorCapped", () => {
-    expect(sessionLimitReached(8, 8)).toMatchObject({ id: "OrchestratorCapped", message: "8 of 8 sessions in use: new work is turned away" });
+    expect(sessionLimitReached(8, 8)).toMatchObject({
+      id: "OrchestratorCapped",
+      message: "8 of 8 sessions in use: new work is turned away",
+    });
     expect(sessionLimitReached(9, 8)?.id).toBe("OrchestratorCapped");
   });
   it.each([
@@ -68,7 +75,11 @@ describe("gatewayUnfunded", () => {
     [0n, 5n, "the gateway's deposit is 0"],
     [5n, 0n, "the gateway's reserve is 0"],
   ])("deposit %s reserve %s", (deposit, reserve, message) => {
-    expect(gatewayUnfunded({ deposit, reserve })).toMatchObject({ id: "GatewayUnfunded", severity: "error", message });
+    expect(gatewayUnfunded({ deposit, reserve })).toMatchObject({
+      id: "GatewayUnfunded",
+      severity: "error",
+      message,
+    });
   });
   it("a funded gateway is fine", () => {
     expect(gatewayUnfunded({ deposit: 10n ** 17n, reserve: 1n })).toBeUndefined();
@@ -100,7 +111,11 @@ describe("priceCapTooLow", () => {
     ["0 means any price", { maxPricePerUnit: "0" }, orchs],
     ["currency caps need a price feed", { maxPricePerUnit: "0.01USD" }, orchs],
     ["no orchestrators", { maxPricePerUnit: "300" }, []],
-    ["unparseable orchestrator prices", { maxPricePerUnit: "300" }, [{ address: "x", pricePerUnit: "1USD", pixelsPerUnit: 1 }]],
+    [
+      "unparseable orchestrator prices",
+      { maxPricePerUnit: "300" },
+      [{ address: "x", pricePerUnit: "1USD", pixelsPerUnit: 1 }],
+    ],
   ])("says nothing: %s", (_, cap, list) => {
     expect(priceCapTooLow(cap, list)).toBeUndefined();
   });
@@ -108,7 +123,9 @@ describe("priceCapTooLow", () => {
 
 describe("videoOnlyOrchestrator", () => {
   it("reports AI expected of a video-only orchestrator", () => {
-    expect(videoOnlyOrchestrator({ address: "https://o:8935", capabilities: [0, 1, 2], aiExpected: true })).toMatchObject({
+    expect(
+      videoOnlyOrchestrator({ address: "https://o:8935", capabilities: [0, 1, 2], aiExpected: true }),
+    ).toMatchObject({
       id: "VideoOnlyOrchestratorRejectsAi",
       severity: "error",
     });

@@ -10,7 +10,10 @@ function finding(id: string, message: string): Finding {
 }
 
 /** Payment creation errors rose between two /metrics reads (either read may lack the metric). */
-export function paymentCreateErrorsRising(previous: number | undefined, current: number | undefined): Finding | undefined {
+export function paymentCreateErrorsRising(
+  previous: number | undefined,
+  current: number | undefined,
+): Finding | undefined {
   if (previous === undefined || current === undefined || !(current > previous)) return undefined;
   return finding("PaymentCreateErrors", `payment creation errors rose from ${previous} to ${current}`);
 }
@@ -29,12 +32,17 @@ export function gpuMemoryHigh(gpus: readonly GpuMemory[], threshold = 0.85): Fin
     .map((g) => ({ g, used: (g.memoryTotal - g.memoryFree) / g.memoryTotal }))
     .filter(({ used }) => used > threshold);
   if (high.length === 0) return undefined;
-  const list = high.map(({ g, used }) => `GPU ${g.id}${g.name ? ` (${g.name})` : ""} ${Math.round(used * 100)}%`);
+  const list = high.map(
+    ({ g, used }) => `GPU ${g.id}${g.name ? ` (${g.name})` : ""} ${Math.round(used * 100)}%`,
+  );
   return finding("GpuMemoryHigh", `GPU memory above ${Math.round(threshold * 100)}%: ${list.join(", ")}`);
 }
 
 /** The orchestrator's own view of OrchestratorCapped: current sessions at the limit. */
-export function sessionLimitReached(current: number | undefined, max: number | undefined): Finding | undefined {
+export function sessionLimitReached(
+  current: number | undefined,
+  max: number | undefined,
+): Finding | undefined {
   if (current === undefined || max === undefined || max <= 0 || current < max) return undefined;
   return finding("OrchestratorCapped", `${current} of ${max} sessions in use: new work is turned away`);
 }
@@ -43,7 +51,10 @@ export function sessionLimitReached(current: number | undefined, max: number | u
 export function gatewayUnfunded(funds: { deposit: bigint; reserve: bigint }): Finding | undefined {
   const empty = [funds.deposit === 0n && "deposit", funds.reserve === 0n && "reserve"].filter(Boolean);
   if (empty.length === 0) return undefined;
-  return finding("GatewayUnfunded", `the gateway's ${empty.join(" and ")} ${empty.length > 1 ? "are" : "is"} 0`);
+  return finding(
+    "GatewayUnfunded",
+    `the gateway's ${empty.join(" and ")} ${empty.length > 1 ? "are" : "is"} 0`,
+  );
 }
 
 export interface OrchestratorPrice {

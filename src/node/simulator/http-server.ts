@@ -28,7 +28,11 @@ export async function formOf(req: IncomingMessage, url: URL): Promise<URLSearchP
   return form;
 }
 
-export function nodeServer(routes: Record<string, Handler>, state: SimulatorState, onError: (err: unknown) => void): Server {
+export function nodeServer(
+  routes: Record<string, Handler>,
+  state: SimulatorState,
+  onError: (err: unknown) => void,
+): Server {
   return createServer((req, res) => {
     res.setHeader(SIMULATED_HEADER, "true");
     const url = new URL(req.url ?? "/", "http://simulator");
@@ -36,7 +40,10 @@ export function nodeServer(routes: Record<string, Handler>, state: SimulatorStat
     if (fault?.hang) return; // held open until the fault is cleared or the server stops
     if (fault) {
       const status = fault.status ?? (fault.body === undefined ? 500 : 200);
-      res.writeHead(status, { "Content-Type": fault.contentType ?? (fault.body === undefined ? "text/plain; charset=utf-8" : "application/json") });
+      res.writeHead(status, {
+        "Content-Type":
+          fault.contentType ?? (fault.body === undefined ? "text/plain; charset=utf-8" : "application/json"),
+      });
       res.end(fault.body ?? `simulated failure of ${url.pathname}\n`);
       return;
     }

@@ -57,5 +57,7 @@ export function simulatorRegistry(
 }
 
 function nodeType(role: NodeModel["role"]): string {
-  return { gateway: "bctr", orchestrator: "orch", transcoder: "trcr", aiWorker: "aiwk", redeemer: "rdmr" }[role];
+  return { gateway: "bctr", orchestrator: "orch", transcoder: "trcr", aiWorker: "aiwk", redeemer: "rdmr" }[
+    role
+  ];
 }

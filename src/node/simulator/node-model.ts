@@ -47,7 +47,11 @@ export function nodeModel(flags: NodeFlags, options: { gpuCount: number }): Node
     pixelsPerUnit: flags.pixelsPerUnit ?? "1",
     serviceUri: role === "orchestrator" ? serviceUriOf(flags.serviceAddr) : undefined,
     gpuIds:
-      nvidia === "" ? [] : nvidia === "all" ? Array.from({ length: options.gpuCount }, (_, i) => String(i)) : nvidia.split(","),
+      nvidia === ""
+        ? []
+        : nvidia === "all"
+          ? Array.from({ length: options.gpuCount }, (_, i) => String(i))
+          : nvidia.split(","),
     aiModels: flags.aiModels ? parseAiModels(flags.aiModels) : [],
     orchAddrs: (flags.orchAddr ?? "")
       .split(",")
@@ -79,7 +83,8 @@ export function parseAiModels(value: string): SimulatedAiModel[] {
   } else {
     entries = value.split(",").map((m) => {
       const [pipeline, modelId, warm] = m.split(":");
-      if (warm === undefined) throw new Error("invalid AI model config expected <pipeline>:<model_id>:<warm>");
+      if (warm === undefined)
+        throw new Error("invalid AI model config expected <pipeline>:<model_id>:<warm>");
       return { pipeline, model_id: modelId, warm: warm === "true" || warm === "1" };
     });
   }

@@ -1,12 +1,14 @@
 // `livepeer-operator node-sim` as a child process, as the embedded default and users run it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { UsageError } from "../../cli/command.ts";
+import { command } from "../../cli/commands/node-sim.ts";
 import { LogClassifier } from "../diagnosis/classifier.ts";
 
 const main = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
 const children: ChildProcess[] = [];
-afterEach(() => {
+afterAll(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
@@ -32,8 +34,11 @@ function launch(args: string[], env: Record<string, string> = {}): Run {
 }
 
 async function ready(run: Run): Promise<Record<string, string>> {
-  for (let i = 0; i < 200; i++) {
-    const line = run.stdout().split("\n").find((l) => l.startsWith("READY "));
+  for (let i = 0; i < 1000; i++) {
+    const line = run
+      .stdout()
+      .split("\n")
+      .find((l) => l.startsWith("READY "));
     if (line) return JSON.parse(line.slice(6)) as Record<string, string>;
     if (run.child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 50));
@@ -52,12 +57,20 @@ const ORCH = [
   "-pricePerUnit=1000",
 ];
 
-describe("livepeer-operator node-sim", () => {
+// Each run loads the whole CLI (several seconds on a busy machine): generous timeouts.
+describe("livepeer-operator node-sim", { timeout: 60_000 }, () => {
   it("serves the flags' values until SIGTERM, then shuts down gracefully with exit 0", async () => {
     const scenario = JSON.stringify({
-      steps: [{ log: 'E1121 10:00:01.000000       1 segment_rpc.go:576] Error submitting segment statusCode=403 err="OrchestratorCapped"' }],
+      steps: [
+        {
+          log: 'E1121 10:00:01.000000       1 segment_rpc.go:576] Error submitting segment statusCode=403 err="OrchestratorCapped"',
+        },
+      ],
     });
-    const run = launch(["--host", "127.1.0.7", ...ORCH], { LIVEPEER_SIM_SCENARIO: scenario, LP_MAXSESSIONS: "9" });
+    const run = launch(["--host", "127.1.0.7", ...ORCH], {
+      LIVEPEER_SIM_SCENARIO: scenario,
+      LP_MAXSESSIONS: "9",
+    });
     const urls = await ready(run);
     expect(urls.role).toBe("orchestrator");
     expect(new URL(urls.cli!).hostname).toBe("127.1.0.7");
@@ -77,7 +90,9 @@ describe("livepeer-operator node-sim", () => {
     const run = launch(["-orchestrator", "-transcoder", "-maxSessions=auto", "-cliAddr=:0", "-httpAddr=:0"]);
     expect(await run.exit).toBe(1);
     expect(run.stdout()).toBe("");
-    expect(run.stderr()).toMatch(/^F\d{4} .*-maxSessions auto works only for an orchestrator without -transcoder/m);
+    expect(run.stderr()).toMatch(
+      /^F\d{4} .*-maxSessions auto works only for an orchestrator without -transcoder/m,
+    );
   });
 
   it("an unknown flag exits 2", async () => {
@@ -85,21 +100,39 @@ describe("livepeer-operator node-sim", () => {
     expect(await run.exit).toBe(2);
     expect(run.stderr()).toContain("flag provided but not defined: -maxsessions");
   });
+});
 
+// The same command in-process, for the cases that never start a node (a child costs seconds here).
+describe("node-sim command (in-process)", () => {
   it("-help prints the node's usage and exits 0", async () => {
-    const run = launch(["-help"]);
-    expect(await run.exit).toBe(0);
-    expect(run.stdout()).toMatch(/^Usage of livepeer:\n/);
+    let stdout = "";
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      stdout += String(chunk);
+      return true;
+    });
+    try {
+      expect(await command.run(["-help"])).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(stdout).toMatch(/^Usage of livepeer:\n/);
   });
 
   it.each([
     [["--host", "10.1.2.3", "-gateway"], "not a loopback address"],
-    [["--sim-scenario", "/no/such/scenario.yaml", "-gateway"], "scenario file /no/such/scenario.yaml does not exist"],
+    [
+      ["--sim-scenario", "/no/such/scenario.yaml", "-gateway"],
+      "scenario file /no/such/scenario.yaml does not exist",
+    ],
+    [["--sim-scenario=steps: [{sessions: -1}]", "-gateway"], "steps.0"],
     [["--sim-gpus", "two", "-gateway"], "--sim-gpus two"],
     [["--sim-colour", "red", "-gateway"], "Unknown option '--sim-colour'"],
-  ])("simulator option error %j exits 2", async (args, message) => {
-    const run = launch(args);
-    expect(await run.exit).toBe(2);
-    expect(run.stderr()).toContain(message);
+  ])("simulator option error %j", async (args, message) => {
+    const error = await command.run(args).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toContain(message);
   });
 });

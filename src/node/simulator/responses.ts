@@ -9,11 +9,30 @@ const GIB = 1024 ** 3;
 export const SIMULATED_GPU = { name: "Simulated GPU", memoryTotal: 24 * GIB };
 
 const CAPABILITY_NAMES: Record<number, string> = {
-  0: "H.264", 1: "MPEGTS", 2: "MP4", 3: "Fractional framerates", 4: "Storage direct", 5: "Storage S3",
-  6: "Storage GCS", 7: "H264 Baseline profile", 8: "H264 Main profile", 9: "H264 High profile",
-  10: "H264 Constrained, Contained High profile", 11: "GOP", 12: "Auth token", 14: "MPEG7 signature",
-  26: "Segment slicing", 27: "Text to image", 28: "Image to image", 29: "Image to video", 30: "Upscale",
-  31: "Audio to text", 32: "Segment anything 2", 33: "Llm", 34: "Image to text", 35: "Live video to video",
+  0: "H.264",
+  1: "MPEGTS",
+  2: "MP4",
+  3: "Fractional framerates",
+  4: "Storage direct",
+  5: "Storage S3",
+  6: "Storage GCS",
+  7: "H264 Baseline profile",
+  8: "H264 Main profile",
+  9: "H264 High profile",
+  10: "H264 Constrained, Contained High profile",
+  11: "GOP",
+  12: "Auth token",
+  14: "MPEG7 signature",
+  26: "Segment slicing",
+  27: "Text to image",
+  28: "Image to image",
+  29: "Image to video",
+  30: "Upscale",
+  31: "Audio to text",
+  32: "Segment anything 2",
+  33: "Llm",
+  34: "Image to text",
+  35: "Live video to video",
   36: "Text to speech",
 };
 
@@ -42,7 +61,10 @@ export function statusBody(node: NodeModel, state: SimulatorState, version: stri
 }
 
 /** price per pixel as the integer pair the protocol's PriceInfo carries. */
-function priceInfo(price: string, pixels: string): { pricePerUnit: number; pixelsPerUnit: number } | undefined {
+function priceInfo(
+  price: string,
+  pixels: string,
+): { pricePerUnit: number; pixelsPerUnit: number } | undefined {
   const m = /^(\d+)(?:\.(\d+))?$/.exec(price);
   if (!m || !/^\d+$/.test(pixels)) return undefined; // a currency price needs the chain's price feed
   const scale = 10 ** (m[2]?.length ?? 0);
@@ -78,7 +100,14 @@ function hardwareInfo(node: NodeModel) {
   const gpu_info = Object.fromEntries(
     node.gpuIds.map((id) => [
       id,
-      { id, name: SIMULATED_GPU.name, major: 8, minor: 6, memory_free: SIMULATED_GPU.memoryTotal, memory_total: SIMULATED_GPU.memoryTotal },
+      {
+        id,
+        name: SIMULATED_GPU.name,
+        major: 8,
+        minor: 6,
+        memory_free: SIMULATED_GPU.memoryTotal,
+        memory_total: SIMULATED_GPU.memoryTotal,
+      },
     ]),
   );
   return [{ pipeline: "", model_id: "", gpu_info }];
@@ -109,7 +138,9 @@ export function networkCapabilitiesBody(node: NodeModel, state: SimulatorState, 
             address: node.flags.ethAcctAddr ?? "",
             local_address: state.serviceUri ?? "",
             orch_uri: state.serviceUri ?? "",
-            ...(({ transcoder: _t, Simulated: _s, ...rest }) => rest)(orchestratorInfoBody(node, state, version)),
+            ...(({ transcoder: _t, Simulated: _s, ...rest }) => rest)(
+              orchestratorInfoBody(node, state, version),
+            ),
           },
         ]
       : // A gateway lists the orchestrators it was given; the simulator does not dial them.
@@ -118,7 +149,10 @@ export function networkCapabilitiesBody(node: NodeModel, state: SimulatorState, 
 }
 
 export function hardwareStatsBody(node: NodeModel, state: SimulatorState) {
-  const load = state.sessionLimit > 0 ? Math.min(100, Math.round((100 * state.currentSessions) / state.sessionLimit)) : 0;
+  const load =
+    state.sessionLimit > 0
+      ? Math.min(100, Math.round((100 * state.currentSessions) / state.sessionLimit))
+      : 0;
   const gpu_stats = Object.fromEntries(
     node.gpuIds.map((id) => {
       const used = state.gpuMemoryUsed.get(id) ?? 0;

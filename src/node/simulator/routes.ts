@@ -7,12 +7,7 @@ import { type SimAction, SimActionSchema } from "./actions.ts";
 import type { GlogLevel } from "./glog.ts";
 import { formOf, type Handler, sendJson, sendText } from "./http-server.ts";
 import type { NodeModel } from "./node-model.ts";
-import {
-  hardwareStatsBody,
-  networkCapabilitiesBody,
-  orchestratorInfoBody,
-  statusBody,
-} from "./responses.ts";
+import { hardwareStatsBody, networkCapabilitiesBody, orchestratorInfoBody, statusBody } from "./responses.ts";
 import type { SimulatorControl, SimulatorState } from "./state.ts";
 
 export interface RouteContext {
@@ -24,12 +19,16 @@ export interface RouteContext {
   log: (level: GlogLevel, where: string, message: string) => void;
 }
 
-const status = (c: RouteContext): Handler => (_req, res) => sendJson(res, statusBody(c.node, c.state, c.version));
+const status =
+  (c: RouteContext): Handler =>
+  (_req, res) =>
+    sendJson(res, statusBody(c.node, c.state, c.version));
 
 export function cliRoutes(c: RouteContext): Record<string, Handler> {
   return {
     "/status": status(c),
-    "/getNetworkCapabilities": (_req, res) => sendJson(res, networkCapabilitiesBody(c.node, c.state, c.version)),
+    "/getNetworkCapabilities": (_req, res) =>
+      sendJson(res, networkCapabilitiesBody(c.node, c.state, c.version)),
     "/metrics": async (_req, res) => {
       if (!c.node.flags.monitor) return sendText(res, 404, "404 page not found");
       const text = await c.registry.metrics();
@@ -49,7 +48,9 @@ export function cliRoutes(c: RouteContext): Record<string, Handler> {
       } catch (err) {
         return sendJson(
           res,
-          { error: `expected a JSON action or list of actions (log, sessions, paymentCreateErrors, fail, clear, gpuMemoryUsed): ${(err as Error).message.slice(0, 300)}` },
+          {
+            error: `expected a JSON action or list of actions (log, sessions, paymentCreateErrors, fail, clear, gpuMemoryUsed): ${(err as Error).message.slice(0, 300)}`,
+          },
           400,
         );
       }
@@ -69,7 +70,8 @@ export function httpRoutes(c: RouteContext): Record<string, Handler> {
     "/hardware/stats": (_req, res) => sendJson(res, hardwareStatsBody(c.node, c.state)),
   };
   if (c.node.role === "orchestrator") {
-    routes["/getOrchestratorInfo"] = (_req, res) => sendJson(res, orchestratorInfoBody(c.node, c.state, c.version));
+    routes["/getOrchestratorInfo"] = (_req, res) =>
+      sendJson(res, orchestratorInfoBody(c.node, c.state, c.version));
   }
   return routes;
 }
@@ -77,16 +79,26 @@ export function httpRoutes(c: RouteContext): Record<string, Handler> {
 // As server/handlers.go setMaxSessions: "auto", or an integer > 0.
 function setMaxSessions(c: RouteContext, form: URLSearchParams, res: Parameters<Handler>[1]): void {
   const value = form.get("maxSessions") ?? "";
-  if (value === "") return sendText(res, 400, "missing form param: maxSessions");
+  if (value === "") {
+    sendText(res, 400, "missing form param: maxSessions");
+    return;
+  }
   if (value === "auto") {
     c.state.sessionLimit = 0; // the sum of connected transcoders' capacities: none here
     c.log("I", "livepeernode.go:349", "Updated session limit to 0");
     res.writeHead(200);
-    return void res.end("Max sessions set to auto\n");
+    res.end("Max sessions set to auto\n");
+    return;
   }
-  if (!/^[+-]?\d+$/.test(value)) return sendText(res, 400, `strconv.Atoi: parsing "${value}": invalid syntax`);
+  if (!/^[+-]?\d+$/.test(value)) {
+    sendText(res, 400, `strconv.Atoi: parsing "${value}": invalid syntax`);
+    return;
+  }
   const n = Number(value);
-  if (n <= 0) return sendText(res, 400, "Max Sessions must be 'auto' or greater than zero");
+  if (n <= 0) {
+    sendText(res, 400, "Max Sessions must be 'auto' or greater than zero");
+    return;
+  }
   c.state.sessionLimit = n;
   c.log("I", "livepeernode.go:349", `Updated session limit to ${n}`);
   res.writeHead(200);
@@ -96,13 +108,20 @@ function setMaxSessions(c: RouteContext, form: URLSearchParams, res: Parameters<
 // As server/handlers.go setOrchestratorConfigHandler: needs the chain client, so an off-chain node
 // answers 500 "missing ETH client"; the price changes only when price and pixels come together.
 function setOrchestratorConfig(c: RouteContext, form: URLSearchParams, res: Parameters<Handler>[1]): void {
-  if (c.node.network === "offchain") return sendText(res, 500, "missing ETH client");
+  if (c.node.network === "offchain") {
+    sendText(res, 500, "missing ETH client");
+    return;
+  }
   const price = form.get("pricePerUnit") ?? "";
   const pixels = form.get("pixelsPerUnit") ?? "";
   if (price !== "" && pixels !== "") {
-    if (!/^\d+(\.\d+)?$/.test(price)) return sendText(res, 400, `error parsing pricePerUnit value: ${price}`);
+    if (!/^\d+(\.\d+)?$/.test(price)) {
+      sendText(res, 400, `error parsing pricePerUnit value: ${price}`);
+      return;
+    }
     if (!/^\d+$/.test(pixels) || Number(pixels) <= 0) {
-      return sendText(res, 400, `pixels per unit must be greater than 0, provided ${pixels}`);
+      sendText(res, 400, `pixels per unit must be greater than 0, provided ${pixels}`);
+      return;
     }
     c.state.pricePerUnit = `${price}${form.get("currency") ?? ""}`;
     c.state.pixelsPerUnit = pixels;
@@ -113,7 +132,8 @@ function setOrchestratorConfig(c: RouteContext, form: URLSearchParams, res: Para
     try {
       new URL(serviceURI);
     } catch {
-      return sendText(res, 400, `parse "${serviceURI}": invalid URI for request`);
+      sendText(res, 400, `parse "${serviceURI}": invalid URI for request`);
+      return;
     }
     c.log("I", "handlers.go:717", `Storing service URI ${serviceURI} in service registry...`);
     c.state.serviceUri = serviceURI;

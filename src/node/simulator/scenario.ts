@@ -35,23 +35,35 @@ export interface ScenarioStep {
 
 export type Scenario = ScenarioStep[];
 
-export const ScenarioSchema = z.object({ steps: z.array(z.record(z.string(), z.unknown())) }).transform((s, ctx) =>
-  s.steps.flatMap((raw, index): ScenarioStep[] => {
-    const { at, every, ...action } = raw;
-    const timing = TimingSchema.safeParse({ at, every });
-    const parsed = SimActionSchema.safeParse(action);
-    const issue = !timing.success ? timing.error.issues[0] : !parsed.success ? parsed.error.issues[0] : undefined;
-    if (issue || !timing.success || !parsed.success) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["steps", index],
-        message: `${issue?.path.length ? `${issue.path.join(".")}: ` : ""}${issue?.message ?? "invalid step"} (a step is at/every plus one of log, sessions, paymentCreateErrors, fail, clear, gpuMemoryUsed)`,
-      });
-      return [];
-    }
-    return [{ at: timing.data.at, ...(timing.data.every === undefined ? {} : { every: timing.data.every }), action: parsed.data }];
-  }),
-);
+export const ScenarioSchema = z
+  .object({ steps: z.array(z.record(z.string(), z.unknown())) })
+  .transform((s, ctx) =>
+    s.steps.flatMap((raw, index): ScenarioStep[] => {
+      const { at, every, ...action } = raw;
+      const timing = TimingSchema.safeParse({ at, every });
+      const parsed = SimActionSchema.safeParse(action);
+      const issue = !timing.success
+        ? timing.error.issues[0]
+        : !parsed.success
+          ? parsed.error.issues[0]
+          : undefined;
+      if (issue || !timing.success || !parsed.success) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["steps", index],
+          message: `${issue?.path.length ? `${issue.path.join(".")}: ` : ""}${issue?.message ?? "invalid step"} (a step is at/every plus one of log, sessions, paymentCreateErrors, fail, clear, gpuMemoryUsed)`,
+        });
+        return [];
+      }
+      return [
+        {
+          at: timing.data.at,
+          ...(timing.data.every === undefined ? {} : { every: timing.data.every }),
+          action: parsed.data,
+        },
+      ];
+    }),
+  );
 
 /** Scenario text (YAML or JSON) -> steps; errors name the step. */
 export function parseScenario(text: string): Scenario {

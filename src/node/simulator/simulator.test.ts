@@ -1,12 +1,17 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, connect } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { LogClassifier } from "../diagnosis/classifier.ts";
 import { SIMULATED_HEADER } from "./http-server.ts";
 import { parseScenario } from "./scenario.ts";
-import { type NodeSimulator, type NodeSimulatorOptions, NodeStartError, startNodeSimulator } from "./simulator.ts";
+import {
+  type NodeSimulator,
+  type NodeSimulatorOptions,
+  type NodeStartError,
+  startNodeSimulator,
+} from "./simulator.ts";
 
 const running: NodeSimulator[] = [];
 afterEach(async () => {
@@ -16,7 +21,13 @@ const dir = mkdtempSync(path.join(tmpdir(), "node-sim-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const PORTS = ["-cliAddr=127.0.0.1:0", "-httpAddr=127.0.0.1:0"];
-const ORCH = ["-orchestrator", "-transcoder", "-serviceAddr=127.0.0.1:8935", "-startupAvailabilityCheck=false", ...PORTS];
+const ORCH = [
+  "-orchestrator",
+  "-transcoder",
+  "-serviceAddr=127.0.0.1:8935",
+  "-startupAvailabilityCheck=false",
+  ...PORTS,
+];
 
 async function start(argv: string[], extra: Partial<NodeSimulatorOptions> = {}) {
   const lines: string[] = [];
@@ -41,39 +52,76 @@ const json = async (url: string, init?: RequestInit) => {
   return { status: r.status, headers: r.headers, body: (await r.json()) as Record<string, unknown> };
 };
 const form = (url: string, fields: Record<string, string>) =>
-  fetch(url, { method: "POST", body: new URLSearchParams(fields) }).then(async (r) => ({ status: r.status, text: await r.text() }));
+  fetch(url, { method: "POST", body: new URLSearchParams(fields) }).then(async (r) => ({
+    status: r.status,
+    text: await r.text(),
+  }));
 
 describe("node simulator: values from flags", () => {
   it("orchestrator /status carries SessionLimit and PricePerUnit from the flags, marked simulated", async () => {
     const { sim } = await start([...ORCH, "-maxSessions=12", "-pricePerUnit=1500"]);
     for (const base of [sim.urls.cli, sim.urls.http!]) {
       const { body, headers } = await json(`${base}/status`);
-      expect(body).toMatchObject({ SessionLimit: 12, PricePerUnit: 1500, Simulated: true, LocalTranscoding: true });
+      expect(body).toMatchObject({
+        SessionLimit: 12,
+        PricePerUnit: 1500,
+        Simulated: true,
+        LocalTranscoding: true,
+      });
       expect(headers.get(SIMULATED_HEADER)).toBe("true");
     }
   });
 
   it("keeps a currency price as text and defaults like the node (10 sessions, price 0)", async () => {
     const a = await start([...ORCH, "-pricePerUnit=0.5USD"]);
-    expect((await json(`${a.sim.urls.cli}/status`)).body).toMatchObject({ PricePerUnit: "0.5USD", SessionLimit: 10 });
+    expect((await json(`${a.sim.urls.cli}/status`)).body).toMatchObject({
+      PricePerUnit: "0.5USD",
+      SessionLimit: 10,
+    });
     const b = await start(ORCH);
-    expect((await json(`${b.sim.urls.cli}/status`)).body).toMatchObject({ PricePerUnit: 0, SessionLimit: 10 });
+    expect((await json(`${b.sim.urls.cli}/status`)).body).toMatchObject({
+      PricePerUnit: 0,
+      SessionLimit: 10,
+    });
   });
 
   it("/getOrchestratorInfo advertises video capabilities, price and AI models from -aiModels", async () => {
     const models = path.join(dir, "aiModels.json");
-    writeFileSync(models, JSON.stringify([{ pipeline: "text-to-image", model_id: "ByteDance/SDXL-Lightning", warm: true, capacity: 2, price_per_unit: 4768371 }]));
+    writeFileSync(
+      models,
+      JSON.stringify([
+        {
+          pipeline: "text-to-image",
+          model_id: "ByteDance/SDXL-Lightning",
+          warm: true,
+          capacity: 2,
+          price_per_unit: 4768371,
+        },
+      ]),
+    );
     const { sim } = await start([...ORCH, "-pricePerUnit=1200", "-pixelsPerUnit=2", `-aiModels=${models}`]);
     const { body } = await json(`${sim.urls.http}/getOrchestratorInfo`);
     expect(body.transcoder).toBe("https://127.0.0.1:8935");
     expect(body.price_info).toEqual({ pricePerUnit: 1200, pixelsPerUnit: 2 });
-    const caps = body.capabilities as { capacities: Record<string, number>; constraints: { PerCapability: Record<string, unknown> } };
+    const caps = body.capabilities as {
+      capacities: Record<string, number>;
+      constraints: { PerCapability: Record<string, unknown> };
+    };
     expect(caps.capacities["0"]).toBe(10);
     expect(caps.capacities["27"]).toBe(2);
     expect(caps.constraints.PerCapability["27"]).toEqual({
-      models: { "ByteDance/SDXL-Lightning": { warm: true, capacity: 2, runnerVersion: "0.0.0-simulated", capacityInUse: 0 } },
+      models: {
+        "ByteDance/SDXL-Lightning": {
+          warm: true,
+          capacity: 2,
+          runnerVersion: "0.0.0-simulated",
+          capacityInUse: 0,
+        },
+      },
     });
-    expect(body.capabilities_prices).toEqual([{ pricePerUnit: 4768371, pixelsPerUnit: 1, capability: 27, constraint: "ByteDance/SDXL-Lightning" }]);
+    expect(body.capabilities_prices).toEqual([
+      { pricePerUnit: 4768371, pixelsPerUnit: 1, capability: 27, constraint: "ByteDance/SDXL-Lightning" },
+    ]);
     expect(body.Simulated).toBe(true);
   });
 
@@ -99,7 +147,12 @@ describe("node simulator: values from flags", () => {
   });
 
   it("a gateway binds CLI, HTTP and RTMP ports; RTMP accepts connections", async () => {
-    const { sim, lines } = await start(["-gateway", ...PORTS, "-rtmpAddr=127.0.0.1:0", "-orchAddr=127.0.0.1:8935"]);
+    const { sim, lines } = await start([
+      "-gateway",
+      ...PORTS,
+      "-rtmpAddr=127.0.0.1:0",
+      "-orchAddr=127.0.0.1:8935",
+    ]);
     expect(sim.role).toBe("gateway");
     const status = await json(`${sim.urls.cli}/status`);
     expect(status.body.OrchestratorPool).toEqual(["https://127.0.0.1:8935"]);
@@ -118,7 +171,9 @@ describe("node simulator: values from flags", () => {
   });
 
   it("--host puts every listener on that loopback address", async () => {
-    const { sim } = await start(["-gateway", "-cliAddr=0.0.0.0:0", "-httpAddr=0.0.0.0:0", "-rtmpAddr=:0"], { host: "127.1.0.5" });
+    const { sim } = await start(["-gateway", "-cliAddr=0.0.0.0:0", "-httpAddr=0.0.0.0:0", "-rtmpAddr=:0"], {
+      host: "127.1.0.5",
+    });
     for (const url of Object.values(sim.urls)) expect(new URL(url!).hostname).toBe("127.1.0.5");
     expect((await json(`${sim.urls.cli}/status`)).body.Simulated).toBe(true);
   });
@@ -144,7 +199,9 @@ describe("node simulator: flags like the node", () => {
   it("invalid flags stop it with exit 1 and F lines naming the flag and fix", async () => {
     const { error, lines } = await startError([...ORCH, "-maxSessions=0"]);
     expect(error.exitCode).toBe(1);
-    expect(lines.find((l) => l.startsWith("F"))).toMatch(/-maxSessions 0 is not an integer > 0.* - give an integer > 0/);
+    expect(lines.find((l) => l.startsWith("F"))).toMatch(
+      /-maxSessions 0 is not an integer > 0.* - give an integer > 0/,
+    );
   });
 
   it("an unknown flag exits 2 as Go's flag package does", async () => {
@@ -164,15 +221,22 @@ describe("node simulator: flags like the node", () => {
 
   it("reads -config and LP_ variables with the node's precedence", async () => {
     const config = path.join(dir, "livepeer.conf");
-    writeFileSync(config, "orchestrator\ntranscoder\nmaxSessions 3\npricePerUnit 7\nserviceAddr 127.0.0.1:8935\nstartupAvailabilityCheck false\n");
-    const { sim } = await start([`-config=${config}`, ...PORTS, "-pricePerUnit=9"], { env: { LP_MAXSESSIONS: "5" } });
+    writeFileSync(
+      config,
+      "orchestrator\ntranscoder\nmaxSessions 3\npricePerUnit 7\nserviceAddr 127.0.0.1:8935\nstartupAvailabilityCheck false\n",
+    );
+    const { sim } = await start([`-config=${config}`, ...PORTS, "-pricePerUnit=9"], {
+      env: { LP_MAXSESSIONS: "5" },
+    });
     expect((await json(`${sim.urls.cli}/status`)).body).toMatchObject({ SessionLimit: 5, PricePerUnit: 9 });
   });
 
   it("a missing or bad config file stops it with exit 1", async () => {
     const missing = await startError(["-config=/no/such.conf"]);
     expect(missing.error.exitCode).toBe(1);
-    expect(missing.lines.join()).toContain("Error parsing config: open /no/such.conf: no such file or directory");
+    expect(missing.lines.join()).toContain(
+      "Error parsing config: open /no/such.conf: no such file or directory",
+    );
     const bad = path.join(dir, "bad.conf");
     writeFileSync(bad, "-orchestrator\n");
     const badStart = await startError([`-config=${bad}`]);
@@ -181,7 +245,9 @@ describe("node simulator: flags like the node", () => {
 
   it("warns about arguments the node would silently ignore", async () => {
     const { lines } = await start([...ORCH, "-reward", "false"]);
-    expect(lines.find((l) => l.startsWith("W") && l.includes("ignores everything from"))).toContain('"false"');
+    expect(lines.find((l) => l.startsWith("W") && l.includes("ignores everything from"))).toContain(
+      '"false"',
+    );
   });
 
   it("a busy port stops it with the node's bind error, which diagnose recognises", async () => {
@@ -189,7 +255,10 @@ describe("node simulator: flags like the node", () => {
     await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", () => r()));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const { error, lines } = await startError([...ORCH.filter((a) => !a.startsWith("-cliAddr")), `-cliAddr=127.0.0.1:${port}`]);
+      const { error, lines } = await startError([
+        ...ORCH.filter((a) => !a.startsWith("-cliAddr")),
+        `-cliAddr=127.0.0.1:${port}`,
+      ]);
       expect(error.exitCode).toBe(1);
       expect(error.message).toBe(`listen tcp 127.0.0.1:${port}: bind: address already in use`);
       const classifier = new LogClassifier();
@@ -204,7 +273,10 @@ describe("node simulator: flags like the node", () => {
 describe("node simulator: CLI port changes a running node", () => {
   it("/setMaxSessions changes SessionLimit and refuses what the node refuses", async () => {
     const { sim, lines } = await start(ORCH);
-    expect(await form(`${sim.urls.cli}/setMaxSessions`, { maxSessions: "6" })).toEqual({ status: 200, text: "Max sessions set to 6\n" });
+    expect(await form(`${sim.urls.cli}/setMaxSessions`, { maxSessions: "6" })).toEqual({
+      status: 200,
+      text: "Max sessions set to 6\n",
+    });
     expect((await json(`${sim.urls.cli}/status`)).body.SessionLimit).toBe(6);
     expect(lines.some((l) => l.endsWith("Updated session limit to 6"))).toBe(true);
     expect(await form(`${sim.urls.cli}/setMaxSessions`, { maxSessions: "0" })).toEqual({
@@ -217,7 +289,9 @@ describe("node simulator: CLI port changes a running node", () => {
 
   it("/setOrchestratorConfig needs a chain client (500 off-chain) and updates price and service URI on chain", async () => {
     const off = await start(ORCH);
-    expect(await form(`${off.sim.urls.cli}/setOrchestratorConfig`, { pricePerUnit: "5", pixelsPerUnit: "1" })).toEqual({
+    expect(
+      await form(`${off.sim.urls.cli}/setOrchestratorConfig`, { pricePerUnit: "5", pixelsPerUnit: "1" }),
+    ).toEqual({
       status: 500,
       text: "missing ETH client\n",
     });
@@ -230,18 +304,28 @@ describe("node simulator: CLI port changes a running node", () => {
       "-ethPassword=/p",
       "-pricePerUnit=100",
     ]);
-    const r = await form(`${on.sim.urls.cli}/setOrchestratorConfig`, { pricePerUnit: "250", pixelsPerUnit: "1", serviceURI: "https://o.example:8935" });
+    const r = await form(`${on.sim.urls.cli}/setOrchestratorConfig`, {
+      pricePerUnit: "250",
+      pixelsPerUnit: "1",
+      serviceURI: "https://o.example:8935",
+    });
     expect(r.status).toBe(200);
     expect((await json(`${on.sim.urls.cli}/status`)).body.PricePerUnit).toBe(250);
-    expect((await json(`${on.sim.urls.http}/getOrchestratorInfo`)).body.transcoder).toBe("https://o.example:8935");
-    expect((await form(`${on.sim.urls.cli}/setOrchestratorConfig`, { pricePerUnit: "x", pixelsPerUnit: "1" })).status).toBe(400);
+    expect((await json(`${on.sim.urls.http}/getOrchestratorInfo`)).body.transcoder).toBe(
+      "https://o.example:8935",
+    );
+    expect(
+      (await form(`${on.sim.urls.cli}/setOrchestratorConfig`, { pricePerUnit: "x", pixelsPerUnit: "1" }))
+        .status,
+    ).toBe(400);
   });
 });
 
 describe("node simulator: steering", () => {
   it("control: emits chosen log lines, reaches the session limit, adds payment errors", async () => {
     const { sim, lines } = await start([...ORCH, "-monitor", "-maxSessions=3"]);
-    const capped = 'E1121 10:00:01.000000       1 segment_rpc.go:576] Error submitting segment statusCode=403 err="OrchestratorCapped"';
+    const capped =
+      'E1121 10:00:01.000000       1 segment_rpc.go:576] Error submitting segment statusCode=403 err="OrchestratorCapped"';
     sim.control.emitLog([capped, "plain words"]);
     expect(lines).toContain(capped);
     expect(lines.at(-1)).toMatch(/^I\d{4} .* simulator\.go:3\] plain words$/);
@@ -256,13 +340,21 @@ describe("node simulator: steering", () => {
     const { sim, lines } = await start([...ORCH, "-maxSessions=4"]);
     const r = await json(`${sim.urls.cli}/__sim/actions`, {
       method: "POST",
-      body: JSON.stringify([{ sessions: "limit" }, { paymentCreateErrors: 3 }, { log: "hello" }, { gpuMemoryUsed: 0.9 }]),
+      body: JSON.stringify([
+        { sessions: "limit" },
+        { paymentCreateErrors: 3 },
+        { log: "hello" },
+        { gpuMemoryUsed: 0.9 },
+      ]),
     });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ currentSessions: 4, paymentCreateErrors: 3, Simulated: true });
     expect(lines.at(-1)).toContain("hello");
     expect((await json(`${sim.urls.cli}/__sim/state`)).body.currentSessions).toBe(4);
-    const bad = await json(`${sim.urls.cli}/__sim/actions`, { method: "POST", body: JSON.stringify({ sessions: -1 }) });
+    const bad = await json(`${sim.urls.cli}/__sim/actions`, {
+      method: "POST",
+      body: JSON.stringify({ sessions: -1 }),
+    });
     expect(bad.status).toBe(400);
     expect(String(bad.body.error)).toContain("expected a JSON action");
   });
@@ -338,7 +430,13 @@ describe("node simulator: the orchestrator's startup self-check", () => {
   it("stays up when -serviceAddr reaches its own service port", async () => {
     const port = await freePort();
     const { sim, lines } = await start(
-      ["-orchestrator", "-transcoder", "-cliAddr=127.0.0.1:0", `-httpAddr=127.0.0.1:${port}`, `-serviceAddr=127.0.0.1:${port}`],
+      [
+        "-orchestrator",
+        "-transcoder",
+        "-cliAddr=127.0.0.1:0",
+        `-httpAddr=127.0.0.1:${port}`,
+        `-serviceAddr=127.0.0.1:${port}`,
+      ],
       { availabilityCheckDelayMs: 50 },
     );
     await new Promise((r) => setTimeout(r, 300));
@@ -347,8 +445,15 @@ describe("node simulator: the orchestrator's startup self-check", () => {
   });
 
   it("skips (and says so) a non-loopback -serviceAddr", async () => {
-    const { lines } = await start(["-orchestrator", "-transcoder", ...PORTS, "-serviceAddr=orch.default.svc.cluster.local:8935"]);
-    expect(lines.join("\n")).toContain("skipped the startup availability check of https://orch.default.svc.cluster.local:8935");
+    const { lines } = await start([
+      "-orchestrator",
+      "-transcoder",
+      ...PORTS,
+      "-serviceAddr=orch.default.svc.cluster.local:8935",
+    ]);
+    expect(lines.join("\n")).toContain(
+      "skipped the startup availability check of https://orch.default.svc.cluster.local:8935",
+    );
   });
 });
 

@@ -3,17 +3,17 @@
 // spec's endpoints with values derived from the flags, prints the node's startup lines, and can be
 // steered (log lines, sessions at the limit, payment errors, failing endpoints).
 import { readFileSync } from "node:fs";
+import type { Server } from "node:http";
 import type { Server as NetServer } from "node:net";
 import { createServer as createTcpServer } from "node:net";
 import { hostname } from "node:os";
 import path from "node:path";
-import type { Server } from "node:http";
-import { type HostPort, formatHostPort } from "../config/addresses.ts";
+import { formatHostPort, type HostPort } from "../config/addresses.ts";
 import type { Environment } from "../config/env.ts";
 import { FlagParseError } from "../config/errors.ts";
 import type { NodeFlags } from "../config/flag-table.ts";
-import type { NodeRole } from "../config/roles.ts";
 import { configFilePath, resolveFlags } from "../config/resolve.ts";
+import type { NodeRole } from "../config/roles.ts";
 import { validateFlags } from "../config/validate.ts";
 import { formatGlog, type GlogLevel, looksLikeNodeLine } from "./glog.ts";
 import { closeServer, listen, nodeServer } from "./http-server.ts";
@@ -78,7 +78,10 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
   const log = (level: GlogLevel, where: string, message: string) => sink(formatGlog(level, where, message));
   const version = options.version ?? SIMULATED_VERSION;
   if (options.host !== undefined && !LOOPBACK.test(options.host)) {
-    throw new NodeStartError(`--host ${options.host} is not a loopback address: the simulator binds only 127.x addresses`, 2);
+    throw new NodeStartError(
+      `--host ${options.host} is not a loopback address: the simulator binds only 127.x addresses`,
+      2,
+    );
   }
   const flags = readFlags(options, log);
   if (flags.help) throw new NodeStartError("-help", 0, usageText());
@@ -126,7 +129,10 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     }
     if (node.addresses.rtmp) {
       // RTMP ingest is not simulated: the port accepts connections (so probes see it) and closes them.
-      bound.rtmp = await bind(createTcpServer((socket) => socket.destroy()), node.addresses.rtmp);
+      bound.rtmp = await bind(
+        createTcpServer((socket) => socket.destroy()),
+        node.addresses.rtmp,
+      );
       urls.rtmp = `rtmp://${bound.rtmp}`;
     }
   } catch (err) {
@@ -151,16 +157,25 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     await Promise.all(servers.map((s) => closeAny(s)));
     resolveExit(code);
   };
-  const availabilityTimer = scheduleAvailabilityCheck(node, options, log, () => {
-    if (stopped) return;
-    log("I", "starter.go:2106", "Orchestrator server shut down");
-    void stop(0);
-  }, () => stopped);
+  const availabilityTimer = scheduleAvailabilityCheck(
+    node,
+    options,
+    log,
+    () => {
+      if (stopped) return;
+      log("I", "starter.go:2106", "Orchestrator server shut down");
+      void stop(0);
+    },
+    () => stopped,
+  );
 
   return { role: node.role, flags, urls, control, exited, stop: () => stop(0) };
 }
 
-function readFlags(options: NodeSimulatorOptions, log: (l: GlogLevel, w: string, m: string) => void): NodeFlags & { help?: boolean } {
+function readFlags(
+  options: NodeSimulatorOptions,
+  log: (l: GlogLevel, w: string, m: string) => void,
+): NodeFlags & { help?: boolean } {
   const cwd = options.cwd ?? process.cwd();
   try {
     const configPath = configFilePath({ argv: options.argv, ...(options.env ? { env: options.env } : {}) });
@@ -170,7 +185,10 @@ function readFlags(options: NodeSimulatorOptions, log: (l: GlogLevel, w: string,
         configFile = readFileSync(path.resolve(cwd, configPath), "utf8");
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        throw new FlagParseError("config file", `open ${configPath}: ${code === "ENOENT" ? "no such file or directory" : (err as Error).message}`);
+        throw new FlagParseError(
+          "config file",
+          `open ${configPath}: ${code === "ENOENT" ? "no such file or directory" : (err as Error).message}`,
+        );
       }
     }
     const resolved = resolveFlags({
@@ -180,10 +198,15 @@ function readFlags(options: NodeSimulatorOptions, log: (l: GlogLevel, w: string,
     });
     if (resolved.flags.version) return resolved.flags;
     if (resolved.ignoredArgs.length > 0) {
-      log("W", "simulator.go:5", `the node ignores everything from ${JSON.stringify(resolved.ignoredArgs[0])} on (${resolved.ignoredArgs.length} argument(s) after the first non-flag): write booleans as -name=false`);
+      log(
+        "W",
+        "simulator.go:5",
+        `the node ignores everything from ${JSON.stringify(resolved.ignoredArgs[0])} on (${resolved.ignoredArgs.length} argument(s) after the first non-flag): write booleans as -name=false`,
+      );
     }
     const problems = validateFlags(resolved.flags);
-    for (const p of problems.filter((x) => x.severity === "warning")) log("W", "starter.go:0", `${p.message} - ${p.fix}`);
+    for (const p of problems.filter((x) => x.severity === "warning"))
+      log("W", "starter.go:0", `${p.message} - ${p.fix}`);
     const errors = problems.filter((x) => x.severity === "error");
     if (errors.length > 0) {
       for (const p of errors) log("F", "starter.go:0", `${p.message} - ${p.fix}`);
@@ -211,10 +234,15 @@ function scheduleAvailabilityCheck(
   shutDown: () => void,
   isStopped: () => boolean,
 ): NodeJS.Timeout | undefined {
-  if (node.role !== "orchestrator" || !node.serviceUri || node.flags.startupAvailabilityCheck === false) return undefined;
+  if (node.role !== "orchestrator" || !node.serviceUri || node.flags.startupAvailabilityCheck === false)
+    return undefined;
   const target = new URL(node.serviceUri);
   if (!LOOPBACK.test(target.hostname.replace(/^\[(.*)\]$/, "$1"))) {
-    log("I", "simulator.go:6", `Simulated: skipped the startup availability check of ${node.serviceUri} (the simulator dials only loopback addresses)`);
+    log(
+      "I",
+      "simulator.go:6",
+      `Simulated: skipped the startup availability check of ${node.serviceUri} (the simulator dials only loopback addresses)`,
+    );
     return undefined;
   }
   return setTimeout(async () => {

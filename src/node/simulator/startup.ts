@@ -6,7 +6,11 @@ import type { NodeModel } from "./node-model.ts";
 
 export type StartupLine = [GlogLevel, string, string];
 
-export function startupLines(node: NodeModel, bound: { cli: string; http?: string; rtmp?: string }, version: string): StartupLine[] {
+export function startupLines(
+  node: NodeModel,
+  bound: { cli: string; http?: string; rtmp?: string },
+  version: string,
+): StartupLine[] {
   const f = node.flags;
   const out: StartupLine[] = [
     [
@@ -16,7 +20,11 @@ export function startupLines(node: NodeModel, bound: { cli: string; http?: strin
     ],
   ];
   if (DEPRECATED_NETWORKS.has(node.network)) {
-    out.push(["W", "starter.go:575", "The Rinkeby/ArbRinkeby networks are deprecated in favor of the Goerli/ArbGoerli networks which will be launched in January 2023."]);
+    out.push([
+      "W",
+      "starter.go:575",
+      "The Rinkeby/ArbRinkeby networks are deprecated in favor of the Goerli/ArbGoerli networks which will be launched in January 2023.",
+    ]);
   }
   const controller = f.ethController || BUILT_IN_CONTROLLERS[node.network];
   out.push(
@@ -26,17 +34,32 @@ export function startupLines(node: NodeModel, bound: { cli: string; http?: strin
   );
   if (node.gpuIds.length > 0 && f.transcoder) {
     const devices = `[${node.gpuIds.join(" ")}]`;
-    out.push(["I", "starter.go:671", `Nvidia devices: ${devices}`], ["I", "starter.go:675", `Transcoding on these Nvidia devices: ${devices}`]);
+    out.push(
+      ["I", "starter.go:671", `Nvidia devices: ${devices}`],
+      ["I", "starter.go:675", `Transcoding on these Nvidia devices: ${devices}`],
+    );
   }
   if (node.role === "gateway" && f.broadcaster && !f.gateway) {
-    out.push(["W", "starter.go:722", "-broadcaster flag is deprecated and will be removed in a future release. Please use -gateway instead"]);
+    out.push([
+      "W",
+      "starter.go:722",
+      "-broadcaster flag is deprecated and will be removed in a future release. Please use -gateway instead",
+    ]);
   }
   if (node.network === OFFCHAIN) {
     out.push(["I", "starter.go:757", "***Livepeer is in off-chain mode***"]);
   } else {
-    out.push(["I", "simulator.go:2", `Simulated: no chain RPC is called (-ethUrl ${f.ethUrl ?? "unset"} is not contacted)`]);
+    out.push([
+      "I",
+      "simulator.go:2",
+      `Simulated: no chain RPC is called (-ethUrl ${f.ethUrl ?? "unset"} is not contacted)`,
+    ]);
     if (f.ethAcctAddr) out.push(["I", "accountmanager.go:80", `Using Ethereum account: ${f.ethAcctAddr}`]);
-    if (node.role === "orchestrator" && f.pricePerUnit !== undefined && /^\d+(\.\d+)?$/.test(f.pricePerUnit)) {
+    if (
+      node.role === "orchestrator" &&
+      f.pricePerUnit !== undefined &&
+      /^\d+(\.\d+)?$/.test(f.pricePerUnit)
+    ) {
       const perPixel = Number(f.pricePerUnit) / Number(f.pixelsPerUnit ?? "1");
       out.push(["I", "starter.go:1036", `Price: ${perPixel.toFixed(3)} wei per pixel`]);
     }
@@ -47,8 +70,10 @@ export function startupLines(node: NodeModel, bound: { cli: string; http?: strin
     }
   }
   out.push(["I", "webserver.go:22", `CLI server listening on ${bound.cli}`]);
-  if (node.role === "gateway" && bound.http) out.push(["I", "mediaserver.go:251", `HTTP Server listening on http://${bound.http}`]);
-  if (node.role === "orchestrator" && bound.http) out.push(["I", "rpc.go:284", `Listening for RPC on http://${bound.http}`]);
+  if (node.role === "gateway" && bound.http)
+    out.push(["I", "mediaserver.go:251", `HTTP Server listening on http://${bound.http}`]);
+  if (node.role === "orchestrator" && bound.http)
+    out.push(["I", "rpc.go:284", `Listening for RPC on http://${bound.http}`]);
   const modes: Record<NodeModel["role"], StartupLine> = {
     orchestrator: ["I", "starter.go:2123", "***Livepeer Running in Orchestrator Mode***"],
     gateway: ["I", "starter.go:2125", "***Livepeer Running in Gateway Mode***"],
@@ -57,8 +82,8 @@ export function startupLines(node: NodeModel, bound: { cli: string; http?: strin
     redeemer: ["I", "starter.go:2132", "**Livepeer Running in Redeemer Mode**"],
   };
   out.push(modes[node.role]);
-  if (node.role === "gateway" && bound.rtmp) out.push(["I", "starter.go:2126", `Video Ingest Endpoint - rtmp://${bound.rtmp}`]);
+  if (node.role === "gateway" && bound.rtmp)
+    out.push(["I", "starter.go:2126", `Video Ingest Endpoint - rtmp://${bound.rtmp}`]);
   out.push(["I", "starter.go:2135", `Livepeer Node version: ${version}`]);
   return out;
 }
-

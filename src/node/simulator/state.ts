@@ -38,7 +38,13 @@ export class SimulatorState {
   readonly faults = new Map<string, EndpointFault>();
   readonly gpuMemoryUsed: Map<string, number>;
 
-  constructor(init: { sessionLimit: number; pricePerUnit: string; pixelsPerUnit: string; serviceUri?: string; gpuIds: string[] }) {
+  constructor(init: {
+    sessionLimit: number;
+    pricePerUnit: string;
+    pixelsPerUnit: string;
+    serviceUri?: string;
+    gpuIds: string[];
+  }) {
     this.sessionLimit = init.sessionLimit;
     this.pricePerUnit = init.pricePerUnit;
     this.pixelsPerUnit = init.pixelsPerUnit;
@@ -60,7 +66,10 @@ export class SimulatorState {
   }
 }
 
-export function controlFor(state: SimulatorState, emit: (lines: readonly string[]) => void): SimulatorControl {
+export function controlFor(
+  state: SimulatorState,
+  emit: (lines: readonly string[]) => void,
+): SimulatorControl {
   const control: SimulatorControl = {
     emitLog: (lines) => emit(typeof lines === "string" ? [lines] : lines),
     setCurrentSessions: (n) => {
@@ -80,12 +89,15 @@ export function controlFor(state: SimulatorState, emit: (lines: readonly string[
       else state.faults.delete(path);
     },
     setGpuMemoryUsed: (fraction, gpuId) => {
-      for (const id of state.gpuMemoryUsed.keys()) if (gpuId === undefined || gpuId === id) state.gpuMemoryUsed.set(id, fraction);
+      for (const id of state.gpuMemoryUsed.keys())
+        if (gpuId === undefined || gpuId === id) state.gpuMemoryUsed.set(id, fraction);
     },
     apply: (action) => {
       if ("log" in action) control.emitLog(action.log);
       else if ("sessions" in action)
-        action.sessions === "limit" ? control.reachSessionLimit() : control.setCurrentSessions(action.sessions);
+        action.sessions === "limit"
+          ? control.reachSessionLimit()
+          : control.setCurrentSessions(action.sessions);
       else if ("paymentCreateErrors" in action) control.addPaymentCreateErrors(action.paymentCreateErrors);
       else if ("fail" in action) control.failEndpoint(action.fail);
       else if ("clear" in action) control.clearFaults(action.clear);

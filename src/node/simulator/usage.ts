@@ -6,7 +6,10 @@ export function usageText(): string {
   const lines = ["Usage of livepeer:"];
   for (const name of [...FLAG_NAMES].sort()) {
     const spec = FLAG_TABLE[name];
-    const type = spec.type === "bool" ? "" : ` ${spec.type === "int" ? "int" : spec.type === "float" ? "float" : spec.type === "duration" ? "duration" : "string"}`;
+    const type =
+      spec.type === "bool"
+        ? ""
+        : ` ${spec.type === "int" ? "int" : spec.type === "float" ? "float" : spec.type === "duration" ? "duration" : "string"}`;
     const dflt =
       spec.default === "" || spec.default === "false" || spec.default === "0"
         ? ""
@@ -17,10 +20,12 @@ export function usageText(): string {
 }
 
 export function versionText(version: string): string {
-  return [
-    `Livepeer Node Version: ${version}`,
-    `Golang runtime version: gc ${GO_RUNTIME.GolangRuntimeVersion}`,
-    `Architecture: ${GO_RUNTIME.GOArch}`,
-    `Operating system: ${GO_RUNTIME.GOOS}`,
-  ].join("\n") + "\n";
+  return (
+    [
+      `Livepeer Node Version: ${version}`,
+      `Golang runtime version: gc ${GO_RUNTIME.GolangRuntimeVersion}`,
+      `Architecture: ${GO_RUNTIME.GOArch}`,
+      `Operating system: ${GO_RUNTIME.GOOS}`,
+    ].join("\n") + "\n"
+  );
 }

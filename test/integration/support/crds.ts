@@ -7,7 +7,12 @@ const CRD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../.
 
 export async function installCrds(kubectl: (args: string[]) => Promise<string>): Promise<void> {
   const files = readdirSync(CRD_DIR).filter((f) => f.endsWith(".yaml"));
-  await kubectl(["apply", "--server-side", "--force-conflicts", ...files.flatMap((f) => ["-f", path.join(CRD_DIR, f)])]);
+  await kubectl([
+    "apply",
+    "--server-side",
+    "--force-conflicts",
+    ...files.flatMap((f) => ["-f", path.join(CRD_DIR, f)]),
+  ]);
   await kubectl([
     "wait",
     "--for=condition=Established",

@@ -12,7 +12,14 @@ export const ethUrlScheme: FlagRule = ({ values, network }) => {
   try {
     url = new URL(ethUrl);
   } catch {
-    return [problem("ethUrl", "error", `-ethUrl ${ethUrl} is not a URL`, "give the chain RPC URL, e.g. https://arb1.arbitrum.io/rpc")];
+    return [
+      problem(
+        "ethUrl",
+        "error",
+        `-ethUrl ${ethUrl} is not a URL`,
+        "give the chain RPC URL, e.g. https://arb1.arbitrum.io/rpc",
+      ),
+    ];
   }
   if (url.protocol === "https:" || network === DEVNET || isLocalOrInCluster(url.hostname)) return [];
   return [
@@ -27,7 +34,10 @@ export const ethUrlScheme: FlagRule = ({ values, network }) => {
 
 /** Loopback, or a name only resolvable inside the cluster (single label, *.svc, *.svc.cluster.local). */
 export function isLocalOrInCluster(hostname: string): boolean {
-  const host = hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase().replace(/\.$/, "");
+  const host = hostname
+    .replace(/^\[(.*)\]$/, "$1")
+    .toLowerCase()
+    .replace(/\.$/, "");
   if (host === "localhost" || host.endsWith(".localhost") || host === "::1") return true;
   if (/^127(\.\d{1,3}){3}$/.test(host)) return true;
   if (/^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.includes(":")) return false;
@@ -37,10 +47,21 @@ export function isLocalOrInCluster(hostname: string): boolean {
 export const onChainRequirements: FlagRule = ({ values, onChain, network, role }) => {
   if (!onChain) return [];
   const out: FlagProblem[] = [];
-  const missing = (flag: "ethUrl" | "ethKeystorePath" | "ethPassword", severity: FlagProblem["severity"], why: string, fix: string) => {
-    if (!flagText(values, flag)) out.push(problem(flag, severity, `-network ${network} without -${flag}: ${why}`, fix));
+  const missing = (
+    flag: "ethUrl" | "ethKeystorePath" | "ethPassword",
+    severity: FlagProblem["severity"],
+    why: string,
+    fix: string,
+  ) => {
+    if (!flagText(values, flag))
+      out.push(problem(flag, severity, `-network ${network} without -${flag}: ${why}`, fix));
   };
-  missing("ethUrl", "error", "the node exits (it needs a chain RPC)", "set -ethUrl to the layer-2 chain's JSON-RPC URL");
+  missing(
+    "ethUrl",
+    "error",
+    "the node exits (it needs a chain RPC)",
+    "set -ethUrl to the layer-2 chain's JSON-RPC URL",
+  );
   const gateway = role === "gateway";
   missing(
     "ethKeystorePath",
@@ -62,7 +83,14 @@ export const onChainRequirements: FlagRule = ({ values, onChain, network, role }
 export const controllerAddress: FlagRule = ({ values, network }) => {
   const controller = flagText(values, "ethController");
   if (controller && !ADDRESS.test(controller)) {
-    return [problem("ethController", "error", `-ethController ${controller} is not an address`, "give the Controller contract address, 0x followed by 40 hex digits")];
+    return [
+      problem(
+        "ethController",
+        "error",
+        `-ethController ${controller} is not an address`,
+        "give the Controller contract address, 0x followed by 40 hex digits",
+      ),
+    ];
   }
   if (!needsEthController(network) || controller) return [];
   return [
@@ -77,12 +105,26 @@ export const controllerAddress: FlagRule = ({ values, network }) => {
 
 export const deprecatedNetwork: FlagRule = ({ network }) =>
   DEPRECATED_NETWORKS.has(network)
-    ? [problem("network", "warning", `-network ${network} is deprecated: its chain no longer runs`, "use arbitrum-one-mainnet (or a devnet)")]
+    ? [
+        problem(
+          "network",
+          "warning",
+          `-network ${network} is deprecated: its chain no longer runs`,
+          "use arbitrum-one-mainnet (or a devnet)",
+        ),
+      ]
     : [];
 
 export const accountAddress: FlagRule = ({ values }) => {
   const addr = flagText(values, "ethAcctAddr");
   return addr && !ADDRESS.test(addr)
-    ? [problem("ethAcctAddr", "error", `-ethAcctAddr ${addr} is not an account address`, "give 0x followed by 40 hex digits")]
+    ? [
+        problem(
+          "ethAcctAddr",
+          "error",
+          `-ethAcctAddr ${addr} is not an account address`,
+          "give 0x followed by 40 hex digits",
+        ),
+      ]
     : [];
 };

@@ -9,13 +9,29 @@ export const nvidiaDevices: FlagRule = ({ values }) => {
   if (nvidia !== undefined && nvidia !== "" && nvidia !== "all") {
     const ids = nvidia.split(",");
     if (!ids.every((id) => /^\d+$/.test(id))) {
-      out.push(problem("nvidia", "error", `-nvidia ${nvidia} is not 'all' or a comma list of device ids`, "give e.g. 0,1 (no spaces) or all"));
+      out.push(
+        problem(
+          "nvidia",
+          "error",
+          `-nvidia ${nvidia} is not 'all' or a comma list of device ids`,
+          "give e.g. 0,1 (no spaces) or all",
+        ),
+      );
     } else if (new Set(ids.map(Number)).size !== ids.length) {
-      out.push(problem("nvidia", "error", `-nvidia ${nvidia} names a device twice`, "list each device id once"));
+      out.push(
+        problem("nvidia", "error", `-nvidia ${nvidia} names a device twice`, "list each device id once"),
+      );
     }
   }
   if (nvidia && flagText(values, "netint")) {
-    out.push(problem("nvidia,netint", "error", "both -nvidia and -netint: the node exits", "use one kind of accelerator per node"));
+    out.push(
+      problem(
+        "nvidia,netint",
+        "error",
+        "both -nvidia and -netint: the node exits",
+        "use one kind of accelerator per node",
+      ),
+    );
   }
   return out;
 };

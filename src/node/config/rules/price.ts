@@ -35,7 +35,12 @@ export const pixelsPerUnit: FlagRule = ({ values }) => {
   const pixels = flagText(values, "pixelsPerUnit");
   if (pixels === undefined || (/^\d+$/.test(pixels) && BigInt(pixels) > 0n)) return [];
   return [
-    problem("pixelsPerUnit", "error", `-pixelsPerUnit ${pixels} is not an integer > 0: the node exits`, "give a whole number of pixels > 0, e.g. 1"),
+    problem(
+      "pixelsPerUnit",
+      "error",
+      `-pixelsPerUnit ${pixels} is not an integer > 0: the node exits`,
+      "give a whole number of pixels > 0, e.g. 1",
+    ),
   ];
 };
 

@@ -19,7 +19,9 @@ export const exactlyOneRole: FlagRule = ({ roles }) => {
   }
   // -orchestrator with -transcoder and/or -aiWorker is one node doing the work itself.
   const extra = roles.filter((r) => r !== "orchestrator");
-  const combined = roles.includes("orchestrator") ? extra.some((r) => r === "gateway" || r === "redeemer") : roles.length > 1;
+  const combined = roles.includes("orchestrator")
+    ? extra.some((r) => r === "gateway" || r === "redeemer")
+    : roles.length > 1;
   if (!combined) return [];
   return [
     problem(
@@ -33,7 +35,14 @@ export const exactlyOneRole: FlagRule = ({ roles }) => {
 
 export const legacyBroadcaster: FlagRule = ({ values }) =>
   flagBool(values, "broadcaster") && flagBool(values, "gateway")
-    ? [problem("broadcaster,gateway", "warning", "-broadcaster and -gateway are both given", "keep only -gateway")]
+    ? [
+        problem(
+          "broadcaster,gateway",
+          "warning",
+          "-broadcaster and -gateway are both given",
+          "keep only -gateway",
+        ),
+      ]
     : [];
 
 export const orchestratorWork: FlagRule = ({ values, role, roles }) => {
@@ -54,12 +63,22 @@ export const workerNeedsOrchestrator: FlagRule = ({ values, role }) => {
   const out = [];
   if (!flagText(values, "orchSecret")) {
     out.push(
-      problem("orchSecret", "error", `a standalone ${role} needs -orchSecret: the node exits`, "give the orchestrator's -orchSecret"),
+      problem(
+        "orchSecret",
+        "error",
+        `a standalone ${role} needs -orchSecret: the node exits`,
+        "give the orchestrator's -orchSecret",
+      ),
     );
   }
   if (!flagText(values, "orchAddr")) {
     out.push(
-      problem("orchAddr", "error", `a standalone ${role} needs -orchAddr: the node exits`, "give the orchestrator's host:port"),
+      problem(
+        "orchAddr",
+        "error",
+        `a standalone ${role} needs -orchAddr: the node exits`,
+        "give the orchestrator's host:port",
+      ),
     );
   }
   return out;
@@ -83,7 +102,14 @@ export const serviceAddress: FlagRule = ({ values, role }) => {
   try {
     url = new URL(/^https?:\/\//.test(addr) ? addr : `https://${addr}`);
   } catch {
-    return [problem("serviceAddr", "error", `-serviceAddr ${addr} is not a host:port`, "give <host>:<port>, e.g. orch.example.com:8935")];
+    return [
+      problem(
+        "serviceAddr",
+        "error",
+        `-serviceAddr ${addr} is not a host:port`,
+        "give <host>:<port>, e.g. orch.example.com:8935",
+      ),
+    ];
   }
   if (url.port === "" && !isGiven(values, "httpAddr")) {
     return [

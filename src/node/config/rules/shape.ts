@@ -12,7 +12,9 @@ export const knownNames: FlagRule = ({ values }) =>
         name,
         "error",
         `"${name}" is not a go-livepeer flag: the node exits at startup`,
-        near ? `did you mean -${near}? (names are case-sensitive, without a dash)` : "remove it or fix the spelling",
+        near
+          ? `did you mean -${near}? (names are case-sensitive, without a dash)`
+          : "remove it or fix the spelling",
       );
     });
 
@@ -37,7 +39,9 @@ export const deprecatedNames: FlagRule = ({ values }) =>
   });
 
 export const aliasAgreement: FlagRule = ({ values }) =>
-  values.datadir !== undefined && values.dataDir !== undefined && String(values.datadir) !== String(values.dataDir)
+  values.datadir !== undefined &&
+  values.dataDir !== undefined &&
+  String(values.datadir) !== String(values.dataDir)
     ? [
         problem(
           "dataDir,datadir",
