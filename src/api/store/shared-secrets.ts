@@ -20,7 +20,9 @@ export const WEBHOOK_LABEL = "livepeer.org/webhook";
 
 /** A fresh Secret name for `webhookName` (names must be unique per write, see above). */
 export function newSecretRef(webhookName: string): SecretKeyRef {
-  return { name: `${webhookName.slice(0, 230)}-secret-${randomBytes(4).toString("hex")}`, key: SECRET_KEY };
+  // Cut long names where the result stays a valid DNS subdomain (no trailing '.' or '-').
+  const base = webhookName.slice(0, 230).replace(/[.-]+$/, "");
+  return { name: `${base}-secret-${randomBytes(4).toString("hex")}`, key: SECRET_KEY };
 }
 
 export function secretObject(ref: SecretKeyRef, owner: WebhookResource, value: string): KubeObject {

@@ -17,8 +17,16 @@ export interface WebhookRoutesOptions {
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 type IdParams = { id?: string };
 
+/** The next page's URL: the same query with the cursor replaced (relative if Host is unusable). */
 function nextLink(request: FastifyRequest, cursor: string): string {
-  const url = new URL(request.url, `${request.protocol}://${request.host}`);
+  let url: URL;
+  try {
+    url = new URL(request.url, `${request.protocol}://${request.host}`);
+  } catch {
+    const relative = new URL(request.url, "http://placeholder");
+    relative.searchParams.set("cursor", cursor);
+    return `<${relative.pathname}${relative.search}>; rel="next"`;
+  }
   url.searchParams.set("cursor", cursor);
   return `<${url.toString()}>; rel="next"`;
 }

@@ -465,8 +465,8 @@ describe("CLI port writes", () => {
       "-network=devnet",
       "-ethUrl=http://127.0.0.1:8545",
       "-ethController=0x77A0865438f2EfD65667362D4a8937537CA7a5EF",
-      "-ethKeystorePath=/k",
-      "-ethPassword=/p",
+      `-ethKeystorePath=${dir}`,
+      "-ethPassword=secret",
       "-pricePerUnit=10",
     ]);
     await setOrchestratorConfig(onchain.urls.cli, { pricePerUnit: 20, pixelsPerUnit: 1 });

@@ -270,6 +270,42 @@ describe("node simulator: flags like the node", () => {
   });
 });
 
+describe("node simulator: keystore and password files of an on-chain node", () => {
+  const onchain = (extra: string[]) => [
+    ...ORCH,
+    "-network=arbitrum-one-mainnet",
+    "-ethUrl=https://arb1.arbitrum.io/rpc",
+    "-pricePerUnit=100",
+    ...extra,
+  ];
+
+  it("a keystore path that does not exist stops the node", async () => {
+    const { error, lines } = await startError(
+      onchain([`-ethKeystorePath=${dir}/nope`, "-ethPassword=secret"]),
+    );
+    expect(error.exitCode).toBe(1);
+    expect(lines.find((l) => l.startsWith("F"))).toContain("provided -ethKeystorePath was not found");
+  });
+
+  it("a password file ending in a newline does not unlock the key", async () => {
+    const file = path.join(dir, "password");
+    writeFileSync(file, "secret\n");
+    const { error, lines } = await startError(onchain([`-ethKeystorePath=${dir}`, `-ethPassword=${file}`]));
+    expect(error.exitCode).toBe(1);
+    const classifier = new LogClassifier();
+    for (const l of lines) classifier.push(l);
+    expect(classifier.findings().map((f) => f.id)).toEqual(["KeystorePasswordWrong"]);
+    expect(lines.join("\n")).toContain("ends with a newline");
+  });
+
+  it("a clean password file starts", async () => {
+    const file = path.join(dir, "password-ok");
+    writeFileSync(file, "secret");
+    const { sim } = await start(onchain([`-ethKeystorePath=${dir}`, `-ethPassword=${file}`]));
+    expect((await json(`${sim.urls.cli}/status`)).body.Simulated).toBe(true);
+  });
+});
+
 describe("node simulator: CLI port changes a running node", () => {
   it("/setMaxSessions changes SessionLimit and refuses what the node refuses", async () => {
     const { sim, lines } = await start(ORCH);
@@ -300,8 +336,8 @@ describe("node simulator: CLI port changes a running node", () => {
       "-network=devnet",
       "-ethUrl=http://127.0.0.1:8545",
       "-ethController=0x77A0865438f2EfD65667362D4a8937537CA7a5EF",
-      "-ethKeystorePath=/k",
-      "-ethPassword=/p",
+      `-ethKeystorePath=${dir}`,
+      "-ethPassword=secret",
       "-pricePerUnit=100",
     ]);
     const r = await form(`${on.sim.urls.cli}/setOrchestratorConfig`, {

@@ -15,6 +15,7 @@ import type { NodeFlags } from "../config/flag-table.ts";
 import { configFilePath, resolveFlags } from "../config/resolve.ts";
 import type { NodeRole } from "../config/roles.ts";
 import { validateFlags } from "../config/validate.ts";
+import { chainFileProblems } from "./chain-files.ts";
 import { formatGlog, type GlogLevel, looksLikeNodeLine } from "./glog.ts";
 import { closeServer, listen, nodeServer } from "./http-server.ts";
 import { type PaymentErrorsMetricName, simulatorRegistry } from "./metrics.ts";
@@ -86,6 +87,10 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
   const flags = readFlags(options, log);
   if (flags.help) throw new NodeStartError("-help", 0, usageText());
   if (flags.version) throw new NodeStartError("-version", 0, versionText(version));
+
+  const chain = chainFileProblems(flags, options.cwd ?? process.cwd());
+  for (const [level, where, message] of chain.lines) log(level, where, message);
+  if (chain.fatal) throw new NodeStartError(chain.lines.map((l) => l[2]).join("\n"), 1);
 
   let node: NodeModel;
   try {

@@ -1,0 +1,121 @@
+// The Helm chart: lint, rendering against committed golden files (a drift fails the test;
+// UPDATE_GOLDEN=1 rewrites them), values validation naming the bad value, and the RBAC it
+// installs proven on the local control plane with `kubectl auth can-i` impersonation.
+import { execFile } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { kubectl, testNamespace } from "./support/cluster.ts";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const chart = path.join(root, "deploy/helm/livepeer-operator");
+const golden = path.join(root, "deploy/helm/golden");
+
+function helm(args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      inject("helm"),
+      [...args, `--kubeconfig=${inject("kubeconfig")}`],
+      { maxBuffer: 32 * 1024 * 1024 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+    );
+  });
+}
+
+// The generated JWT secret is random by design: mask it before comparing.
+const stable = (yaml: string) => yaml.replace(/(jwt-secret: )\S+/g, "$1<generated>");
+
+async function render(name: string, extra: string[]): Promise<void> {
+  const r = await helm([
+    "template",
+    "lpo",
+    chart,
+    "-n",
+    "livepeer-system",
+    "--kube-version=1.36.3",
+    ...extra,
+  ]);
+  expect(r.code, r.out).toBe(0);
+  const file = path.join(golden, `${name}.yaml`);
+  const got = stable(r.out.replace(/^walk\.go.*\n/gm, ""));
+  if (process.env.UPDATE_GOLDEN) writeFileSync(file, got);
+  expect(got, `helm template drifted from ${file}: run UPDATE_GOLDEN=1 and review the diff`).toBe(
+    readFileSync(file, "utf8"),
+  );
+}
+
+describe("helm chart", () => {
+  it("lints with default and full values", async () => {
+    for (const values of [[], ["-f", path.join(golden, "full-values.yaml")]]) {
+      const r = await helm(["lint", chart, "--kube-version=1.36.3", ...values]);
+      expect(r.code, r.out).toBe(0);
+    }
+  });
+
+  it("renders the default values as committed", () => render("default", []));
+  it("renders the full values as committed", () =>
+    render("full", ["-f", path.join(golden, "full-values.yaml")]));
+
+  it("refuses bad values naming the value", async () => {
+    const r = await helm([
+      "template",
+      "lpo",
+      chart,
+      "--kube-version=1.36.3",
+      "--set",
+      "api.service.type=Public",
+    ]);
+    expect(r.code).not.toBe(0);
+    expect(r.out).toContain("/api/service/type");
+    const typo = await helm([
+      "template",
+      "lpo",
+      chart,
+      "--kube-version=1.36.3",
+      "--set",
+      "controller.replica=2",
+    ]);
+    expect(typo.out).toMatch(/replica/);
+    expect(typo.code).not.toBe(0);
+  });
+});
+
+describe("helm install: least-privilege RBAC", () => {
+  let ns: Awaited<ReturnType<typeof testNamespace>>;
+  beforeAll(async () => {
+    ns = await testNamespace("helm");
+    const r = await helm(["install", "lpo", chart, "-n", ns.name, "--wait=false"]);
+    expect(r.code, r.out).toBe(0);
+  });
+  afterAll(async () => {
+    await helm(["uninstall", "lpo", "-n", ns.name]);
+    await ns.remove();
+  });
+
+  const can = async (sa: string, verb: string, resource: string, namespace?: string) => {
+    const [kind, sub] = resource.split("/");
+    const args = ["auth", "can-i", verb, kind!, `--as=system:serviceaccount:${ns.name}:${sa}`];
+    if (sub) args.push(`--subresource=${sub}`);
+    if (namespace) args.push("-n", namespace);
+    return (await kubectl(args).catch((e: Error) => e.message)).includes("yes");
+  };
+
+  it.each([
+    ["lpo-controller", "create", "statefulsets.apps", "video", true],
+    ["lpo-controller", "patch", "orchestrators.livepeer.org/status", "video", true],
+    ["lpo-controller", "list", "nodes", undefined, true],
+    ["lpo-controller", "delete", "statefulsets.apps", "video", false],
+    ["lpo-controller", "delete", "secrets", "video", false],
+    ["lpo-controller", "update", "orchestrators.livepeer.org", "video", false],
+    ["lpo-controller", "create", "pods", "video", false],
+    ["lpo-controller", "patch", "nodes", undefined, false],
+    ["lpo-api", "create", "webhooks.livepeer.org", "SELF", true],
+    ["lpo-api", "create", "webhooks.livepeer.org", "video", false],
+    ["lpo-api", "get", "secrets", "SELF", false],
+    ["lpo-api", "list", "orchestrators.livepeer.org", "SELF", false],
+  ] as const)("%s may %s %s in %s: %s", async (sa, verb, resource, namespace, allowed) => {
+    expect(await can(sa, verb, resource, namespace === "SELF" ? ns.name : namespace)).toBe(allowed);
+  });
+});
