@@ -4,7 +4,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { JSONWebKeySet } from "jose";
 import { KubeClient } from "../controller/runtime/kube-client.ts";
-import { loadKubeConfig, type PooledKubeConfig } from "../controller/runtime/kube-config.ts";
+import { loadKubeConfig, PooledKubeConfig } from "../controller/runtime/kube-config.ts";
 import { createBaseApp, DEFAULT_BODY_LIMIT, DEFAULT_PREFIX, mountApi, normalizePrefix } from "./app.ts";
 import { TokenVerifier } from "./auth/verifier.ts";
 import { type LogLevel, runtimeLogger } from "./logging.ts";
@@ -54,8 +54,14 @@ export interface RunningApiServer {
   close(): Promise<void>;
 }
 
+/** Always a pooled config (client-node would open a new TLS connection per request). */
 function kubeConfigFrom(k: ApiServerOptions["kubeconfig"]): { kc: KubeConfig; owned?: PooledKubeConfig } {
-  if (k && typeof k !== "string") return { kc: k };
+  if (k instanceof PooledKubeConfig) return { kc: k };
+  if (k && typeof k !== "string") {
+    const pooled = new PooledKubeConfig();
+    pooled.loadFromString(k.exportConfig());
+    return { kc: pooled, owned: pooled };
+  }
   const { kc } = loadKubeConfig({ kubeconfig: k });
   return { kc, owned: kc };
 }
@@ -113,10 +119,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     };
     try {
       await app.listen({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 3000 });
-      const synced = await Promise.race([
-        running.waitForSync(),
-        new Promise<false>((r) => setTimeout(() => r(false), opts.syncTimeoutMs ?? 30_000).unref()),
-      ]);
+      const timeout = AbortSignal.timeout(opts.syncTimeoutMs ?? 30_000);
+      const synced = await running.waitForSync(timeout);
       if (!synced) {
         throw new Error(
           `the webhook cache did not sync within ${(opts.syncTimeoutMs ?? 30_000) / 1000} s: ${running.health().lastError ?? "no answer from the Kubernetes API"}`,

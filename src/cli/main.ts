@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `livepeer-operator` command: dispatches to ./commands/<name>.{ts,js}, found by file name so
 // that adding a subcommand never edits this file.
+import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,16 +27,25 @@ function help(commands: Map<string, Command>): string {
   return `Usage: livepeer-operator <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun 'livepeer-operator <command> --help' for a command's options.\n`;
 }
 
+/** Loads one command by its file name (commands/<name>.ts): every CLI call stays fast. */
+async function loadCommand(name: string): Promise<Command | undefined> {
+  if (!/^[a-z][a-z-]*$/.test(name)) return undefined;
+  const ext = path.extname(fileURLToPath(import.meta.url));
+  const file = path.join(commandsDir, `${name}${ext}`);
+  if (!existsSync(file)) return undefined;
+  const mod = (await import(file)) as { command?: Command };
+  return mod.command?.name === name ? mod.command : undefined;
+}
+
 export async function main(argv: string[]): Promise<number> {
-  const commands = await loadCommands();
   const [name, ...rest] = argv;
   if (!name || name === "help" || name === "--help" || name === "-h") {
-    process.stdout.write(help(commands));
+    process.stdout.write(help(await loadCommands()));
     return name ? 0 : 2;
   }
-  const command = commands.get(name);
+  const command = await loadCommand(name);
   if (!command) {
-    process.stderr.write(`livepeer-operator: unknown command '${name}'.\n\n${help(commands)}`);
+    process.stderr.write(`livepeer-operator: unknown command '${name}'.\n\n${help(await loadCommands())}`);
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) {
