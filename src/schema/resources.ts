@@ -114,7 +114,12 @@ export const WebhookCrd: CrdDefinition = {
   spec: WebhookSpecSchema,
   status: WebhookStatusSchema,
   printerColumns: [
-    { name: "Name", type: "string", jsonPath: ".spec.name", description: "Name of the webhook." },
+    {
+      name: "Display Name",
+      type: "string",
+      jsonPath: ".spec.name",
+      description: "The webhook's name in the API (metadata.name is its id).",
+    },
     { name: "URL", type: "string", jsonPath: ".spec.url", description: "Where events are delivered." },
     conditionColumn(ConditionType.Ready, "status", "Ready"),
     {
