@@ -7,11 +7,10 @@ import { orchestratorController } from "../../src/controller/orchestrator/contro
 import { type Orchestrator, Orchestrators } from "../../src/controller/orchestrator/resource.ts";
 import {
   ConfigMaps,
-  createLogger,
   isNotFound,
   KubeClient,
   type KubeObject,
-  Manager,
+  type Manager,
   PooledKubeConfig,
   Secrets,
   Services,
@@ -23,6 +22,7 @@ import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
+import { startTestManager } from "./support/manager.ts";
 
 const kc = new PooledKubeConfig();
 kc.loadFromFile(inject("kubeconfig"));
@@ -35,18 +35,9 @@ const fleet = (name: string): FakeNodeSpec => defaultFleet.find((n) => n.name ==
 beforeAll(async () => {
   ns = await testNamespace("orch");
   await installCrds(kubectl);
-  const managerKc = new PooledKubeConfig();
-  managerKc.loadFromFile(inject("kubeconfig"));
-  manager = new Manager({
-    kubeConfig: managerKc,
-    identity: "orchestrator-test",
-    namespaces: [ns.name],
-    leaderElection: false,
-    processMetrics: false,
-    log: createLogger("test", { write: () => undefined }),
-  });
-  manager.add(orchestratorController({ defaultImage: "livepeer/go-livepeer:test" }));
-  await manager.start();
+  manager = await startTestManager("orchestrator-test", ns.name, [
+    orchestratorController({ defaultImage: "livepeer/go-livepeer:test" }),
+  ]);
 });
 afterAll(async () => {
   await manager?.stop("tests done");

@@ -5,10 +5,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   type Condition,
-  createLogger,
   KubeClient,
   type KubeObject,
-  Manager,
+  type Manager,
   PooledKubeConfig,
   Secrets,
 } from "../../src/controller/runtime/index.ts";
@@ -18,6 +17,7 @@ import { MANAGED_BY_API, MANAGED_BY_LABEL } from "../../src/controller/webhook/s
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
+import { startTestManager } from "./support/manager.ts";
 
 const kc = new PooledKubeConfig();
 kc.loadFromFile(inject("kubeconfig"));
@@ -29,18 +29,7 @@ const logLines: string[] = [];
 beforeAll(async () => {
   ns = await testNamespace("wh");
   await installCrds(kubectl);
-  const managerKc = new PooledKubeConfig();
-  managerKc.loadFromFile(inject("kubeconfig"));
-  manager = new Manager({
-    kubeConfig: managerKc,
-    identity: "webhook-test",
-    namespaces: [ns.name],
-    leaderElection: false,
-    processMetrics: false,
-    log: createLogger("test", { write: (l) => logLines.push(l) }),
-  });
-  manager.add(webhookController);
-  await manager.start();
+  manager = await startTestManager("webhook-test", ns.name, [webhookController], logLines);
 });
 afterAll(async () => {
   await manager?.stop("tests done");

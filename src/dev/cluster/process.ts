@@ -2,6 +2,7 @@
 // by pid (SIGTERM, then SIGKILL after a grace period).
 import { type ChildProcess, spawn } from "node:child_process";
 import { openSync, readFileSync } from "node:fs";
+import { isAlive, sleep, stopPid } from "../../process/pids.ts";
 
 export interface ManagedProcess {
   name: string;
@@ -26,36 +27,7 @@ export function startProcess(
   return { name, pid: child.pid, logFile, child, exited };
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** Stops a pid: SIGTERM, then SIGKILL after `graceMs`. Resolves once it is gone. */
-export async function stopPid(pid: number, graceMs = 5_000): Promise<void> {
-  if (!isAlive(pid)) return;
-  try {
-    process.kill(pid, "SIGTERM");
-  } catch {
-    return;
-  }
-  const deadline = Date.now() + graceMs;
-  while (isAlive(pid) && Date.now() < deadline) await sleep(50);
-  if (isAlive(pid)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {}
-    while (isAlive(pid)) await sleep(20);
-  }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
+export { isAlive, sleep, stopPid };
 
 /** The last lines of a component's log, for error messages that say why it failed. */
 export function logTail(file: string, lines = 15): string {

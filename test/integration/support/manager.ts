@@ -1,0 +1,30 @@
+// A controller Manager run in-process for one test file: watches only that file's namespace,
+// no leader election, no process metrics; log lines are kept for failure messages.
+import { inject } from "vitest";
+import {
+  type ControllerDefinition,
+  createLogger,
+  Manager,
+  PooledKubeConfig,
+} from "../../../src/controller/runtime/index.ts";
+
+export async function startTestManager(
+  identity: string,
+  namespace: string,
+  definitions: ControllerDefinition[],
+  logLines: string[] = [],
+): Promise<Manager> {
+  const kc = new PooledKubeConfig();
+  kc.loadFromFile(inject("kubeconfig"));
+  const manager = new Manager({
+    kubeConfig: kc,
+    identity,
+    namespaces: [namespace],
+    leaderElection: false,
+    processMetrics: false,
+    log: createLogger("test", { write: (l) => logLines.push(l) }),
+  });
+  for (const d of definitions) manager.add(d);
+  await manager.start();
+  return manager;
+}
