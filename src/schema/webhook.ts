@@ -18,6 +18,9 @@ import {
 /** Labels and annotation the API writes (contract: ARCHITECTURE.md "Resources"). */
 export const WEBHOOK_USER_ID_LABEL = "livepeer.org/user-id";
 export const WEBHOOK_PROJECT_ID_LABEL = "livepeer.org/project-id";
+/** Marks the Secrets the API generates for webhooks, so the controller adopts exactly those. */
+export const WEBHOOK_SECRET_MANAGED_BY_LABEL = "livepeer.org/managed-by";
+export const WEBHOOK_SECRET_MANAGED_BY_API = "livepeer-operator-api";
 export const WEBHOOK_CREATED_AT_ANNOTATION = "livepeer.org/created-at-ms";
 
 export const SecretKeyRefSchema = z

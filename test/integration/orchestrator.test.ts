@@ -257,6 +257,62 @@ describe("Orchestrator on GPUs", () => {
     );
   });
 
+  it("a hand edit of a child is undone (children are rewritten only when they drift)", async () => {
+    const p = await pool("drift", [fleet("cpu-only")]);
+    await apply("drift", {}, p);
+    await until("drift", isReady);
+    const image = () =>
+      kubectl([
+        "get",
+        "sts",
+        "drift",
+        "-n",
+        ns.name,
+        "-o",
+        "jsonpath={.spec.template.spec.containers[0].image}",
+      ]);
+    expect(await image()).toBe("livepeer/go-livepeer:test");
+    await kubectl([
+      "patch",
+      "sts",
+      "drift",
+      "-n",
+      ns.name,
+      "--type=json",
+      "--field-manager=someone",
+      "-p",
+      JSON.stringify([{ op: "replace", path: "/spec/template/spec/containers/0/image", value: "evil:1" }]),
+    ]);
+    await waitFor(
+      "the controller to restore its image",
+      async () => (await image()) === "livepeer/go-livepeer:test",
+      30_000,
+    );
+    await kubectl([
+      "label",
+      "svc",
+      "drift-cli",
+      "-n",
+      ns.name,
+      "app.kubernetes.io/instance=someone-else",
+      "--overwrite",
+    ]);
+    await waitFor(
+      "the controller to restore the Service's labels",
+      async () =>
+        (await kubectl([
+          "get",
+          "svc",
+          "drift-cli",
+          "-n",
+          ns.name,
+          "-o",
+          "jsonpath={.metadata.labels.app\\.kubernetes\\.io/instance}",
+        ])) === "drift",
+      30_000,
+    );
+  });
+
   it("kubectl shows the printer columns", async () => {
     const out = await kubectl(["get", "orch", "-n", ns.name, "rtx"]);
     expect(out).toMatch(/READY\s+SESSIONS\s+GPU\s+NODE/);

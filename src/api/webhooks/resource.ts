@@ -11,6 +11,8 @@ import {
   type SecretKeyRef,
   WEBHOOK_CREATED_AT_ANNOTATION,
   WEBHOOK_PROJECT_ID_LABEL,
+  WEBHOOK_SECRET_MANAGED_BY_API,
+  WEBHOOK_SECRET_MANAGED_BY_LABEL,
   WEBHOOK_USER_ID_LABEL,
 } from "../../schema/webhook.ts";
 import { DEFAULT_PROJECT } from "../auth/claims.ts";
@@ -27,8 +29,8 @@ export const Webhooks: ResourceType = {
 export const USER_LABEL = WEBHOOK_USER_ID_LABEL;
 export const PROJECT_LABEL = WEBHOOK_PROJECT_ID_LABEL;
 export const CREATED_AT_ANNOTATION = WEBHOOK_CREATED_AT_ANNOTATION;
-export const MANAGED_BY_LABEL = "livepeer.org/managed-by";
-export const MANAGED_BY_API = "livepeer-operator-api";
+export const MANAGED_BY_LABEL = WEBHOOK_SECRET_MANAGED_BY_LABEL;
+export const MANAGED_BY_API = WEBHOOK_SECRET_MANAGED_BY_API;
 
 export type { SecretKeyRef };
 

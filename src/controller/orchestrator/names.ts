@@ -15,13 +15,16 @@ export const childNames = (name: string) => ({
 
 export const PORTS = { service: 8935, cli: 7935, transcoderCli: 6935 } as const;
 
+/** The label every child (and pod) carries, so caches can select exactly what we made. */
+export const MANAGED_BY = { label: "app.kubernetes.io/managed-by", value: "livepeer-operator" } as const;
+
 /** Labels every child carries; `app.kubernetes.io/instance` selects one Orchestrator's pods. */
 export function childLabels(name: string, component: "orchestrator" | "transcoder"): Record<string, string> {
   return {
     "app.kubernetes.io/name": "livepeer",
     "app.kubernetes.io/instance": name,
     "app.kubernetes.io/component": component,
-    "app.kubernetes.io/managed-by": "livepeer-operator",
+    [MANAGED_BY.label]: MANAGED_BY.value,
   };
 }
 

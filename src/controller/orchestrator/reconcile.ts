@@ -6,6 +6,7 @@ import {
   applyOwned,
   applyStatus,
   type CacheReader,
+  ChildApplier,
   ConfigMaps,
   done,
   findCondition,
@@ -42,12 +43,15 @@ export class OrchestratorReconciler implements Reconciler {
   readonly #cache: CacheReader;
   readonly #events: Recorder;
   readonly #options: OrchestratorOptions;
+  /** Children are written only when they would change (pod events reconcile often). */
+  readonly #children: ChildApplier;
 
   constructor(ctx: SetupContext, options: OrchestratorOptions) {
     this.#client = ctx.client;
     this.#cache = ctx.cache;
     this.#events = ctx.events;
     this.#options = options;
+    this.#children = new ChildApplier(ctx.client, ctx.cache);
   }
 
   /** Run in order, stopping at the first error (retried with backoff). */
@@ -61,7 +65,10 @@ export class OrchestratorReconciler implements Reconciler {
   async reconcile(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {
     const orch = this.#cache.get<Orchestrator>(Orchestrators, key);
     // Deleted: the garbage collector removes every child through its ownerReference.
-    if (!orch || orch.metadata?.deletionTimestamp) return done;
+    if (!orch || orch.metadata?.deletionTimestamp) {
+      this.#children.forget(key);
+      return done;
+    }
     const ns = orch.metadata?.namespace;
     const name = orch.metadata?.name ?? "";
     const plan = planOrchestrator({
@@ -86,7 +93,7 @@ export class OrchestratorReconciler implements Reconciler {
   }
 
   async #applyAll(type: typeof ConfigMaps, orch: Orchestrator, objects: KubeObject[]): Promise<void> {
-    await Promise.all(objects.map((o) => applyOwned(this.#client, type, orch, o)));
+    await Promise.all(objects.map((o) => this.#children.apply(type, orch, o)));
   }
 
   async #statefulSets(orch: Orchestrator, plan: Plan): Promise<void> {

@@ -10,6 +10,7 @@ export {
   updateWithRetry,
   withOwner,
 } from "./apply.ts";
+export { ChildApplier } from "./child-applier.ts";
 export {
   type Condition,
   type ConditionStatus,

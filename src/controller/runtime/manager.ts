@@ -57,7 +57,10 @@ export class Manager {
   readonly cache: CacheReader;
   readonly #o: ManagerOptions;
   readonly #log: Logger;
-  readonly #informers = new Map<string, { informer: Informer; transform: CacheSpec["transform"] }>();
+  readonly #informers = new Map<
+    string,
+    { informer: Informer; transform: CacheSpec["transform"]; labelSelector?: string | undefined }
+  >();
   readonly #controllers: Controller[] = [];
   readonly #definitions: ControllerDefinition[] = [];
   #elector: LeaderElector | undefined;
@@ -136,7 +139,13 @@ export class Manager {
         `two controllers cache ${name} with different transforms: share one transform (the cache is shared)`,
       );
     }
-    const informer = existing?.informer ?? this.#newInformer(spec.resource, spec.transform);
+    if (existing && existing.labelSelector !== spec.labelSelector) {
+      throw new Error(
+        `two controllers cache ${name} with different label selectors ("${existing.labelSelector ?? ""}" and "${spec.labelSelector ?? ""}"): share one (the cache is shared)`,
+      );
+    }
+    const informer =
+      existing?.informer ?? this.#newInformer(spec.resource, spec.transform, spec.labelSelector);
     for (const [index, fn] of Object.entries(spec.indexes ?? {})) {
       informer.store.addIndex(index, fn as (o: KubeObject) => string[]);
     }
@@ -146,18 +155,23 @@ export class Manager {
     return this.#informers.get(resourceName(t))?.informer ?? this.#newInformer(t, undefined);
   }
 
-  #newInformer(t: ResourceType, transform: CacheSpec["transform"]): Informer {
+  #newInformer(
+    t: ResourceType,
+    transform: CacheSpec["transform"],
+    labelSelector?: CacheSpec["labelSelector"],
+  ): Informer {
     if (this.#started)
       throw new Error(`${resourceName(t)} is not cached: declare it in a controller definition`);
     const informer = new Informer(this.client, {
       resource: t,
       namespaces: this.#o.namespaces,
       transform,
+      labelSelector,
       log: this.#log,
       metrics: this.metrics.informer(),
       ...this.#o.informer,
     });
-    this.#informers.set(resourceName(t), { informer, transform });
+    this.#informers.set(resourceName(t), { informer, transform, labelSelector });
     return informer;
   }
 

@@ -51,6 +51,11 @@ export interface CacheSpec<T extends KubeObject = KubeObject> {
   resource: ResourceType;
   /** E.g. keep a Secret's key names but never its values. */
   transform?: (obj: T) => T;
+  /**
+   * Cache only the objects carrying these labels (e.g. `app.kubernetes.io/managed-by=...` for
+   * children), so memory follows what the operator made, not everything in the cluster.
+   */
+  labelSelector?: string;
   indexes?: Record<string, IndexFunc<T>>;
 }
 

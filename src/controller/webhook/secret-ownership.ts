@@ -2,12 +2,13 @@
 // and marks it; the controller adopts exactly those (so the garbage collector deletes the Secret
 // with its Webhook). A Secret a user brought is only referenced, never owned: deleting the
 // Webhook must not delete the user's Secret.
+import { WEBHOOK_SECRET_MANAGED_BY_API, WEBHOOK_SECRET_MANAGED_BY_LABEL } from "../../schema/webhook.ts";
 import { controllerOf, type KubeObject } from "../runtime/index.ts";
 import type { Webhook } from "./resource.ts";
 
 /** Set by the API server (src/api) on the Secrets it generates for webhooks. */
-export const MANAGED_BY_LABEL = "livepeer.org/managed-by";
-export const MANAGED_BY_API = "livepeer-operator-api";
+export const MANAGED_BY_LABEL = WEBHOOK_SECRET_MANAGED_BY_LABEL;
+export const MANAGED_BY_API = WEBHOOK_SECRET_MANAGED_BY_API;
 
 export type Ownership = "owned" | "adopt" | "user" | "other-controller";
 

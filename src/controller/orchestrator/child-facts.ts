@@ -1,0 +1,56 @@
+// What the cache keeps of an Orchestrator's children. The reconciler writes children by
+// server-side apply and reads back only what decides status or whether a write is needed, so
+// the cache drops pod templates, volume claims and the like: at 5,000 Orchestrators a full
+// StatefulSet per resource is most of the controller's memory.
+import type { KubeObject } from "../runtime/index.ts";
+import { MANAGED_BY } from "./names.ts";
+
+/** Children and their pods are cached by this selector, never the cluster's other objects. */
+export const CHILD_SELECTOR = `${MANAGED_BY.label}=${MANAGED_BY.value}`;
+
+function metadataFacts(obj: KubeObject): KubeObject["metadata"] {
+  const m = obj.metadata ?? {};
+  return {
+    name: m.name,
+    namespace: m.namespace,
+    labels: m.labels,
+    uid: m.uid,
+    resourceVersion: m.resourceVersion,
+    generation: m.generation,
+    ownerReferences: m.ownerReferences,
+  };
+}
+
+/** A StatefulSet: its size and rollout state (revisions), not its template. */
+export function statefulSetFacts(obj: KubeObject): KubeObject {
+  const s = obj as KubeObject & { spec?: { replicas?: number }; status?: Record<string, unknown> };
+  return {
+    apiVersion: s.apiVersion,
+    kind: s.kind,
+    metadata: metadataFacts(s),
+    spec: { replicas: s.spec?.replicas },
+    status: s.status,
+  } as KubeObject;
+}
+
+interface ServiceShape extends KubeObject {
+  spec?: { type?: string; clusterIP?: string; externalIPs?: string[]; ports?: unknown[] };
+  status?: unknown;
+}
+
+/** A Service: how it is exposed (type, ports with node ports, load balancer address). */
+export function serviceFacts(obj: KubeObject): KubeObject {
+  const s = obj as ServiceShape;
+  return {
+    apiVersion: s.apiVersion,
+    kind: s.kind,
+    metadata: metadataFacts(s),
+    spec: {
+      type: s.spec?.type,
+      clusterIP: s.spec?.clusterIP,
+      externalIPs: s.spec?.externalIPs,
+      ports: s.spec?.ports,
+    },
+    status: s.status,
+  } as KubeObject;
+}
