@@ -51,6 +51,7 @@ export class EventCorrelator {
   readonly #now: () => number;
   readonly #series = new Map<string, SeriesState>();
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  #sweptAt = Number.NEGATIVE_INFINITY;
 
   constructor(o: EventCorrelatorOptions = {}) {
     this.#windowMs = o.windowMs ?? 10 * 60_000;
@@ -97,6 +98,9 @@ export class EventCorrelator {
   }
 
   #expire(now: number): void {
+    // A sweep walks every series: once a second is enough, and keeps a burst of events linear.
+    if (now - this.#sweptAt < 1000) return;
+    this.#sweptAt = now;
     for (const [k, s] of this.#series) if (now - s.firstAt > this.#windowMs) this.#series.delete(k);
     for (const [k, b] of this.#buckets) {
       if (b.tokens + (now - b.at) * this.#refill >= this.#burst) this.#buckets.delete(k);
