@@ -37,6 +37,12 @@ export interface ControlPlane {
   startupMs: number;
   /** Registers another process to stop with the control plane if this process dies abruptly. */
   track(pid: number): void;
+  /** Forgets a tracked process that was stopped already. */
+  untrack(pid: number): void;
+  /** A command (argv) the watchdog runs after stopping the processes if this process dies abruptly. */
+  trackCleanup(argv: string[]): void;
+  /** Runs `fn` first when stop() is called (e.g. a real node's clean shutdown). */
+  beforeStop(fn: () => Promise<void>): void;
   stop(): Promise<void>;
 }
 
@@ -67,9 +73,13 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   };
 
   let stopped = false;
+  const stopHooks: (() => Promise<void>)[] = [];
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    for (const hook of stopHooks.splice(0).reverse()) {
+      await hook().catch((err: Error) => progress(`[cluster] ${err.message}`));
+    }
     // Reverse order: the API server's clients first, etcd last.
     for (const p of [...processes].reverse()) await stopPid(p.pid);
     reaper.release();
@@ -213,6 +223,9 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       processes,
       startupMs: 0,
       track: (pid) => reaper.track(pid),
+      untrack: (pid) => reaper.untrack(pid),
+      trackCleanup: (argv) => reaper.trackCleanup(argv),
+      beforeStop: (fn) => stopHooks.push(fn),
       stop,
     };
     writeFileSync(

@@ -25,7 +25,7 @@ export interface FakeNodeSpec {
   taints?: { key: string; value?: string; effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute" }[];
 }
 
-const rtx3090: FakeGpu = {
+export const rtx3090: FakeGpu = {
   product: "NVIDIA-GeForce-RTX-3090",
   count: 2,
   memoryMiB: 24576,
@@ -84,7 +84,8 @@ export const defaultFleet: FakeNodeSpec[] = [
 
 export const FAKE_NODE_ANNOTATION = "kwok.x-k8s.io/node";
 
-function gpuLabels(gpu: FakeGpu): Record<string, string> {
+/** The labels GPU Feature Discovery (and the GPU operator) put on a node with these GPUs. */
+export function gpuLabels(gpu: FakeGpu): Record<string, string> {
   const replicas = gpu.replicasPerGpu ?? 1;
   const shared = replicas > 1;
   const labels: Record<string, string> = {

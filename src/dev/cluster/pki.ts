@@ -128,3 +128,13 @@ export function generatePki(dir: string): Pki {
     serviceAccountPub: path.join(dir, "service-account.pub"),
   };
 }
+
+/** Issues another certificate from the control plane's CA (a real kubelet's client and serving certificates). */
+export function issueCertificate(
+  pki: Pki,
+  name: string,
+  subject: string,
+  ext: { sans?: string[]; usage: "server" | "client" | "both" },
+): { cert: string; key: string } {
+  return signed(pki.dir, name, subject, ext);
+}

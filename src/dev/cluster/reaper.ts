@@ -1,7 +1,8 @@
 // A watchdog that outlives an abruptly killed parent: it polls the parent pid and, once the
 // parent is gone, stops every process the parent registered and removes its temp dir. So no
 // control-plane process, port or temp dir outlives an interrupted run (SIGKILL included).
-import { spawn } from "node:child_process";
+// Cleanup commands (a real node's teardown) run after the processes are stopped.
+import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,11 +10,16 @@ import { fileURLToPath } from "node:url";
 export interface Reaper {
   /** Registers a pid to stop if the parent dies. */
   track(pid: number): void;
+  /** Forgets a pid the parent already stopped (so a reused pid is never signalled). */
+  untrack(pid: number): void;
+  /** Registers a command (argv) to run once the processes are stopped. */
+  trackCleanup(argv: string[]): void;
   /** The parent stopped everything itself: the watchdog can go. */
   release(): void;
 }
 
 const PID_FILE = "reaper.pids";
+const CLEANUP_FILE = "reaper.cleanups";
 
 export function startReaper(dir: string, removeDir: boolean): Reaper {
   const self = fileURLToPath(import.meta.url);
@@ -25,6 +31,12 @@ export function startReaper(dir: string, removeDir: boolean): Reaper {
   return {
     track(pid) {
       appendFileSync(path.join(dir, PID_FILE), `${pid}\n`);
+    },
+    untrack(pid) {
+      appendFileSync(path.join(dir, PID_FILE), `-${pid}\n`);
+    },
+    trackCleanup(argv) {
+      appendFileSync(path.join(dir, CLEANUP_FILE), `${JSON.stringify(argv)}\n`);
     },
     release() {
       try {
@@ -46,9 +58,13 @@ function alive(pid: number): boolean {
 async function watch(parent: number, dir: string, removeDir: boolean): Promise<void> {
   while (alive(parent)) await new Promise((r) => setTimeout(r, 500));
   const file = path.join(dir, PID_FILE);
-  const pids = existsSync(file)
-    ? readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number).reverse()
-    : [];
+  const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
+  const forgotten = new Set(lines.filter((l) => l.startsWith("-")).map((l) => Number(l.slice(1))));
+  const pids = lines
+    .filter((l) => !l.startsWith("-"))
+    .map(Number)
+    .filter((p) => !forgotten.has(p))
+    .reverse();
   for (const pid of pids) {
     try {
       process.kill(pid, "SIGTERM");
@@ -60,6 +76,13 @@ async function watch(parent: number, dir: string, removeDir: boolean): Promise<v
     try {
       process.kill(pid, "SIGKILL");
     } catch {}
+  }
+  const cleanups = path.join(dir, CLEANUP_FILE);
+  if (existsSync(cleanups)) {
+    for (const line of readFileSync(cleanups, "utf8").split("\n").filter(Boolean).reverse()) {
+      const [cmd, ...args] = JSON.parse(line) as string[];
+      if (cmd) spawnSync(cmd, args, { stdio: "ignore", timeout: 120_000 });
+    }
   }
   if (removeDir) rmSync(dir, { recursive: true, force: true });
 }

@@ -1,0 +1,127 @@
+// Machine-wide things a real node changes that are not under its directory: the kubelet sets
+// kernel tunables at start (vm.overcommit_memory, kernel.panic, ...), the CNI bridge plugin
+// turns on IPv4 forwarding, and containerd, CRI and the kubelet create a few fixed directories.
+// The first real node on the machine records how things were; the last one to stop puts them
+// back. Several nodes (parallel tests) share one record, guarded by a lock directory.
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+export const SETTINGS_DIR = "/run/livepeer-operator";
+const RECORD = path.join(SETTINGS_DIR, "real-node-host.json");
+const LOCK = path.join(SETTINGS_DIR, "real-node-host.lock");
+
+/** Values the kubelet (protectKernelDefaults: false) and the bridge plugin (isGateway) write. */
+export const TUNABLES = [
+  "/proc/sys/vm/overcommit_memory",
+  "/proc/sys/vm/panic_on_oom",
+  "/proc/sys/kernel/panic",
+  "/proc/sys/kernel/panic_on_oops",
+  "/proc/sys/kernel/keys/root_maxkeys",
+  "/proc/sys/kernel/keys/root_maxbytes",
+  "/proc/sys/net/ipv4/ip_forward",
+];
+
+/** Fixed paths containerd 1.6, CRI and the kubelet use whatever they are told (removed if we made them and they are empty). */
+export const FIXED_DIRS = [
+  "/run/containerd/s",
+  "/run/containerd",
+  "/var/lib/cni/results",
+  "/var/lib/cni",
+  "/run/netns",
+  "/var/log/containers",
+  // The kubelet's device manager listens there whatever its root dir (see kubelet.ts).
+  "/var/lib/kubelet/device-plugins",
+  "/var/lib/kubelet",
+];
+
+interface HostRecord {
+  tunables: Record<string, string>;
+  /** FIXED_DIRS that did not exist before the first node. */
+  created: string[];
+  /** Node directories holding the record. */
+  holders: string[];
+}
+
+async function withLock<T>(fn: () => T): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      mkdirSync(SETTINGS_DIR, { recursive: true });
+      mkdirSync(LOCK);
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        // A holder died inside the lock: nothing in it takes this long.
+        rmSync(LOCK, { recursive: true, force: true });
+        continue;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+function readRecord(): HostRecord | undefined {
+  try {
+    return JSON.parse(readFileSync(RECORD, "utf8")) as HostRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Registers `nodeDir` as a user of the host settings (recording them if it is the first). */
+export function holdHostSettings(nodeDir: string): Promise<void> {
+  return withLock(() => {
+    const live = readRecord();
+    const record: HostRecord = live ?? {
+      tunables: Object.fromEntries(
+        TUNABLES.filter(existsSync).map((f) => [f, readFileSync(f, "utf8").trim()]),
+      ),
+      created: FIXED_DIRS.filter((d) => !existsSync(d)),
+      holders: [],
+    };
+    record.holders = [...record.holders.filter((h) => h !== nodeDir && existsSync(h)), nodeDir];
+    writeFileSync(RECORD, `${JSON.stringify(record, null, 2)}\n`);
+  });
+}
+
+/**
+ * Releases `nodeDir`'s hold; when no live node holds the record any more, writes the recorded
+ * tunables back and removes the fixed directories we created if they are empty. Returns what
+ * it restored (for the progress log).
+ */
+export async function releaseHostSettings(nodeDir: string): Promise<string[]> {
+  const restored = await withLock(() => {
+    const record = readRecord();
+    if (!record) return [];
+    record.holders = record.holders.filter((h) => h !== nodeDir && existsSync(h));
+    if (record.holders.length > 0) {
+      writeFileSync(RECORD, `${JSON.stringify(record, null, 2)}\n`);
+      return [];
+    }
+    const restored: string[] = [];
+    for (const [file, value] of Object.entries(record.tunables)) {
+      try {
+        if (readFileSync(file, "utf8").trim() !== value) {
+          writeFileSync(file, `${value}\n`);
+          restored.push(`${file.replace("/proc/sys/", "").replaceAll("/", ".")}=${value}`);
+        }
+      } catch {}
+    }
+    for (const dir of record.created) {
+      try {
+        if (readdirSync(dir).length === 0) rmdirSync(dir);
+      } catch {}
+    }
+    rmSync(RECORD, { force: true });
+    return restored;
+  });
+  try {
+    rmdirSync(SETTINGS_DIR); // only when empty: no record, no lock
+  } catch {}
+  return restored;
+}

@@ -1,0 +1,262 @@
+// A real kubelet node beside the fake ones, on its own control plane: containerd runs real
+// pods, the fake NVIDIA device plugin's GPUs are allocated by the kubelet's device manager,
+// `kubectl logs`/`exec` reach the kubelet over loopback, pod IPs answer from the host, and
+// stopping the node leaves nothing behind on the machine.
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { CoreV1Api, type V1Pod } from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../../src/dev/cluster/process.ts";
+import { pidsIn } from "../../src/dev/cluster/real-node/cgroups.ts";
+import { BUSYBOX_IMAGE, busyboxImageArchive } from "../../src/dev/cluster/real-node/images.ts";
+import { nodeLayout } from "../../src/dev/cluster/real-node/layout.ts";
+import { mountsUnder } from "../../src/dev/cluster/real-node/mounts.ts";
+import { bridgeExists, cidrsOverlap } from "../../src/dev/cluster/real-node/network.ts";
+import { readNodeState, shimPids } from "../../src/dev/cluster/real-node/teardown.ts";
+import { type RealNodeCluster, startClusterWithRealNode } from "./support/real-node.ts";
+
+const NS = "real-node-test";
+const GPUS = 2;
+let cluster: RealNodeCluster;
+let core: CoreV1Api;
+
+const netnsNow = () => (existsSync("/run/netns") ? readdirSync("/run/netns") : []);
+let netnsBefore: string[] = [];
+
+function pod(name: string, gpus: number, script: string): V1Pod {
+  return {
+    metadata: { name, namespace: NS },
+    spec: {
+      nodeSelector: { "livepeer.org/real-node": "true" },
+      tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }],
+      terminationGracePeriodSeconds: 1,
+      containers: [
+        {
+          name: "main",
+          image: "livepeer-operator/busybox:dev",
+          imagePullPolicy: "Never",
+          command: ["/bin/sh", "-c", script],
+          resources: { limits: { "nvidia.com/gpu": String(gpus) } },
+        },
+      ],
+    },
+  };
+}
+
+async function podWhen(name: string, ok: (p: V1Pod) => boolean, timeoutMs = 60_000): Promise<V1Pod> {
+  let last: V1Pod | undefined;
+  await waitFor(
+    `pod ${name}`,
+    async () => {
+      last = await core.readNamespacedPod({ name, namespace: NS });
+      return ok(last);
+    },
+    timeoutMs,
+    () => JSON.stringify(last?.status),
+  );
+  return last!;
+}
+
+function ipv4ToInt(ip: string): number {
+  return ip.split(".").reduce((n, o) => n * 256 + Number(o), 0);
+}
+
+describe("real node", () => {
+  beforeAll(async () => {
+    if (process.getuid?.() !== 0) {
+      throw new Error(
+        "the real-node tests need root (containerd, mounts, network namespaces): run them as root",
+      );
+    }
+    netnsBefore = netnsNow();
+    const t0 = Date.now();
+    cluster = await startClusterWithRealNode({ gpus: GPUS });
+    const t = cluster.node.timings;
+    process.stderr.write(
+      `[real-node] start to Ready ${(t.startToReadyMs / 1000).toFixed(1)} s (total ${(t.totalMs / 1000).toFixed(1)} s: packages ${(t.packagesMs / 1000).toFixed(1)} s, kubelet binary ${(t.kubeletBinaryMs / 1000).toFixed(1)} s); with control plane ${((Date.now() - t0) / 1000).toFixed(1)} s\n`,
+    );
+    core = cluster.kc.makeApiClient(CoreV1Api);
+    const images = await cluster.node.importImage(busyboxImageArchive());
+    expect(images).toContain(BUSYBOX_IMAGE);
+    await core.createNamespace({ body: { metadata: { name: NS } } });
+    // Pods need the namespace's default ServiceAccount (its token is a projected volume the kubelet mounts).
+    await waitFor(
+      "the default ServiceAccount",
+      async () => !!(await core.readNamespacedServiceAccount({ name: "default", namespace: NS })),
+      30_000,
+    );
+  }, 2_400_000);
+
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it("is Ready with the plugin's GPUs, GPU Feature Discovery labels and the GPU taint", async () => {
+    const node = await core.readNode({ name: cluster.node.nodeName });
+    expect(node.status?.allocatable?.["nvidia.com/gpu"]).toBe(String(GPUS));
+    expect(node.status?.capacity?.["nvidia.com/gpu"]).toBe(String(GPUS));
+    expect(node.metadata?.labels).toMatchObject({
+      "livepeer.org/real-node": "true",
+      "nvidia.com/gpu.present": "true",
+      "nvidia.com/gpu.product": "NVIDIA-GeForce-RTX-3090",
+      "nvidia.com/gpu.count": String(GPUS),
+      "nvidia.com/gpu.memory": "24576",
+    });
+    expect(node.spec?.taints).toContainEqual({ key: "nvidia.com/gpu", effect: "NoSchedule" });
+    expect(node.status?.nodeInfo?.containerRuntimeVersion).toMatch(/^containerd:\/\//);
+    // The API server reaches the kubelet by its Hostname; the InternalIP is the host's bridge address.
+    expect(node.status?.addresses).toContainEqual({ type: "Hostname", address: "localhost" });
+    expect(node.status?.addresses).toContainEqual({
+      type: "InternalIP",
+      address: cluster.node.network.gateway,
+    });
+    expect(cluster.node.plugin.registrations()).toBeGreaterThanOrEqual(1);
+  });
+
+  it("runs a pod with one GPU: device in its environment, logs, exec, and its pod IP answers HTTP", async () => {
+    await core.createNamespacedPod({
+      namespace: NS,
+      body: pod(
+        "gpu-web",
+        1,
+        "echo hello from the real node; echo real-node-ok > /www/index.html; exec httpd -f -p 8080 -h /www",
+      ),
+    });
+    const running = await podWhen("gpu-web", (p) => p.status?.phase === "Running" && !!p.status.podIP);
+    expect(running.spec?.nodeName).toBe("localhost");
+    const ip = running.status!.podIP!;
+    const [subnetBase, bits] = cluster.node.network.subnet.split("/");
+    expect(cidrsOverlap(`${ip}/32`, cluster.node.network.subnet)).toBe(true);
+    expect(ipv4ToInt(ip) >>> (32 - Number(bits))).toBe(ipv4ToInt(subnetBase!) >>> (32 - Number(bits)));
+
+    const env = await cluster.kubectl(["exec", "-n", NS, "gpu-web", "--", "env"]);
+    const visible = /^NVIDIA_VISIBLE_DEVICES=(.*)$/m.exec(env)?.[1];
+    expect(visible).toBeDefined();
+    expect(visible!.split(",")).toHaveLength(1);
+    expect(cluster.node.deviceIds).toContain(visible);
+    expect(cluster.node.plugin.allocations()).toContainEqual([visible]);
+
+    await waitFor(
+      "the pod's log line",
+      async () => (await cluster.kubectl(["logs", "-n", NS, "gpu-web"])).includes("hello from the real node"),
+      30_000,
+    );
+
+    let body = "";
+    await waitFor(
+      `http://${ip}:8080/ to answer`,
+      async () => {
+        const res = await fetch(`http://${ip}:8080/index.html`, { signal: AbortSignal.timeout(2000) });
+        body = await res.text();
+        return res.ok;
+      },
+      30_000,
+    );
+    expect(body.trim()).toBe("real-node-ok");
+  });
+
+  it("leaves a pod asking for more GPUs than the node has Pending with Insufficient nvidia.com/gpu", async () => {
+    await core.createNamespacedPod({ namespace: NS, body: pod("too-many-gpus", GPUS + 1, "sleep 3600") });
+    const pending = await podWhen(
+      "too-many-gpus",
+      (p) =>
+        !!p.status?.conditions?.some(
+          (c) =>
+            c.type === "PodScheduled" &&
+            c.status === "False" &&
+            /Insufficient nvidia\.com\/gpu/.test(c.message ?? ""),
+        ),
+    );
+    expect(pending.status?.phase).toBe("Pending");
+    expect(pending.spec?.nodeName).toBeUndefined();
+  });
+
+  it("stops cleanly: no processes, mounts, network namespaces, bridge or cgroups are left", async () => {
+    const traces = tracesWhileRunning(cluster.node.dir);
+    const result = await cluster.node.stop();
+    expect(result?.leftovers).toEqual([]);
+    expectNoTraces(traces);
+    const node = await core.readNode({ name: "localhost" }).catch(() => undefined);
+    expect(node).toBeUndefined();
+  });
+});
+
+describe("a real node whose parent process is killed", () => {
+  it("is torn down by the control plane's watchdog: nothing is left on the machine", async () => {
+    const child = spawn(
+      process.execPath,
+      [fileURLToPath(new URL("./support/real-node-child.ts", import.meta.url))],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => {
+      stderr = (stderr + c.toString()).slice(-4000);
+    });
+    const ready = await new Promise<{ cpDir: string; nodeDir: string }>((resolve, reject) => {
+      createInterface({ input: child.stdout }).on("line", (l) => {
+        if (l.startsWith("READY ")) resolve(JSON.parse(l.slice(6)));
+      });
+      child.once("exit", (code) =>
+        reject(new Error(`the child exited with ${code} before READY:\n${stderr}`)),
+      );
+    });
+    const traces = tracesWhileRunning(ready.nodeDir);
+    child.kill("SIGKILL");
+    // The watchdog stops the processes, runs the node's teardown, then removes the temp dir.
+    await waitFor(
+      "the watchdog to remove the control plane's dir",
+      async () => !existsSync(ready.cpDir),
+      120_000,
+      () => JSON.stringify({ left: existsSync(ready.nodeDir) ? readdirSync(ready.nodeDir) : [] }),
+    );
+    expectNoTraces(traces);
+  }, 300_000);
+});
+
+interface Traces {
+  dir: string;
+  socket: string;
+  pids: number[];
+  netns: string[];
+  bridge: string;
+  cgroupDirs: string[];
+}
+
+/** What a running node has on the machine, checked to exist (so the checks after stop can fail). */
+function tracesWhileRunning(dir: string): Traces {
+  const layout = nodeLayout(dir);
+  const state = readNodeState(layout)!;
+  const netns = netnsNow().filter((n) => !netnsBefore.includes(n));
+  expect(netns.length).toBeGreaterThan(0); // the GPU pod's sandbox has one
+  expect(mountsUnder(dir).length).toBeGreaterThan(0);
+  expect(pidsIn(state.cgroupDirs).length).toBeGreaterThan(0);
+  expect(shimPids(layout.containerd.socket).length).toBeGreaterThan(0);
+  expect(bridgeExists(state.network!.bridge)).toBe(true);
+  return {
+    dir,
+    socket: layout.containerd.socket,
+    pids: Object.values(state.pids),
+    netns,
+    bridge: state.network!.bridge,
+    cgroupDirs: state.cgroupDirs,
+  };
+}
+
+function expectNoTraces(t: Traces): void {
+  for (const pid of t.pids) expect(existsSync(`/proc/${pid}`), `pid ${pid} still runs`).toBe(false);
+  expect(shimPids(t.socket)).toEqual([]);
+  const ours = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })
+    .split("\n")
+    .filter((l) => l.includes(t.dir));
+  expect(ours).toEqual([]);
+  expect(mountsUnder(t.dir)).toEqual([]);
+  expect(readFileSync("/proc/self/mountinfo", "utf8")).not.toContain(t.dir);
+  expect(netnsNow().filter((n) => t.netns.includes(n))).toEqual([]);
+  expect(bridgeExists(t.bridge)).toBe(false);
+  for (const dir of t.cgroupDirs) expect(existsSync(dir), dir).toBe(false);
+  expect(existsSync(t.dir)).toBe(false);
+}
