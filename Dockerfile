@@ -1,25 +1,27 @@
-# The one livepeer-operator image (controller, API and node simulator are subcommands).
-# Multi-stage: build with the full Node 24 image, run on distroless Node 24 as non-root.
+# The one livepeer-operator image (controller, API and the other subcommands), for registries:
+#   docker build -t <registry>/livepeer-operator:0.1.0 .
+# It is the image `npm run image` builds on a machine with no registry (src/dev/image/build.ts):
+# the build stage runs that same build and the final stage is its root filesystem and nothing
+# else. Contents: Debian's libc6, libgcc-s1 and libstdc++6 (unpacked, no apt/dpkg/shell), Node 24
+# from the `node` npm package at /usr/local/bin/node, /app with the compiled CLI, production
+# dependencies without the devnet's hardhat and @livepeer/sdk, the CRDs; /etc/passwd with
+# nonroot 65532. See src/dev/image/*.ts for what is left out and why.
 FROM node:24-bookworm-slim AS build
 WORKDIR /src
+# The root filesystem comes from Debian packages (apt-get download + dpkg-deb -x).
+RUN apt-get update
 COPY package.json package-lock.json ./
-# Install scripts are skipped: the image's Node is already 24 (the `node` dev dependency is for dev machines).
-RUN npm install --ignore-scripts --no-audit --no-fund
+# With install scripts: the `node` dev dependency's script fetches the Node 24 binary the image ships.
+RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY bin ./bin
 COPY deploy/crds ./deploy/crds
-RUN npx tsc -p tsconfig.build.json \
- && npm prune --omit=dev --ignore-scripts \
- && rm -rf node_modules/hardhat node_modules/@livepeer/sdk/abis/test
+RUN node src/dev/image/build.ts --out /tmp/archives --rootfs /rootfs
 
-FROM gcr.io/distroless/nodejs24-debian12:nonroot
-WORKDIR /app
-COPY --from=build /src/package.json ./package.json
-COPY --from=build /src/node_modules ./node_modules
-COPY --from=build /src/dist ./dist
-COPY --from=build /src/deploy/crds ./deploy/crds
+FROM scratch
+COPY --from=build /rootfs/ /
 USER 65532:65532
-ENV NODE_ENV=production
-ENTRYPOINT ["/nodejs/bin/node", "/app/dist/cli/main.js"]
+WORKDIR /app
+ENV PATH=/usr/local/bin:/usr/bin:/bin NODE_ENV=production
+ENTRYPOINT ["/usr/local/bin/node", "/app/dist/cli/main.js"]
 CMD ["help"]

@@ -10,14 +10,19 @@ const usage = `Usage: livepeer-operator node-sim [simulator options] <go-livepee
 
 Runs a stand-in for go-livepeer: it reads the node's flags (command line, LP_* environment,
 -config file, same precedence and checks as the node), binds the ports they name on a loopback
-address, serves /status, /getNetworkCapabilities, /getOrchestratorInfo, /metrics (-monitor),
-/hardware/stats, /healthz and the CLI port's /setMaxSessions and /setOrchestratorConfig, and
-prints the node's log lines to standard error. Every JSON answer carries "Simulated": true.
+address (with --pod-network: on the flags' own addresses), serves /status,
+/getNetworkCapabilities, /getOrchestratorInfo, /metrics (-monitor), /hardware/stats, /healthz
+and the CLI port's /setMaxSessions and /setOrchestratorConfig, and prints the node's log lines
+to standard error. Every JSON answer carries "Simulated": true.
 When it is up it prints one line to standard output: READY {"role":...,"cli":...,"http":...}.
 
 Simulator options (anywhere on the line):
   --host <ip>                  loopback address to bind (e.g. 127.1.0.5; default: the flag's
                                host when loopback, else 127.0.0.1)
+  --pod-network                bind the flags' own addresses (-cliAddr 0.0.0.0:7935 binds every
+                               interface), as the node does. Only inside a network namespace of
+                               its own - a pod's: the livepeer-node-simulator image sets it. On
+                               a host, leave it out: the simulator then binds only loopback.
   --sim-scenario <file|yaml>   timed actions to play (also: LIVEPEER_SIM_SCENARIO)
   --sim-gpus <n>               GPUs behind -nvidia all (default 1)
   --sim-version <version>      version to report
@@ -33,13 +38,15 @@ Example:
   livepeer-operator node-sim --host 127.1.0.5 -orchestrator -transcoder -monitor \\
     -serviceAddr 127.1.0.5:8935 -cliAddr 0.0.0.0:7935 -httpAddr 0.0.0.0:8935 -maxSessions 6`;
 
-/** Splits our --host / --sim-* options (and their values) from the node's own flags. */
+/** Splits our --host / --pod-network / --sim-* options (and their values) from the node's own flags. */
 function splitArgs(args: string[]): { ours: string[]; node: string[] } {
   const ours: string[] = [];
   const node: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    if (/^--(host|sim-[a-z-]+)(=|$)/.test(arg)) {
+    if (arg === "--pod-network") {
+      ours.push(arg);
+    } else if (/^--(host|sim-[a-z-]+)(=|$)/.test(arg)) {
       ours.push(arg);
       if (!arg.includes("=") && i + 1 < args.length) ours.push(args[++i]!);
     } else {
@@ -56,6 +63,7 @@ function parseOurs(ours: string[]) {
       strict: true,
       options: {
         host: { type: "string" },
+        "pod-network": { type: "boolean" },
         "sim-scenario": { type: "string" },
         "sim-gpus": { type: "string" },
         "sim-version": { type: "string" },
@@ -74,6 +82,11 @@ export const command: Command = {
   async run(args) {
     const { ours, node } = splitArgs(args);
     const opts = parseOurs(ours);
+    if (opts.host !== undefined && opts["pod-network"]) {
+      throw new UsageError(
+        "--host and --pod-network contradict each other: --pod-network binds the flags' own addresses (use it only inside a pod); leave it out to bind --host on loopback",
+      );
+    }
     if (opts.host !== undefined && !/^(127(\.\d{1,3}){3}|::1|localhost)$/.test(opts.host)) {
       throw new UsageError(
         `--host ${opts.host} is not a loopback address: the simulator binds only 127.x addresses`,
@@ -109,6 +122,7 @@ export const command: Command = {
         argv: node,
         env: process.env,
         ...(opts.host ? { host: opts.host } : {}),
+        ...(opts["pod-network"] ? { podNetwork: true } : {}),
         ...(scenario ? { scenario } : {}),
         ...(gpus ? { gpuCount: gpus } : {}),
         ...(opts["sim-version"] ? { version: opts["sim-version"] } : {}),

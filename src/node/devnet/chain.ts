@@ -40,7 +40,13 @@ export function chainLogFile(dir: string): string {
 
 function hardhatCliScript(): string {
   const require = createRequire(import.meta.url);
-  const pkgFile = require.resolve("hardhat/package.json");
+  let pkgFile: string;
+  try {
+    pkgFile = require.resolve("hardhat/package.json");
+  } catch {
+    // The operator image leaves hardhat out: the devnet is a developer tool for a checkout.
+    throw new Error("hardhat is not installed: run the devnet from a checkout after 'npm install'");
+  }
   const pkg = JSON.parse(readFileSync(pkgFile, "utf8")) as { bin: { hardhat: string } };
   return path.join(path.dirname(pkgFile), pkg.bin.hardhat);
 }

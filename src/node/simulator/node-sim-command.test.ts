@@ -118,8 +118,23 @@ describe("node-sim command (in-process)", () => {
     expect(stdout).toMatch(/^Usage of livepeer:\n/);
   });
 
+  it("--pod-network takes no value: the node flag after it still reaches the node", async () => {
+    let stdout = "";
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      stdout += String(chunk);
+      return true;
+    });
+    try {
+      expect(await command.run(["--pod-network", "-version"])).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(stdout).toMatch(/^Livepeer Node Version: /m);
+  });
+
   it.each([
     [["--host", "10.1.2.3", "-gateway"], "not a loopback address"],
+    [["--pod-network", "--host", "127.0.0.1", "-gateway"], "--host and --pod-network contradict"],
     [
       ["--sim-scenario", "/no/such/scenario.yaml", "-gateway"],
       "scenario file /no/such/scenario.yaml does not exist",

@@ -178,6 +178,12 @@ describe("node simulator: values from flags", () => {
     expect((await json(`${sim.urls.cli}/status`)).body.Simulated).toBe(true);
   });
 
+  it("refuses podNetwork beside a --host (0.0.0.0 binding is proven in test/integration/image.test.ts)", async () => {
+    const { error } = await startError(ORCH, { podNetwork: true, host: "127.0.0.1" });
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toContain("--host 127.0.0.1 and --pod-network contradict");
+  });
+
   it("refuses a non-loopback --host", async () => {
     const { error } = await startError(ORCH, { host: "10.0.0.1" });
     expect(error.exitCode).toBe(2);

@@ -35,6 +35,12 @@ export interface NodeSimulatorOptions {
   env?: Environment;
   /** Loopback address every listener binds (default: the flag's host if loopback, else 127.0.0.1). */
   host?: string;
+  /**
+   * Bind the flags' own addresses, as the node does (`0.0.0.0:7935` binds every interface). Only
+   * for a network namespace of its own (a pod's, as the node simulator image runs): on a host the
+   * simulator keeps to loopback.
+   */
+  podNetwork?: boolean;
   /** Where the node's log lines go (default: standard error). */
   log?: (line: string) => void;
   /** Timed actions played after start. */
@@ -84,6 +90,12 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
       2,
     );
   }
+  if (options.podNetwork && options.host !== undefined) {
+    throw new NodeStartError(
+      `--host ${options.host} and --pod-network contradict each other: in a pod the flags' addresses are bound`,
+      2,
+    );
+  }
   const flags = readFlags(options, log);
   if (flags.help) throw new NodeStartError("-help", 0, usageText());
   if (flags.version) throw new NodeStartError("-version", 0, versionText(version));
@@ -116,7 +128,10 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
   const onError = (err: unknown) => log("E", "simulator.go:4", `simulator error: ${(err as Error).message}`);
   const ctx = { node, state, version, registry, log, control };
 
-  const hostFor = (hp: HostPort) => options.host ?? (LOOPBACK.test(hp.host) ? hp.host : "127.0.0.1");
+  const hostFor = (hp: HostPort) =>
+    options.podNetwork
+      ? hp.host || "0.0.0.0"
+      : (options.host ?? (LOOPBACK.test(hp.host) ? hp.host : "127.0.0.1"));
   const servers: (Server | NetServer)[] = [];
   const bind = async (server: Server | NetServer, hp: HostPort) => {
     servers.push(server);
