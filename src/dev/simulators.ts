@@ -77,6 +77,8 @@ export function startSimulatorFleet(
   kc: KubeConfig,
   baseDir: string,
   log: (line: string) => void,
+  /** Only this namespace's pods (a test's own, so test files running at once do not compete). */
+  options: { namespace?: string } = {},
 ): SimulatorFleet {
   const core = kc.makeApiClient(CoreV1Api);
   const running = new Map<string, Running>();
@@ -125,18 +127,24 @@ export function startSimulatorFleet(
   }
 
   async function sync(): Promise<void> {
-    const pods = await core.listPodForAllNamespaces({
-      labelSelector: "app.kubernetes.io/managed-by=livepeer-operator",
-    });
-    const live = new Set<string>();
-    for (const pod of pods.items) {
-      const uid = pod.metadata?.uid;
-      if (!uid || pod.metadata?.deletionTimestamp) continue;
-      if (pod.status?.phase !== "Running" || !pod.status.podIP?.startsWith("127.")) continue;
-      live.add(uid);
-      if (!running.has(uid)) await start(pod).catch((e: Error) => log(`[simulator] ${e.message}`));
+    const labelSelector = "app.kubernetes.io/managed-by=livepeer-operator";
+    const pods = options.namespace
+      ? await core.listNamespacedPod({ namespace: options.namespace, labelSelector })
+      : await core.listPodForAllNamespaces({ labelSelector });
+    const live = pods.items.filter(
+      (pod) =>
+        pod.metadata?.uid &&
+        !pod.metadata.deletionTimestamp &&
+        pod.status?.phase === "Running" &&
+        pod.status.podIP?.startsWith("127."),
+    );
+    const uids = new Set(live.map((pod) => pod.metadata!.uid!));
+    // Gone pods first: a replacement pod often gets the same IP, and its ports must be free.
+    for (const uid of [...running.keys()]) if (!uids.has(uid)) await stopOne(uid);
+    for (const pod of live) {
+      if (!running.has(pod.metadata!.uid!))
+        await start(pod).catch((e: Error) => log(`[simulator] ${e.message}`));
     }
-    for (const uid of [...running.keys()]) if (!live.has(uid)) await stopOne(uid);
   }
 
   const loop = (async () => {

@@ -109,6 +109,8 @@ describe("helm install: least-privilege RBAC", () => {
     ["lpo-controller", "delete", "statefulsets.apps", "video", false],
     ["lpo-controller", "delete", "secrets", "video", false],
     ["lpo-controller", "update", "orchestrators.livepeer.org", "video", false],
+    ["lpo-controller", "get", "pods/log", "video", true],
+    ["lpo-controller", "get", "pods", "video", false],
     ["lpo-controller", "create", "pods", "video", false],
     ["lpo-controller", "patch", "nodes", undefined, false],
     ["lpo-api", "create", "webhooks.livepeer.org", "SELF", true],

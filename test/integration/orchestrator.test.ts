@@ -1,6 +1,9 @@
 // The Orchestrator controller on the real local control plane with kwok GPU nodes: placement per
 // GPU class, session limits end to end, the split setup's wiring, rolling on spec changes and
 // garbage collection. Each test gets its own fenced node pool, so placement is deterministic.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { V1StatefulSet } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
@@ -20,6 +23,7 @@ import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
 import type { FakeNodeSpec } from "../../src/dev/cluster/nodes.ts";
 import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
+import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { startTestManager } from "./support/manager.ts";
@@ -30,6 +34,9 @@ const client = new KubeClient(kc);
 let ns: Awaited<ReturnType<typeof testNamespace>>;
 let manager: Manager;
 const pools: NodePool[] = [];
+// Ready means the node answers: a node simulator serves each pod on its loopback IP.
+let sims: SimulatorFleet;
+const simDir = mkdtempSync(path.join(tmpdir(), "orch-sims-"));
 const fleet = (name: string): FakeNodeSpec => defaultFleet.find((n) => n.name === name)!;
 
 beforeAll(async () => {
@@ -38,9 +45,12 @@ beforeAll(async () => {
   manager = await startTestManager("orchestrator-test", ns.name, [
     orchestratorController({ defaultImage: "livepeer/go-livepeer:test" }),
   ]);
+  sims = startSimulatorFleet(kubeConfig(), simDir, () => undefined, { namespace: ns.name });
 });
 afterAll(async () => {
   await manager?.stop("tests done");
+  await sims?.stop();
+  rmSync(simDir, { recursive: true, force: true });
   await Promise.all(pools.map((p) => p.delete()));
   await ns.remove();
   await kc.close();

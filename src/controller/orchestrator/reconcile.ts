@@ -2,6 +2,7 @@
 // pure functions), then one status computation, written only when it changed.
 import { randomBytes } from "node:crypto";
 import type { V1Service } from "@kubernetes/client-node";
+import { type DoctorReport, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
 import {
   applyOwned,
   applyStatus,
@@ -25,7 +26,9 @@ import {
   StatefulSets,
   statusChanged,
 } from "../runtime/index.ts";
+import { KeystoreCheck } from "./keystore.ts";
 import { childNames } from "./names.ts";
+import { nodeTargets } from "./observe.ts";
 import { describeProblems, type Plan, planOrchestrator } from "./plan.ts";
 import { type NodeFacts, Nodes, type Orchestrator, Orchestrators, type PodFacts } from "./resource.ts";
 import { computeStatus, type OwnedStatus } from "./status.ts";
@@ -34,6 +37,8 @@ import { INSTANCE_INDEX, Pods } from "./watch.ts";
 export interface OrchestratorOptions {
   /** Image of node pods whose resource does not set spec.image. */
   defaultImage: string;
+  /** Tuning of the node doctor (periods, timeouts, concurrency); defaults suit production. */
+  doctor?: Partial<Omit<NodeDoctorOptions, "client" | "wake" | "log">>;
 }
 
 type Step = (orch: Orchestrator, plan: Plan) => Promise<void>;
@@ -45,6 +50,10 @@ export class OrchestratorReconciler implements Reconciler {
   readonly #options: OrchestratorOptions;
   /** Children are written only when they would change (pod events reconcile often). */
   readonly #children: ChildApplier;
+  /** Looks at the node pods' endpoints and logs; wakes an Orchestrator when what it saw changed. */
+  readonly doctor: NodeDoctor;
+  readonly #keystore: KeystoreCheck;
+  #sweptAt = Date.now();
 
   constructor(ctx: SetupContext, options: OrchestratorOptions) {
     this.#client = ctx.client;
@@ -52,6 +61,13 @@ export class OrchestratorReconciler implements Reconciler {
     this.#events = ctx.events;
     this.#options = options;
     this.#children = new ChildApplier(ctx.client, ctx.cache);
+    this.doctor = new NodeDoctor({
+      ...options.doctor,
+      client: ctx.client,
+      wake: (key) => ctx.enqueue(key),
+      log: ctx.log.child("doctor"),
+    });
+    this.#keystore = new KeystoreCheck(ctx.client, ctx.cache);
   }
 
   /** Run in order, stopping at the first error (retried with backoff). */
@@ -67,6 +83,7 @@ export class OrchestratorReconciler implements Reconciler {
     // Deleted: the garbage collector removes every child through its ownerReference.
     if (!orch || orch.metadata?.deletionTimestamp) {
       this.#children.forget(key);
+      this.doctor.forget(key);
       return done;
     }
     const ns = orch.metadata?.namespace;
@@ -86,10 +103,30 @@ export class OrchestratorReconciler implements Reconciler {
       }
     }
     const pods = this.#cache.byIndex<PodFacts>(Pods, INSTANCE_INDEX, keyFor(ns, name));
-    const status = computeStatus({ orch, plan, pods, nodes: this.#cache.list<NodeFacts>(Nodes) }, new Date());
+    const doctor = this.#observeNode(key, orch, pods, ctx);
+    const keystore = await this.#keystore.check(orch);
+    const status = computeStatus(
+      { orch, plan, pods, nodes: this.#cache.list<NodeFacts>(Nodes), doctor, keystore },
+      new Date(),
+    );
     await this.#writeStatus(orch, status, ctx);
     // Pods that are not Ready yet report through pod events; a periodic look catches the rest.
     return findCondition(status.conditions, "Ready")?.status === "True" ? done : requeueAfter(30_000);
+  }
+
+  /** Hands the doctor the pods as they are now; its latest report comes back at once. */
+  #observeNode(key: ObjectKey, orch: Orchestrator, pods: PodFacts[], ctx: ReconcileContext) {
+    if (Date.now() - this.#sweptAt > 60_000) {
+      this.#sweptAt = Date.now();
+      this.doctor.sweep((k) => this.#cache.get(Orchestrators, k) !== undefined);
+    }
+    const targets = nodeTargets(orch, pods);
+    const report: DoctorReport = this.doctor.observe(key, targets, {
+      namespace: orch.metadata?.namespace ?? "default",
+      seed: orch.status?.findings ?? [],
+      signal: ctx.signal,
+    });
+    return { targets, report };
   }
 
   async #applyAll(type: typeof ConfigMaps, orch: Orchestrator, objects: KubeObject[]): Promise<void> {
@@ -142,13 +179,23 @@ export class OrchestratorReconciler implements Reconciler {
     };
     if (!statusChanged(current, next)) return;
     await applyStatus(this.#client, Orchestrators, orch, { ...next });
+    // A new warning or error finding is news; normal ones (a loop that timed out) are not.
+    const announced = new Set<string>();
+    for (const f of next.findings ?? []) {
+      if (f.severity === "normal" || current.findings?.some((x) => x.id === f.id)) continue;
+      ctx.log.info(`finding ${f.id} (${f.severity}): ${f.message}`);
+      this.#events.event(orch, { type: "Warning", reason: f.id, message: f.message, action: "Diagnose" });
+      announced.add(f.id);
+    }
     for (const type of ["Scheduled", "Ready"]) {
       const before = findCondition(s.conditions, type);
       const after = findCondition(next.conditions, type);
       if (
         !after ||
         after.status === "Unknown" ||
-        (before?.status === after.status && before.reason === after.reason)
+        (before?.status === after.status && before.reason === after.reason) ||
+        // Ready=False because of a finding just announced: one Event says it.
+        announced.has(after.reason)
       )
         continue;
       ctx.log.info(

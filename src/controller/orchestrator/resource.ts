@@ -41,7 +41,8 @@ export interface PodFacts extends KubeObject {
       name: string;
       ready: boolean;
       restartCount: number;
-      state?: Record<string, { reason?: string; message?: string }>;
+      /** running.startedAt tells the node doctor whether a container started after a log line. */
+      state?: Record<string, { reason?: string; message?: string; startedAt?: string }>;
     }[];
   };
 }

@@ -1,7 +1,9 @@
 // The Orchestrator's status from what the reconciler saw (pure): conditions, findings and facts.
 import type { Finding } from "../../schema/finding.ts";
 import type { OrchestratorStatus } from "../../schema/orchestrator.ts";
-import { type Condition, ensureConditions, setCondition } from "../runtime/index.ts";
+import { type DoctorReport, type NodeTarget, reachability, simulatedPods } from "../doctor/index.ts";
+import { type Condition, conditionTime, ensureConditions, setCondition } from "../runtime/index.ts";
+import type { KeystoreVerdict } from "./keystore.ts";
 import type { Plan } from "./plan.ts";
 import type { NodeFacts, Orchestrator, PodFacts } from "./resource.ts";
 
@@ -12,6 +14,9 @@ export interface Seen {
   plan: Plan;
   pods: PodFacts[];
   nodes: NodeFacts[];
+  /** What the node doctor saw of the node pods (absent: not looked at). */
+  doctor?: { targets: NodeTarget[]; report: DoctorReport };
+  keystore?: KeystoreVerdict;
 }
 
 type Verdict = { status: "True" | "False" | "Unknown"; reason: string; message: string };
@@ -63,7 +68,8 @@ function gpuOf(node: NodeFacts | undefined): string {
   return product ? ` (${product})` : "";
 }
 
-export function ready({ pods, plan }: Seen): Verdict {
+export function ready(seen: Seen, findings: readonly Finding[] = []): Verdict {
+  const { pods, plan } = seen;
   const errors = plan.problems.filter((p) => p.severity === "error");
   if (errors.length) {
     return {
@@ -72,40 +78,124 @@ export function ready({ pods, plan }: Seen): Verdict {
       message: `the node would refuse its flags: ${errors.map((e) => `${e.message} - ${e.fix}`).join("; ")}`,
     };
   }
-  if (pods.length === 0) return { status: "False", reason: "PodPending", message: "no node pod yet" };
+  const keystore = keystoreProblem(seen);
+  if (keystore) return keystore;
   const notReady = pods.filter((p) => !podReady(p));
-  if (notReady.length) {
-    const why = notReady.map((p) => {
-      const waiting = p.status?.containerStatuses?.map((c) => c.state?.waiting?.reason).find(Boolean);
-      return `${p.metadata?.name} ${waiting ?? p.status?.phase ?? "Pending"}`;
-    });
+  const podsMessage = notReady.length
+    ? `${notReady.length} of ${pods.length} pod(s) not Ready: ${notReady
+        .map((p) => {
+          const waiting = p.status?.containerStatuses?.map((c) => c.state?.waiting?.reason).find(Boolean);
+          return `${p.metadata?.name} ${waiting ?? p.status?.phase ?? "Pending"}`;
+        })
+        .join(", ")}`
+    : "";
+  // An error finding stops service and usually explains the rest (a crash-looping pod, say).
+  const stopping = findings.filter((f) => f.severity === "error");
+  if (stopping.length) {
     return {
       status: "False",
-      reason: "PodsNotReady",
-      message: `${notReady.length} of ${pods.length} pod(s) not Ready: ${why.join(", ")}`,
+      reason: stopping[0]!.id,
+      message: `${stopping.map((f) => `${f.id}: ${f.message}`).join("; ")}${podsMessage ? `; ${podsMessage}` : ""}`,
     };
   }
+  if (pods.length === 0) return { status: "False", reason: "PodPending", message: "no node pod yet" };
+  if (notReady.length) return { status: "False", reason: "PodsNotReady", message: podsMessage };
+  const reachable = nodeReachable(seen);
+  if (reachable.status === "False") {
+    return { status: "False", reason: "NodeUnreachable", message: reachable.message };
+  }
+  if (reachable.status === "Unknown") {
+    return { status: "Unknown", reason: "CheckingNode", message: `pods Ready; ${reachable.message}` };
+  }
+  const warnings = findings.filter((f) => f.severity === "warning").length;
   return {
     status: "True",
-    reason: "PodsReady",
-    message: `all ${pods.length} pod(s) Ready (node endpoints and log findings are not checked yet)`,
+    reason: "Serving",
+    message: `all ${pods.length} pod(s) Ready, the node answers (${reachable.message.replace(/^answering: /, "")})${
+      warnings ? `; ${warnings} warning finding(s), see status.findings` : ""
+    }`,
   };
 }
 
-export function simulated({ pods }: Seen): Verdict {
-  const sim = pods.filter((p) => p.metadata?.annotations?.[SIMULATED_ANNOTATION] === "true");
+/** NodeReachable: the Ready node pods answer their endpoints. */
+export function nodeReachable({ doctor, orch }: Seen): Verdict {
+  if (!doctor) {
+    return { status: "Unknown", reason: "NotChecked", message: "the node's endpoints have not been read" };
+  }
+  return reachability(doctor.targets, doctor.report.readings, orch.metadata?.namespace ?? "default");
+}
+
+const CREATE_KEYSTORE = (ns: string, name: string) =>
+  `printf '%s' "$PASSWORD" | kubectl create secret generic ${name} -n ${ns} --from-file=key.json=<keystore file> --from-file=password=/dev/stdin`;
+
+/** A keystore Secret the node cannot start with (a password with a newline is a finding instead). */
+function keystoreProblem({ keystore, orch }: Seen): Verdict | undefined {
+  if (!keystore || !("secret" in keystore)) return undefined;
+  const ns = orch.metadata?.namespace ?? "default";
+  const where = `Secret ${ns}/${keystore.secret} (spec.keystoreSecret)`;
+  switch (keystore.state) {
+    case "missing":
+      return {
+        status: "False",
+        reason: "KeystoreSecretNotFound",
+        message: `${where} does not exist: create it with keys key.json and password, e.g. ${CREATE_KEYSTORE(ns, keystore.secret)}`,
+      };
+    case "missing-keys":
+      return {
+        status: "False",
+        reason: "KeystoreSecretKeyMissing",
+        message: `${where} has no key ${keystore.missing.map((k) => `"${k}"`).join(" or ")} (it has: ${
+          keystore.present.join(", ") || "no keys"
+        }): the node mounts key.json as its keystore and password as its -ethPassword file`,
+      };
+    case "empty-password":
+      return {
+        status: "False",
+        reason: "KeystorePasswordEmpty",
+        message: `${where} key "password" is empty: put the keystore's password in it, e.g. ${CREATE_KEYSTORE(ns, keystore.secret)}`,
+      };
+    case "unreadable":
+      return {
+        status: "False",
+        reason: "KeystoreSecretUnreadable",
+        message: `could not read ${where}: ${keystore.error}`,
+      };
+    default:
+      return undefined;
+  }
+}
+
+export function simulated({ pods, doctor }: Seen): Verdict {
+  const annotated = pods
+    .filter((p) => p.metadata?.annotations?.[SIMULATED_ANNOTATION] === "true")
+    .map((p) => p.metadata?.name ?? "");
+  const answered = simulatedPods(doctor?.report.readings ?? []);
+  const sim = [...new Set([...annotated, ...answered])].sort();
   if (sim.length) {
+    const how = [
+      answered.length ? "its answers say Simulated: true" : "",
+      annotated.length ? `annotated ${SIMULATED_ANNOTATION}=true` : "",
+    ].filter(Boolean);
     return {
       status: "True",
       reason: "NodeSimulator",
-      message: `${sim.length} pod(s) served by the node simulator, not go-livepeer`,
+      message: `pod(s) ${sim.join(", ")} served by the node simulator, not go-livepeer (${how.join(", ")})`,
     };
   }
-  return { status: "False", reason: "RealNode", message: "no pod is backed by the node simulator" };
+  const read = doctor?.report.readings.some((r) => r.answered.includes("/status")) ?? false;
+  if (!read) {
+    return {
+      status: "Unknown",
+      reason: "NodeNotRead",
+      message: "no pod is annotated as simulated and no node answer has been read yet",
+    };
+  }
+  return { status: "False", reason: "RealNode", message: "the node's answers carry no simulator marker" };
 }
 
-export function findingsOf({ plan }: Seen, previous: Finding[] | undefined, now: string): Finding[] {
-  const found: Omit<Finding, "since">[] = [];
+export function findingsOf(seen: Seen, previous: Finding[] | undefined, now: string): Finding[] {
+  const { plan } = seen;
+  const found: (Omit<Finding, "since"> & { since?: string })[] = [];
   if (plan.sessionLimit.overrideAboveCapacity) {
     found.push({
       id: "MaxSessionsAboveEncoderCapacity",
@@ -116,8 +206,15 @@ export function findingsOf({ plan }: Seen, previous: Finding[] | undefined, now:
   for (const p of plan.problems.filter((x) => x.severity === "warning")) {
     found.push({ id: "NodeFlagWarning", severity: "warning", message: `${p.message} - ${p.fix}` });
   }
-  // `since` is kept while a finding persists.
-  return found.map((f) => ({ ...f, since: previous?.find((x) => x.id === f.id)?.since ?? now }));
+  if (seen.keystore?.state === "trailing-newline") {
+    const f = seen.keystore.finding;
+    found.push({ id: f.id, severity: f.severity, message: `${f.message}. ${f.action}` });
+  }
+  for (const f of seen.doctor?.report.findings ?? []) if (!found.some((x) => x.id === f.id)) found.push(f);
+  // `since` is kept while a finding persists; at most 64 fit (errors first).
+  return found
+    .slice(0, 64)
+    .map((f) => ({ ...f, since: previous?.find((x) => x.id === f.id)?.since ?? f.since ?? now }));
 }
 
 export type OwnedStatus = Pick<
@@ -137,12 +234,14 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
   const ctx = { generation, now };
   let conditions: Condition[] = ensureConditions(
     seen.orch.status?.conditions as Condition[] | undefined,
-    ["Ready", "Scheduled", "Simulated"],
+    ["Ready", "Scheduled", "NodeReachable", "Simulated"],
     ctx,
   );
+  const findings = findingsOf(seen, seen.orch.status?.findings, conditionTime(now));
   for (const [type, verdict] of [
     ["Scheduled", scheduled(seen)],
-    ["Ready", ready(seen)],
+    ["NodeReachable", nodeReachable(seen)],
+    ["Ready", ready(seen, findings)],
     ["Simulated", simulated(seen)],
   ] as const) {
     conditions = setCondition(conditions, { type, ...verdict }, ctx);
@@ -157,7 +256,7 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
   return {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions: conditions as OwnedStatus["conditions"],
-    findings: findingsOf(seen, seen.orch.status?.findings, now.toISOString()),
+    findings,
     maxSessions: seen.plan.sessionLimit.maxSessions,
     maxSessionsReason: seen.plan.sessionLimit.reason,
     ...(node ? { node } : {}),

@@ -1,14 +1,22 @@
 // Pods and Nodes are not owned by an Orchestrator, but decide its status: pods map back to their
 // Orchestrator by the instance label, and a node change may change every session limit.
 import type { CacheSpec, KubeObject, ObjectKey, WatchSpec } from "../runtime/index.ts";
-import { keyFor, Services, StatefulSets } from "../runtime/index.ts";
+import { keyFor, keyOf, Secrets, Services, StatefulSets } from "../runtime/index.ts";
+import { secretKeysOnly } from "../webhook/secret-cache.ts";
 import { CHILD_SELECTOR, serviceFacts, statefulSetFacts } from "./child-facts.ts";
 import { MANAGED_BY } from "./names.ts";
-import { Nodes, nodeFacts, Orchestrators, podFacts } from "./resource.ts";
+import { Nodes, nodeFacts, type Orchestrator, Orchestrators, podFacts } from "./resource.ts";
 
 export const Pods = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true } as const;
 export const INSTANCE_INDEX = "livepeerInstance";
 const INSTANCE_LABEL = "app.kubernetes.io/instance";
+/** Orchestrators by the keystore Secret they name, so the Secret's changes wake them. */
+export const KEYSTORE_INDEX = "livepeerKeystoreSecret";
+
+function keystoreKey(o: KubeObject): ObjectKey[] {
+  const secret = (o as Orchestrator).spec?.keystoreSecret;
+  return secret ? [keyFor(o.metadata?.namespace, secret)] : [];
+}
 
 function instanceKey(pod: KubeObject): ObjectKey[] {
   const labels = pod.metadata?.labels ?? {};
@@ -26,10 +34,19 @@ export const orchestratorCaches: CacheSpec[] = [
   { resource: Nodes, transform: nodeFacts },
   { resource: StatefulSets, transform: statefulSetFacts, labelSelector: CHILD_SELECTOR },
   { resource: Services, transform: serviceFacts, labelSelector: CHILD_SELECTOR },
+  // Keystore Secrets are the user's (no label): key names only, never values, as the webhook
+  // controller keeps them.
+  { resource: Secrets, transform: secretKeysOnly },
+  { resource: Orchestrators, indexes: { [KEYSTORE_INDEX]: keystoreKey } },
 ];
 
 export const orchestratorWatches: WatchSpec[] = [
   { resource: Pods, map: (pod) => instanceKey(pod) },
+  {
+    resource: Secrets,
+    // Creating the missing keystore Secret, or fixing its password, updates the status at once.
+    map: (secret, cache) => cache.byIndex(Orchestrators, KEYSTORE_INDEX, keyOf(secret)).map(keyOf),
+  },
   {
     resource: Nodes,
     // A node joining or changing its GPU labels can change any Orchestrator's limit.

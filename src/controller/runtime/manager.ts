@@ -119,8 +119,16 @@ export class Manager {
       this.#informer(t);
     }
     const log = this.#log.child(def.name);
-    const reconciler = def.setup({ client: this.client, cache: this.cache, events: this.events, log });
-    const controller = new Controller(def, reconciler, this.cache, this.metrics, log, {
+    let controller: Controller | undefined;
+    const enqueue = (key: ObjectKey) => controller?.enqueue(key);
+    const reconciler = def.setup({
+      client: this.client,
+      cache: this.cache,
+      events: this.events,
+      log,
+      enqueue,
+    });
+    controller = new Controller(def, reconciler, this.cache, this.metrics, log, {
       workers: def.workers ?? this.#o.workers ?? 2,
       resyncPeriodMs: def.resyncPeriodMs ?? this.#o.resyncPeriodMs ?? 10 * 60_000,
       stopTimeoutMs: this.#o.shutdownTimeoutMs ?? 20_000,

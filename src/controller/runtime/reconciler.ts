@@ -44,6 +44,11 @@ export interface SetupContext {
   cache: CacheReader;
   events: EventRecorder;
   log: Logger;
+  /**
+   * Puts a key of this controller's primary resource on its queue, for changes no informer
+   * sees (a node's endpoint stops answering); a no-op while this replica does not lead.
+   */
+  enqueue(key: ObjectKey): void;
 }
 
 /** How a controller wants a resource cached; shared informers must agree on the transform. */

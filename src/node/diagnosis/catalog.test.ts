@@ -311,6 +311,29 @@ describe("catalog", () => {
     expect(Object.keys(examples).sort()).toEqual(logIds.sort());
   });
 
+  it("every log-recognised entry says when its finding clears; no other entry needs to", () => {
+    for (const e of CATALOG) {
+      const fromLog = e.recognizedBy.some((r) => r.kind === "log");
+      if (!fromLog) {
+        expect(e.clears, e.id).toBeUndefined();
+        continue;
+      }
+      expect(e.clears, e.id).toBeDefined();
+      if (e.clears?.after === "quiet") expect(e.clears.minutes, e.id).toBeGreaterThan(0);
+    }
+    // A fatal start-up line holds until a new container serves; a passing one fades.
+    expect(CATALOG_BY_ID.get("KeystorePasswordWrong")?.clears).toEqual({ after: "restart" });
+    expect(CATALOG_BY_ID.get("PortInUse")?.clears).toEqual({ after: "restart" });
+    expect(CATALOG_BY_ID.get("OrchestratorCapped")?.clears?.after).toBe("quiet");
+  });
+
+  it("the keystore password's trailing newline is an error found in the configuration", () => {
+    const e = CATALOG_BY_ID.get("KeystorePasswordTrailingNewline");
+    expect(e?.severity).toBe("error");
+    expect(e?.recognizedBy.every((r) => r.kind === "config")).toBe(true);
+    expect(e?.action).toMatch(/printf '%s'.*kubectl create secret/);
+  });
+
   it("non-log entries say how they are recognised", () => {
     for (const id of ["VideoOnlyOrchestratorRejectsAi", "GpuMemoryHigh"]) {
       expect(CATALOG_BY_ID.get(id)?.recognizedBy.every((r) => r.kind === "endpoint")).toBe(true);

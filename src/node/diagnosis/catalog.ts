@@ -11,6 +11,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "OrchestratorCapped",
     condition: "OrchestratorCapped",
     severity: "warning",
+    clears: { after: "quiet", minutes: 5 },
     recognizedBy: [
       log(String.raw`\bOrchestratorCapped\b`),
       {
@@ -30,6 +31,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "TicketParamsExpired",
     condition: "TicketParams expired",
     severity: "warning",
+    clears: { after: "quiet", minutes: 10 },
     recognizedBy: [log(String.raw`\bticket ?params expired`)],
     meaning:
       "Payment ticket parameters expired (they are valid for a number of L1 blocks) before the orchestrator processed them.",
@@ -42,6 +44,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "TranscodeLoopTimedOut",
     condition: "Transcode loop timed out",
     severity: "normal",
+    clears: { after: "quiet", minutes: 10 },
     recognizedBy: [log(String.raw`\bTranscode loop timed out`)],
     meaning:
       "No segments arrived for a while (stream ended or paused), so the transcode session was cleaned up.",
@@ -54,6 +57,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "SegmentLoopTimedOut",
     condition: "Segment loop timed out",
     severity: "normal",
+    clears: { after: "quiet", minutes: 10 },
     recognizedBy: [log(String.raw`\bSegment loop timed out`)],
     meaning:
       "No segments arrived for a while (stream ended or paused), so the orchestrator closed the session.",
@@ -66,6 +70,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "LevelLimitExceeded",
     condition: "MB rate > Level limit",
     severity: "warning",
+    clears: { after: "quiet", minutes: 10 },
     recognizedBy: [
       log(String.raw`\b(MB rate|frame MB size|DPB size|VBV (bit ?rate|buffer))( \(\d+\))? > level limit\b`),
     ],
@@ -78,6 +83,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "UnableToTranscode",
     condition: "Unable to transcode",
     severity: "warning",
+    clears: { after: "quiet", minutes: 10 },
     recognizedBy: [log(String.raw`\bUnable to transcode\b`)],
     meaning: "A segment could not be transcoded: unsupported codec, odd parameters, or a corrupt segment.",
     action: "None for an orchestrator; the stream's source has to change.",
@@ -88,6 +94,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "UnsupportedPixelFormat",
     condition: "Unsupported input pixel format",
     severity: "warning",
+    clears: { after: "quiet", minutes: 10 },
     recognizedBy: [log("Unsupported input pixel format|Non 4:2:0 pixel format detected in input")],
     meaning: "The input is not YUV 4:2:0, which the transcoder requires.",
     action: "Fix the source: re-encode it as 4:2:0, typically yuv420p.",
@@ -98,6 +105,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "EthereumUnreachable",
     condition: "Could not connect to Ethereum node",
     severity: "error",
+    clears: { after: "restart" },
     recognizedBy: [
       log(
         "Could not connect to Ethereum node|Failed to connect to Ethereum client|failed to get chain ID from remote ethereum node",
@@ -113,6 +121,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "PortInUse",
     condition: "listen tcp <host:port>: bind: address already in use",
     severity: "error",
+    clears: { after: "restart" },
     recognizedBy: [log("bind: address already in use")],
     meaning: "A port the node binds (-httpAddr, -cliAddr or -rtmpAddr) is already taken by another process.",
     action: "Free the port, or move the node to another one with -httpAddr / -cliAddr / -rtmpAddr.",
@@ -123,6 +132,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "CudaLibraryMissing",
     condition: "libnppig.so.11: cannot open shared object file",
     severity: "error",
+    clears: { after: "restart" },
     recognizedBy: [
       log(
         String.raw`lib(npp\w*|cuda\w*|nvcuvid|nvidia-encode|cublas\w*)\.so[.\d]*: cannot open shared object file`,
@@ -139,6 +149,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "NvencSessionLimit",
     condition: "Cannot allocate memory (with -nvidia)",
     severity: "error",
+    clears: { after: "quiet", minutes: 15 },
     recognizedBy: [
       log(
         "Cannot allocate memory|simultaneous NVENC video encoding sessions is restricted by driver|OpenEncodeSessionEx failed: out of memory",
@@ -155,6 +166,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "CudaErrorUnknown",
     condition: "CUDA_ERROR_UNKNOWN",
     severity: "warning",
+    clears: { after: "quiet", minutes: 10 },
     recognizedBy: [log(String.raw`\bCUDA_ERROR_UNKNOWN\b`)],
     meaning: "The orchestrator's GPU reported an unspecified error for a job.",
     action:
@@ -166,6 +178,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "InsufficientGasFunds",
     condition: "insufficient funds for gas * price + value",
     severity: "error",
+    clears: { after: "quiet", minutes: 60 },
     recognizedBy: [log(String.raw`insufficient funds for gas \* price \+ value`)],
     meaning:
       "The node's wallet has too little ETH to pay for a transaction (reward, ticket redemption, deposit).",
@@ -178,6 +191,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "KeystoreNotFound",
     condition: "Error creating Ethereum account manager",
     severity: "error",
+    clears: { after: "restart" },
     recognizedBy: [
       log(
         "Error creating Ethereum account manager|provided -ethKeystorePath was not found|No Ethereum account found",
@@ -194,6 +208,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "ServiceAddressMismatch",
     condition: "Service address mismatch warning at startup",
     severity: "warning",
+    clears: { after: "restart" },
     recognizedBy: [log(String.raw`Service address \S+ did not match discovered address`)],
     meaning: "The address the node detected for itself differs from the service URI registered on chain.",
     action:
@@ -205,6 +220,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "GpuOutOfMemory",
     condition: "CUDA out of memory / OOM during AI inference",
     severity: "error",
+    clears: { after: "quiet", minutes: 15 },
     recognizedBy: [
       log("CUDA out of memory|CUDA error: out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY"),
     ],
@@ -217,6 +233,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "PaymentCreateErrors",
     condition: "payment_create_errors increasing",
     severity: "error",
+    clears: { after: "quiet", minutes: 10 },
     recognizedBy: [
       {
         kind: "metric",
@@ -234,6 +251,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "GatewayUnfunded",
     condition: "gateway deposit or reserve is zero",
     severity: "error",
+    clears: { after: "quiet", minutes: 10 },
     recognizedBy: [
       { kind: "chain", read: "TicketBroker.getSenderInfo(gateway)", rule: "deposit == 0 or reserve == 0" },
       log(String.raw`Broadcaster (Deposit|Reserve): 0 (WEI|ETH)\b`),
@@ -265,6 +283,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "PriceCapTooLow",
     condition: "-maxPricePerUnit below orchestrator prices",
     severity: "error",
+    clears: { after: "quiet", minutes: 10 },
     recognizedBy: [
       {
         kind: "endpoint",
@@ -293,6 +312,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "OrchestratorUnavailableAtStartup",
     condition: "Orchestrator not available at <serviceAddr>",
     severity: "error",
+    clears: { after: "restart" },
     recognizedBy: [log("Orchestrator not available at")],
     meaning:
       "About 2 s after start the orchestrator could not reach its own -serviceAddr and shut itself down.",
@@ -305,6 +325,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "KeystorePasswordWrong",
     condition: "Error unlocking Ethereum account",
     severity: "error",
+    clears: { after: "restart" },
     recognizedBy: [log("Error unlocking Ethereum account|could not decrypt key with given password")],
     meaning: "The keystore password does not unlock the key.",
     action:
@@ -316,6 +337,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "ChainIdMismatch",
     condition: "expecting chainID of X, but got Y",
     severity: "error",
+    clears: { after: "restart" },
     recognizedBy: [log(String.raw`expecting chainID of \d+, but got \d+`)],
     meaning: "The data directory was created on another chain than the one -ethUrl points at.",
     action: "Point -ethUrl at the right chain, or use a fresh -dataDir for this network.",
@@ -326,6 +348,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "HttpIngestDisabled",
     condition: "HTTP ingest is disabled because -httpAddr is publicly accessible",
     severity: "warning",
+    clears: { after: "restart" },
     recognizedBy: [log("HTTP ingest is disabled because -httpAddr is publicly accessible")],
     meaning:
       "The gateway listens on a non-loopback address without -authWebhookUrl, so it refuses HTTP ingest and AI requests.",
@@ -337,11 +360,30 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "NoOrchestrators",
     condition: "No orchestrator specified; transcoding will not happen",
     severity: "error",
+    clears: { after: "restart" },
     recognizedBy: [log("No orchestrator specified; transcoding will not happen")],
     meaning: "The gateway has no way to find orchestrators, so streams are not transcoded.",
     action: "Give -orchAddr, -orchWebhookUrl, or run on chain where orchestrators are discovered.",
     seenOn: ["gateway"],
     origin: "real-node",
+  },
+  {
+    id: "KeystorePasswordTrailingNewline",
+    condition: "the -ethPassword file ends with a newline",
+    severity: "error",
+    recognizedBy: [
+      {
+        kind: "config",
+        input: "the keystore Secret's password (mounted as the -ethPassword file)",
+        rule: "ends with \\n or \\r\\n",
+      },
+    ],
+    meaning:
+      "The node reads the password file literally, newline included, so the keystore does not unlock and the node stops at start (echo and most editors add the newline).",
+    action:
+      "Recreate the Secret's password without a newline: printf '%s' \"$PASSWORD\" | kubectl create secret generic <name> --from-file=password=/dev/stdin --from-file=key.json=<key file> --dry-run=client -o yaml | kubectl apply -f -",
+    seenOn: ["gateway", "orchestrator"],
+    origin: "spec",
   },
 ];
 

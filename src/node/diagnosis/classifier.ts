@@ -16,6 +16,38 @@ interface Matcher {
   patterns: RegExp[];
 }
 
+/**
+ * Which catalog conditions a line shows, and nothing else: no memory of earlier lines, so one
+ * instance serves any number of logs (the controller shares one across every pod it reads).
+ */
+export class ConditionMatcher {
+  readonly #matchers: Matcher[];
+  // One alternation of every pattern: most lines match nothing, and one regex run says so.
+  readonly #anyPattern: RegExp;
+
+  constructor(catalog: readonly CatalogEntry[] = CATALOG) {
+    this.#matchers = catalog
+      .map((entry) => ({
+        entry,
+        patterns: entry.recognizedBy.flatMap((r) => (r.kind === "log" ? [r.pattern] : [])),
+      }))
+      .filter((m) => m.patterns.length > 0);
+    const sources = this.#matchers.flatMap((m) => m.patterns.map((p) => `(?:${p.source})`));
+    this.#anyPattern = sources.length > 0 ? new RegExp(sources.join("|"), "i") : /(?!)/;
+  }
+
+  /** Catalog entries with a log pattern. */
+  get entries(): CatalogEntry[] {
+    return this.#matchers.map((m) => m.entry);
+  }
+
+  /** Ids of the conditions the line shows (usually none). */
+  match(line: string): string[] {
+    if (!this.#anyPattern.test(line)) return [];
+    return this.#matchers.filter((m) => m.patterns.some((p) => p.test(line))).map((m) => m.entry.id);
+  }
+}
+
 interface Tally {
   count: number;
   firstLine: string;
@@ -26,24 +58,14 @@ interface Tally {
 }
 
 export class LogClassifier {
-  #matchers: Matcher[];
-  // One alternation of every pattern: most lines match nothing, and one regex run says so.
-  #anyPattern: RegExp;
+  #matcher: ConditionMatcher;
   #tallies = new Map<string, Tally>();
   #maxSamples: number;
   #maxLineLength: number;
   #lines = 0;
 
   constructor(options: ClassifierOptions = {}) {
-    const catalog = options.catalog ?? CATALOG;
-    this.#matchers = catalog
-      .map((entry) => ({
-        entry,
-        patterns: entry.recognizedBy.flatMap((r) => (r.kind === "log" ? [r.pattern] : [])),
-      }))
-      .filter((m) => m.patterns.length > 0);
-    const sources = this.#matchers.flatMap((m) => m.patterns.map((p) => `(?:${p.source})`));
-    this.#anyPattern = sources.length > 0 ? new RegExp(sources.join("|"), "i") : /(?!)/;
+    this.#matcher = new ConditionMatcher(options.catalog ?? CATALOG);
     this.#maxSamples = options.maxSamples ?? 3;
     this.#maxLineLength = options.maxLineLength ?? 2000;
   }
@@ -56,14 +78,8 @@ export class LogClassifier {
   /** Classifies one line; returns the ids of the conditions it shows (usually none). */
   push(line: string): string[] {
     this.#lines++;
-    if (!this.#anyPattern.test(line)) return [];
-    const ids: string[] = [];
-    for (const { entry, patterns } of this.#matchers) {
-      if (patterns.some((p) => p.test(line))) {
-        this.#record(entry.id, line);
-        ids.push(entry.id);
-      }
-    }
+    const ids = this.#matcher.match(line);
+    for (const id of ids) this.#record(id, line);
     return ids;
   }
 
@@ -90,7 +106,7 @@ export class LogClassifier {
 
   /** What was seen, errors first, then warnings, then normal conditions; in order of appearance. */
   findings(): LogFinding[] {
-    const byId = new Map(this.#matchers.map((m) => [m.entry.id, m.entry]));
+    const byId = new Map(this.#matcher.entries.map((e) => [e.id, e]));
     return [...this.#tallies.entries()]
       .map(([id, t]): LogFinding => {
         const entry = byId.get(id)!;

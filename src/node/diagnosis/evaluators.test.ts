@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   gatewayUnfunded,
   gpuMemoryHigh,
+  passwordTrailingNewline,
   paymentCreateErrorsRising,
   priceCapTooLow,
   sessionLimitReached,
@@ -133,5 +134,25 @@ describe("videoOnlyOrchestrator", () => {
   it("an AI capability or no AI expectation is fine", () => {
     expect(videoOnlyOrchestrator({ address: "o", capabilities: [0, 27], aiExpected: true })).toBeUndefined();
     expect(videoOnlyOrchestrator({ address: "o", capabilities: [0], aiExpected: false })).toBeUndefined();
+  });
+});
+
+describe("passwordTrailingNewline", () => {
+  it.each([
+    ["LF", "s3cret\n"],
+    ["CRLF", "s3cret\r\n"],
+    ["bytes", new TextEncoder().encode("s3cret\n")],
+  ])("finds a trailing newline (%s) without quoting the password", (_, password) => {
+    const f = passwordTrailingNewline(password, "Secret ns/keys key password");
+    expect(f).toMatchObject({ id: "KeystorePasswordTrailingNewline", severity: "error" });
+    expect(f?.message).toContain("Secret ns/keys key password");
+    expect(JSON.stringify(f)).not.toContain("s3cret");
+  });
+  it.each([
+    ["no newline", "s3cret"],
+    ["a newline inside", "s3c\nret"],
+    ["empty (a different problem)", ""],
+  ])("says nothing: %s", (_, password) => {
+    expect(passwordTrailingNewline(password, "x")).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 // The catalog's non-log entries as pure checks: observations in, a finding (or nothing) out.
 // The caller does the reading (src/node/client, chain reads); these only judge.
 import { isAiCapability } from "../client/capabilities.ts";
+import { passwordFileProblem } from "../config/password-file.ts";
 import { catalogEntry } from "./catalog.ts";
 import type { Finding } from "./types.ts";
 
@@ -107,5 +108,18 @@ export function videoOnlyOrchestrator(o: {
   return finding(
     "VideoOnlyOrchestratorRejectsAi",
     `${o.address} advertises no AI capability, so it turns AI jobs away silently`,
+  );
+}
+
+/**
+ * The keystore password as the node will read it from its -ethPassword file (`where` names the
+ * file's source, e.g. a Secret). The password itself never appears in the finding.
+ */
+export function passwordTrailingNewline(password: string | Uint8Array, where: string): Finding | undefined {
+  const problem = passwordFileProblem(password);
+  if (!problem || !/newline/.test(problem.message)) return undefined;
+  return finding(
+    "KeystorePasswordTrailingNewline",
+    `${where} ends with a newline, so the node's keystore will not unlock`,
   );
 }

@@ -2,16 +2,17 @@
 // and pure checks for the conditions read from metrics, endpoints and the chain.
 export { CATALOG, CATALOG_BY_ID, catalogEntry } from "./catalog.ts";
 export type { ClassifierOptions } from "./classifier.ts";
-export { classifyLines, LogClassifier } from "./classifier.ts";
+export { ConditionMatcher, classifyLines, LogClassifier } from "./classifier.ts";
 export type { GpuMemory, OrchestratorPrice } from "./evaluators.ts";
 export {
   gatewayUnfunded,
   gpuMemoryHigh,
+  passwordTrailingNewline,
   paymentCreateErrorsRising,
   priceCapTooLow,
   sessionLimitReached,
   videoOnlyOrchestrator,
 } from "./evaluators.ts";
 export { linesOf } from "./lines.ts";
-export type { CatalogEntry, Finding, LogFinding, Recognition, Severity } from "./types.ts";
+export type { CatalogEntry, Clearing, Finding, LogFinding, Recognition, Severity } from "./types.ts";
 export { SEVERITY_ORDER } from "./types.ts";

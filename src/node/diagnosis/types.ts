@@ -11,7 +11,23 @@ export type Recognition =
   | { kind: "log"; pattern: RegExp }
   | { kind: "metric"; metrics: readonly string[]; rule: string }
   | { kind: "endpoint"; endpoint: string; rule: string }
-  | { kind: "chain"; read: string; rule: string };
+  | { kind: "chain"; read: string; rule: string }
+  /** What the operator hands the node (a Secret's file), checked before the node reads it. */
+  | { kind: "config"; input: string; rule: string };
+
+/**
+ * When a finding recognised from a log line stops being in force: a line is an event, not a
+ * state. Findings from endpoints, metrics, chain reads and configuration hold exactly while the
+ * check says so and need no rule.
+ */
+export type Clearing =
+  /** A passing condition: in force until no matching line was printed for this long. */
+  | { after: "quiet"; minutes: number }
+  /**
+   * Fatal at start, or a state that lasts as long as the process: in force until a container
+   * started after the last matching line is Ready.
+   */
+  | { after: "restart" };
 
 export interface CatalogEntry {
   /** CamelCase, stable: used in status.findings and Events. */
@@ -20,6 +36,8 @@ export interface CatalogEntry {
   condition: string;
   severity: Severity;
   recognizedBy: readonly Recognition[];
+  /** Required when recognizedBy has a log pattern. */
+  clears?: Clearing;
   /** In an operator's words. */
   meaning: string;
   action: string;

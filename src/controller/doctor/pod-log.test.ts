@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { podLogUrl, splitLogBody } from "./pod-log.ts";
+
+describe("podLogUrl", () => {
+  it("asks for one container's timestamped lines, bounded, from the cursor's position", () => {
+    const url = podLogUrl("https://127.0.0.1:6443", {
+      namespace: "video",
+      pod: "orch-0",
+      container: "livepeer",
+      query: { sinceTime: "2026-01-02T15:04:05Z", previous: "true" },
+      limitBytes: 1024,
+    });
+    expect(url.pathname).toBe("/api/v1/namespaces/video/pods/orch-0/log");
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      container: "livepeer",
+      timestamps: "true",
+      limitBytes: "1024",
+      sinceTime: "2026-01-02T15:04:05Z",
+      previous: "true",
+    });
+    expect(url.searchParams.has("follow")).toBe(false);
+  });
+});
+
+describe("splitLogBody", () => {
+  it.each([
+    ["complete lines", "a\nb\n", false, ["a", "b"]],
+    ["a last line without newline, not cut", "a\nb", false, ["a", "b"]],
+    ["a last line cut by the byte limit is left for the next read", "a\nb", true, ["a"]],
+    ["empty", "", false, []],
+    ["blank lines dropped", "a\n\nb\n", false, ["a", "b"]],
+  ])("%s", (_, body, truncated, lines) => {
+    expect(splitLogBody(body, truncated)).toEqual(lines);
+  });
+});

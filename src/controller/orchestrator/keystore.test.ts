@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { keystoreFromKeys, keystoreFromPassword, keystoreSecretOf } from "./keystore.ts";
+import type { Orchestrator } from "./resource.ts";
+
+describe("keystoreSecretOf", () => {
+  it.each([
+    [{ network: "offchain", keystoreSecret: "keys" }, undefined],
+    [{ network: "devnet", keystoreSecret: "keys" }, "keys"],
+    [{ network: "arbitrum-one-mainnet" }, undefined],
+  ] as const)("%j -> %s", (spec, secret) => {
+    expect(keystoreSecretOf({ spec } as Orchestrator)).toBe(secret);
+  });
+});
+
+describe("keystoreFromKeys", () => {
+  it.each([
+    ["no Secret", undefined, { state: "missing", secret: "keys" }],
+    [
+      "no password key",
+      ["key.json"],
+      { state: "missing-keys", secret: "keys", missing: ["password"], present: ["key.json"] },
+    ],
+    [
+      "no keys at all",
+      [],
+      { state: "missing-keys", secret: "keys", missing: ["key.json", "password"], present: [] },
+    ],
+    ["both keys: the password decides", ["password", "key.json", "extra"], undefined],
+  ] as const)("%s", (_, keys, verdict) => {
+    expect(keystoreFromKeys("keys", keys)).toEqual(verdict);
+  });
+});
+
+describe("keystoreFromPassword", () => {
+  it.each([
+    ["fine", "s3cret", "ok"],
+    ["a trailing newline", "s3cret\n", "trailing-newline"],
+    ["a trailing CRLF", "s3cret\r\n", "trailing-newline"],
+    ["empty", "", "empty-password"],
+  ] as const)("%s", (_, password, state) => {
+    const v = keystoreFromPassword("keys", password, 'Secret video/keys key "password"');
+    expect(v.state).toBe(state);
+    expect(JSON.stringify(v)).not.toContain("s3cret");
+  });
+
+  it("the newline finding names the Secret and says how to fix it", () => {
+    const v = keystoreFromPassword("keys", "pw\n", 'Secret video/keys key "password"');
+    expect(v.state === "trailing-newline" && v.finding).toMatchObject({
+      id: "KeystorePasswordTrailingNewline",
+      severity: "error",
+      message: expect.stringContaining('Secret video/keys key "password"'),
+      action: expect.stringContaining("printf '%s'"),
+    });
+  });
+});

@@ -1,0 +1,299 @@
+// The Orchestrator's status tells the truth about its node: the real control plane, kwok pods on
+// loopback IPs, and a node simulator bound on each pod's own IP (as `npm start` runs them), with
+// the controller's node doctor reading the pods' endpoints and, through the Kubernetes API, their
+// logs. Failures and log lines are injected through the simulator's /__sim/actions.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
+import type { OrchestratorReconciler } from "../../src/controller/orchestrator/reconcile.ts";
+import { type Orchestrator, Orchestrators } from "../../src/controller/orchestrator/resource.ts";
+import {
+  Events,
+  KubeClient,
+  type KubeObject,
+  keyFor,
+  type Manager,
+  Pods,
+  PooledKubeConfig,
+} from "../../src/controller/runtime/index.ts";
+import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
+import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
+import { waitFor } from "../../src/dev/cluster/process.ts";
+import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
+import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
+import { installCrds } from "./support/crds.ts";
+import { startTestManager } from "./support/manager.ts";
+
+const PERIOD_MS = 2_000;
+const kc = new PooledKubeConfig();
+kc.loadFromFile(inject("kubeconfig"));
+const client = new KubeClient(kc);
+let ns: Awaited<ReturnType<typeof testNamespace>>;
+let manager: Manager;
+let reconciler: OrchestratorReconciler | undefined;
+let pool: NodePool;
+let sims: SimulatorFleet;
+const simDir = mkdtempSync(path.join(tmpdir(), "doctor-sims-"));
+const simLog: string[] = [];
+const controllerLog: string[] = [];
+
+beforeAll(async () => {
+  ns = await testNamespace("doctor");
+  await installCrds(kubectl);
+  pool = await createNodePool(kubeConfig(), `${ns.name}-cpu`, [
+    defaultFleet.find((n) => n.name === "cpu-only")!,
+  ]);
+  sims = startSimulatorFleet(kubeConfig(), simDir, (l) => simLog.push(l), { namespace: ns.name });
+  const def = orchestratorController({
+    defaultImage: "livepeer/go-livepeer:test",
+    doctor: { periodMs: PERIOD_MS, retryMs: 1_000, tickMs: 200, endpointTimeoutMs: 1_000 },
+  });
+  const setup = def.setup;
+  manager = await startTestManager(
+    "doctor-test",
+    ns.name,
+    [{ ...def, setup: (ctx) => (reconciler = setup(ctx) as OrchestratorReconciler) }],
+    controllerLog,
+  );
+});
+afterAll(async () => {
+  await manager?.stop("tests done");
+  await sims?.stop();
+  await pool?.delete();
+  await ns?.remove();
+  await kc.close();
+  rmSync(simDir, { recursive: true, force: true });
+});
+
+async function apply(name: string, spec: Record<string, unknown> = {}): Promise<void> {
+  const body = {
+    apiVersion: "livepeer.org/v1alpha1",
+    kind: "Orchestrator",
+    metadata: { name, namespace: ns.name },
+    spec: { ...spec, podTemplate: { nodeSelector: pool.nodeSelector, tolerations: pool.tolerations } },
+  };
+  await kubectl(["apply", "--server-side", "--field-manager=test", "-f", "-"], JSON.stringify(body));
+}
+
+const read = (name: string) => client.get<Orchestrator>(Orchestrators, ns.name, name);
+const condition = (o: Orchestrator | undefined, type: string) =>
+  o?.status?.conditions?.find((c) => c.type === type);
+const finding = (o: Orchestrator | undefined, id: string) => o?.status?.findings?.find((f) => f.id === id);
+
+async function until(
+  name: string,
+  ok: (o: Orchestrator) => boolean,
+  timeoutMs = 60_000,
+): Promise<Orchestrator> {
+  let last: Orchestrator | undefined;
+  await waitFor(
+    `Orchestrator ${name}`,
+    async () => {
+      last = await read(name);
+      return !!last && ok(last);
+    },
+    timeoutMs,
+    () =>
+      `${JSON.stringify(last?.status, null, 1)}\n${simLog.slice(-5).join("\n")}\n${controllerLog
+        .filter((l) => l.includes("doctor"))
+        .slice(-5)
+        .join("\n")}`,
+  );
+  return last!;
+}
+
+const isServing = (o: Orchestrator) =>
+  condition(o, "Ready")?.status === "True" && o.status?.observedGeneration === o.metadata?.generation;
+
+/** Tells the simulator behind pod NAME-0 what to do (it listens on the pod's own loopback IP). */
+async function sim(name: string, action: unknown): Promise<void> {
+  const pod = await client.get<KubeObject & { status?: { podIP?: string } }>(Pods, ns.name, `${name}-0`);
+  const ip = pod.status?.podIP ?? "";
+  if (!ip.startsWith("127.")) throw new Error(`pod ${name}-0 has IP ${ip}: tests only dial loopback`);
+  const res = await fetch(`http://${ip}:7935/__sim/actions`, {
+    method: "POST",
+    body: JSON.stringify(action),
+    signal: AbortSignal.timeout(5_000),
+  });
+  if (!res.ok) throw new Error(`/__sim/actions: ${res.status} ${await res.text()}`);
+}
+
+async function eventsAbout(name: string): Promise<{ reason: string; note: string; type: string }[]> {
+  const list = await client.list<
+    KubeObject & { reason: string; note: string; type: string; regarding?: { name?: string } }
+  >(Events, { namespace: ns.name });
+  return list.items.filter((e) => e.regarding?.name === name);
+}
+
+describe("Orchestrator status and the node doctor", () => {
+  it("a simulated node that answers: Ready, NodeReachable=True, Simulated=True", async () => {
+    await apply("serving");
+    const o = await until("serving", isServing);
+    expect(condition(o, "NodeReachable")).toMatchObject({ status: "True", reason: "EndpointsAnswering" });
+    expect(condition(o, "NodeReachable")?.message).toBe(
+      "answering: serving-0 (/status, /metrics, /getOrchestratorInfo, /hardware/stats)",
+    );
+    expect(condition(o, "Simulated")).toMatchObject({ status: "True", reason: "NodeSimulator" });
+    expect(condition(o, "Simulated")?.message).toMatch(/its answers say Simulated: true/);
+    expect(condition(o, "Ready")).toMatchObject({ reason: "Serving" });
+  });
+
+  it("/status failing: NodeReachable=False and Ready=False naming the endpoint; recovers when cleared", async () => {
+    await until("serving", isServing);
+    await sim("serving", { fail: { path: "/status", status: 500, body: "simulated failure" } });
+    const down = await until("serving", (o) => condition(o, "NodeReachable")?.status === "False");
+    expect(condition(down, "NodeReachable")).toMatchObject({ reason: "EndpointError" });
+    expect(condition(down, "NodeReachable")?.message).toMatch(
+      /^pod serving-0: GET \/status of http:\/\/127\.\d+\.\d+\.\d+:7935 failed: HTTP 500: simulated failure\. Next: /,
+    );
+    expect(condition(down, "Ready")).toMatchObject({ status: "False", reason: "NodeUnreachable" });
+    // Pods stay Ready throughout (kwok): only the endpoints say the node is not serving.
+    const events = await eventsAbout("serving");
+    expect(events.some((e) => e.reason === "NodeUnreachable" && e.type === "Warning")).toBe(true);
+
+    await sim("serving", { clear: "/status" });
+    const back = await until("serving", isServing);
+    expect(condition(back, "NodeReachable")).toMatchObject({ status: "True" });
+  });
+
+  it("a warning in the log and sessions at the limit are findings with Events; Ready stays True", async () => {
+    await apply("warned");
+    await until("warned", isServing);
+    await sim("warned", [
+      { log: "manifestID=4d2b Error receiving ticket sessionID=4d2b senderNonce=3: TicketParams expired" },
+      { sessions: "limit" },
+    ]);
+    const o = await until(
+      "warned",
+      (x) => !!finding(x, "TicketParamsExpired") && !!finding(x, "OrchestratorCapped"),
+    );
+    expect(finding(o, "TicketParamsExpired")).toMatchObject({ severity: "warning" });
+    expect(finding(o, "TicketParamsExpired")?.message).toMatch(
+      /^pod warned-0 logged ".*TicketParams expired"/,
+    );
+    expect(finding(o, "OrchestratorCapped")?.message).toMatch(/^5 of 5 sessions in use/);
+    expect(condition(o, "Ready")).toMatchObject({ status: "True", reason: "Serving" });
+    expect(condition(o, "Ready")?.message).toMatch(/2 warning finding\(s\)/);
+    await waitFor(
+      "an Event per new warning finding",
+      async () => {
+        const reasons = (await eventsAbout("warned")).map((e) => e.reason);
+        return reasons.includes("TicketParamsExpired") && reasons.includes("OrchestratorCapped");
+      },
+      15_000,
+    );
+    // A condition read from the endpoints clears when the reading does.
+    await sim("warned", { sessions: 0 });
+    const cleared = await until("warned", (x) => !finding(x, "OrchestratorCapped"));
+    expect(finding(cleared, "TicketParamsExpired")).toBeDefined();
+  });
+
+  it("an error in the log is a finding with one Event (not one per line) and Ready=False", async () => {
+    await apply("failing");
+    await until("failing", isServing);
+    const line = 'Error calling reward err="insufficient funds for gas * price + value"';
+    await sim("failing", { log: line });
+    const o = await until("failing", (x) => !!finding(x, "InsufficientGasFunds"));
+    const f = finding(o, "InsufficientGasFunds")!;
+    expect(f.severity).toBe("error");
+    expect(f.message).toContain("insufficient funds for gas * price + value");
+    expect(f.message).toMatch(/Add ETH to the node's account/);
+    expect(Date.parse(f.since)).toBeLessThanOrEqual(Date.now());
+    const notReady = await until("failing", (x) => condition(x, "Ready")?.status === "False");
+    expect(condition(notReady, "Ready")).toMatchObject({ reason: "InsufficientGasFunds" });
+    expect(condition(notReady, "NodeReachable")).toMatchObject({ status: "True" });
+    // The same line again, twice: the finding keeps its `since`, and no second Event is made.
+    await sim("failing", { log: [line, line] });
+    await new Promise((r) => setTimeout(r, 3 * PERIOD_MS));
+    const later = await read("failing");
+    expect(finding(later, "InsufficientGasFunds")?.since).toBe(f.since);
+    const events = (await eventsAbout("failing")).filter((e) => e.reason === "InsufficientGasFunds");
+    expect(events).toHaveLength(1);
+    expect(events[0]!.type).toBe("Warning");
+  });
+
+  it("keystore Secret: missing, then missing a key, then a password with a newline (a finding), then fixed", async () => {
+    const secretValue = "keystore-pw-do-not-leak";
+    const onChain = {
+      network: "arbitrum-one-mainnet",
+      ethUrl: "https://arb1.example.invalid",
+      ethAcctAddr: "0x1111111111111111111111111111111111111111",
+      pricePerUnit: "1000",
+      keystoreSecret: "keys",
+    };
+    await apply("onchain", onChain);
+    const missing = await until("onchain", (x) => condition(x, "Ready")?.reason === "KeystoreSecretNotFound");
+    expect(condition(missing, "Ready")?.message).toContain(
+      `Secret ${ns.name}/keys (spec.keystoreSecret) does not exist`,
+    );
+
+    const secret = (data: Record<string, string>) =>
+      kubectl(
+        ["apply", "-f", "-"],
+        JSON.stringify({
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: "keys", namespace: ns.name },
+          stringData: data,
+        }),
+      );
+    await kubectl(["create", "secret", "generic", "keys", "-n", ns.name, "--from-literal=key.json={}"]);
+    const noKey = await until("onchain", (x) => condition(x, "Ready")?.reason === "KeystoreSecretKeyMissing");
+    expect(condition(noKey, "Ready")?.message).toContain('has no key "password" (it has: key.json)');
+
+    await secret({ "key.json": "{}", password: `${secretValue}\n` });
+    const newline = await until("onchain", (x) => !!finding(x, "KeystorePasswordTrailingNewline"));
+    const f = finding(newline, "KeystorePasswordTrailingNewline")!;
+    expect(f.severity).toBe("error");
+    expect(f.message).toContain(`Secret ${ns.name}/keys key "password" ends with a newline`);
+    expect(f.message).toContain("printf '%s'");
+    expect(condition(newline, "Ready")).toMatchObject({
+      status: "False",
+      reason: "KeystorePasswordTrailingNewline",
+    });
+
+    await secret({ "key.json": "{}", password: secretValue });
+    const fixed = await until("onchain", (x) => !finding(x, "KeystorePasswordTrailingNewline"));
+    expect(condition(fixed, "Ready")?.reason).not.toMatch(
+      /^Keystore(SecretNotFound|SecretKeyMissing|PasswordEmpty|PasswordTrailingNewline)$/,
+    );
+    // The controller survived all of it and never wrote the password anywhere.
+    expect(JSON.stringify(fixed.status)).not.toContain(secretValue);
+    expect(JSON.stringify(await eventsAbout("onchain"))).not.toContain(secretValue);
+    await apply("after-keystore");
+    await until("after-keystore", isServing);
+  });
+
+  it("deleting the Orchestrators stops every read of their nodes: no request left running or scheduled", async () => {
+    const doctor = reconciler!.doctor;
+    await until("serving", isServing);
+    expect(doctor.tracking(keyFor(ns.name, "serving"))).toBe(true);
+    expect(doctor.stats().pods).toBeGreaterThan(0);
+    const before = doctor.stats();
+    await waitFor(
+      "the doctor to have looked again",
+      async () => doctor.stats().logReads > before.logReads,
+      10_000,
+    );
+
+    await kubectl(["delete", "orchestrators", "--all", "-n", ns.name, "--wait=true"]);
+    await waitFor(
+      "the doctor to forget every Orchestrator",
+      async () => {
+        const s = doctor.stats();
+        return s.resources === 0 && s.pods === 0 && s.inFlight === 0;
+      },
+      20_000,
+      () => JSON.stringify(doctor.stats()),
+    );
+    expect(doctor.tracking(keyFor(ns.name, "serving"))).toBe(false);
+    const settled = doctor.stats();
+    await new Promise((r) => setTimeout(r, 3 * PERIOD_MS));
+    const after = doctor.stats();
+    expect(after.logReads).toBe(settled.logReads);
+    expect(after.endpointReads).toBe(settled.endpointReads);
+    expect(after.inFlight).toBe(0);
+  });
+});
