@@ -4,6 +4,7 @@
 // stopping the node leaves nothing behind on the machine.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import https from "node:https";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { CoreV1Api, type V1Pod } from "@kubernetes/client-node";
@@ -14,7 +15,7 @@ import { BUSYBOX_IMAGE, busyboxImageArchive } from "../../src/dev/cluster/real-n
 import { nodeLayout } from "../../src/dev/cluster/real-node/layout.ts";
 import { mountsUnder } from "../../src/dev/cluster/real-node/mounts.ts";
 import { bridgeExists, cidrsOverlap } from "../../src/dev/cluster/real-node/network.ts";
-import { readNodeState, shimPids } from "../../src/dev/cluster/real-node/teardown.ts";
+import { containerCgroupDirs, readNodeState, shimPids } from "../../src/dev/cluster/real-node/teardown.ts";
 import { type RealNodeCluster, startClusterWithRealNode } from "./support/real-node.ts";
 
 const NS = "real-node-test";
@@ -113,6 +114,25 @@ describe("real node", () => {
       address: cluster.node.network.gateway,
     });
     expect(cluster.node.plugin.registrations()).toBeGreaterThanOrEqual(1);
+  });
+
+  it("serves the kubelet API on loopback with a certificate from the cluster CA, and refuses anonymous callers", async () => {
+    const node = await core.readNode({ name: cluster.node.nodeName });
+    const port = node.status?.daemonEndpoints?.kubeletEndpoint?.Port;
+    expect(port).toBeGreaterThan(0);
+    const status = await new Promise<number>((resolve, reject) => {
+      https
+        .get(
+          `https://127.0.0.1:${port}/pods`,
+          { ca: readFileSync(cluster.cp.pki.caCert), timeout: 5000 }, // verifies the kubelet's serving certificate
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        )
+        .on("error", reject);
+    });
+    expect(status).toBe(401);
   });
 
   it("runs a pod with one GPU: device in its environment, logs, exec, and its pod IP answers HTTP", async () => {
@@ -224,6 +244,7 @@ interface Traces {
   netns: string[];
   bridge: string;
   cgroupDirs: string[];
+  containerPids: number[];
 }
 
 /** What a running node has on the machine, checked to exist (so the checks after stop can fail). */
@@ -236,18 +257,33 @@ function tracesWhileRunning(dir: string): Traces {
   expect(pidsIn(state.cgroupDirs).length).toBeGreaterThan(0);
   expect(shimPids(layout.containerd.socket).length).toBeGreaterThan(0);
   expect(bridgeExists(state.network!.bridge)).toBe(true);
+  // The pod's processes (pause and the container) live in cgroups of their own.
+  const containerCgroups = containerCgroupDirs(layout);
+  const containerPids = pidsIn(containerCgroups);
+  expect(containerPids.length).toBeGreaterThanOrEqual(2);
   return {
+    containerPids,
     dir,
     socket: layout.containerd.socket,
     pids: Object.values(state.pids),
     netns,
     bridge: state.network!.bridge,
-    cgroupDirs: state.cgroupDirs,
+    cgroupDirs: [...state.cgroupDirs, ...containerCgroups],
   };
 }
 
+/** A killed process may linger as a zombie until init reaps it: that one is not running. */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
 function expectNoTraces(t: Traces): void {
-  for (const pid of t.pids) expect(existsSync(`/proc/${pid}`), `pid ${pid} still runs`).toBe(false);
+  for (const pid of [...t.pids, ...t.containerPids])
+    expect(running(pid), `pid ${pid} still runs`).toBe(false);
   expect(shimPids(t.socket)).toEqual([]);
   const ours = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })
     .split("\n")

@@ -3,7 +3,7 @@
 // control-plane process, port or temp dir outlives an interrupted run (SIGKILL included).
 // Cleanup commands (a real node's teardown) run after the processes are stopped.
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -79,12 +79,16 @@ async function watch(parent: number, dir: string, removeDir: boolean): Promise<v
   }
   const cleanups = path.join(dir, CLEANUP_FILE);
   if (existsSync(cleanups)) {
+    mkdirSync(path.join(dir, "logs"), { recursive: true });
+    const log = openSync(path.join(dir, "logs", "reaper-cleanup.log"), "a");
     for (const line of readFileSync(cleanups, "utf8").split("\n").filter(Boolean).reverse()) {
       const [cmd, ...args] = JSON.parse(line) as string[];
-      if (cmd) spawnSync(cmd, args, { stdio: "ignore", timeout: 120_000 });
+      if (cmd) spawnSync(cmd, args, { stdio: ["ignore", log, log], timeout: 120_000 });
     }
   }
-  if (removeDir) rmSync(dir, { recursive: true, force: true });
+  // Never delete through a mount a cleanup could not remove (its log then says why).
+  const mounted = readFileSync("/proc/self/mountinfo", "utf8").includes(` ${dir}/`);
+  if (removeDir && !mounted) rmSync(dir, { recursive: true, force: true });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -1,10 +1,11 @@
 // Finds the control-plane binaries (an env-named directory, then the cache, then PATH when the
 // version matches) and builds what is missing from the Go module proxy, showing progress.
 import { spawn, spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { isAlive } from "../../process/pids.ts";
 
 // The pinned versions and the build script stay in the source tree (also when running from dist/).
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -38,6 +39,7 @@ const componentOf: Record<BinaryName, { component: string; version: keyof Versio
   kubectl: { component: "kubernetes", version: "kubernetes" },
   kwok: { component: "kwok", version: "kwok" },
   helm: { component: "helm", version: "helm" },
+  // Built on demand: only a real node (cluster up --real-node, its tests) needs it.
   kubelet: { component: "kubelet", version: "kubernetes" },
 };
 
@@ -101,15 +103,22 @@ export async function ensureBinaries<N extends BinaryName>(
   names: readonly N[],
   progress: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
 ): Promise<Record<N, string>> {
-  const missing = new Set<string>();
-  for (const name of names) if (!findBinary(name)) missing.add(componentOf[name].component);
-  // kwok's data (stages, CRDs) comes from the cache even when the binary comes from elsewhere.
-  if (names.includes("kwok" as N) && !existsSync(path.join(kwokDataDir(), "crds"))) missing.add("kwok");
-  if (missing.size > 0) {
-    progress(
-      `[toolchain] building ${[...missing].join(", ")} from the Go module proxy into ${cacheDir()} (cached for later runs)`,
-    );
-    await runBuild([...missing], progress);
+  const missingNow = () => {
+    const missing = new Set<string>();
+    for (const name of names) if (!findBinary(name)) missing.add(componentOf[name].component);
+    // kwok's data (stages, CRDs) comes from the cache even when the binary comes from elsewhere.
+    if (names.includes("kwok" as N) && !existsSync(path.join(kwokDataDir(), "crds"))) missing.add("kwok");
+    return [...missing];
+  };
+  if (missingNow().length > 0) {
+    await withBuildLock(progress, async () => {
+      const missing = missingNow(); // another process may have built them while we waited
+      if (missing.length === 0) return;
+      progress(
+        `[toolchain] building ${missing.join(", ")} from the Go module proxy into ${cacheDir()} (cached for later runs)`,
+      );
+      await runBuild(missing, progress);
+    });
   }
   const out = {} as Record<N, string>;
   for (const name of names) {
@@ -118,6 +127,41 @@ export async function ensureBinaries<N extends BinaryName>(
     out[name] = file;
   }
   return out;
+}
+
+/**
+ * One build at a time per cache: test files start control planes (and real nodes, which build
+ * the kubelet on demand) in parallel, and two builds of a component would share its temp dir.
+ * The lock is a directory holding the builder's pid; a dead builder's lock is taken over.
+ */
+async function withBuildLock<T>(progress: (line: string) => void, fn: () => Promise<T>): Promise<T> {
+  const lock = path.join(cacheDir(), "bin", ".build.lock");
+  mkdirSync(path.dirname(lock), { recursive: true });
+  let waiting = false;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(path.join(lock, "pid"), String(process.pid));
+      break;
+    } catch {
+      let holder = Number.NaN;
+      try {
+        holder = Number(readFileSync(path.join(lock, "pid"), "utf8"));
+      } catch {}
+      if (Number.isInteger(holder) && !isAlive(holder)) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (!waiting) progress(`[toolchain] waiting for another build (pid ${holder}) to finish`);
+      waiting = true;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 function runBuild(components: string[], progress: (line: string) => void): Promise<void> {

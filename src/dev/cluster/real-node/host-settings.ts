@@ -5,6 +5,7 @@
 // back. Several nodes (parallel tests) share one record, guarded by a lock directory.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { parseCgroupMounts } from "./cgroups.ts";
 
 export const SETTINGS_DIR = "/run/livepeer-operator";
 const RECORD = path.join(SETTINGS_DIR, "real-node-host.json");
@@ -33,6 +34,17 @@ export const FIXED_DIRS = [
   "/var/lib/kubelet/device-plugins",
   "/var/lib/kubelet",
 ];
+
+/** runc creates containerd's `/k8s.io` parent cgroup in every hierarchy for CRI containers. */
+function fixedDirs(): string[] {
+  let cgroupParents: string[] = [];
+  try {
+    cgroupParents = parseCgroupMounts(readFileSync("/proc/self/mountinfo", "utf8")).map((m) =>
+      path.join(m.mountPoint, "k8s.io"),
+    );
+  } catch {}
+  return [...FIXED_DIRS, ...cgroupParents];
+}
 
 interface HostRecord {
   tunables: Record<string, string>;
@@ -81,7 +93,7 @@ export function holdHostSettings(nodeDir: string): Promise<void> {
       tunables: Object.fromEntries(
         TUNABLES.filter(existsSync).map((f) => [f, readFileSync(f, "utf8").trim()]),
       ),
-      created: FIXED_DIRS.filter((d) => !existsSync(d)),
+      created: fixedDirs().filter((d) => !existsSync(d)),
       holders: [],
     };
     record.holders = [...record.holders.filter((h) => h !== nodeDir && existsSync(h)), nodeDir];
@@ -114,7 +126,8 @@ export async function releaseHostSettings(nodeDir: string): Promise<string[]> {
     }
     for (const dir of record.created) {
       try {
-        if (readdirSync(dir).length === 0) rmdirSync(dir);
+        // A cgroup directory is never empty of control files but rmdir removes it when it has no children.
+        if (dir.startsWith("/sys/fs/cgroup/") || readdirSync(dir).length === 0) rmdirSync(dir);
       } catch {}
     }
     rmSync(RECORD, { force: true });

@@ -55,6 +55,8 @@ export interface RealNode {
   /** The device plugin's GPU ids (`GPU-<uuid>`). */
   deviceIds: string[];
   containerdSocket: string;
+  /** Process ids of the node's kubelet and containerd. */
+  pids: { kubelet: number; containerd: number };
   plugin: FakeGpuPlugin;
   /** Milliseconds: the whole start, and its parts (packages and kubelet build are ~0 when warm). */
   timings: { totalMs: number; packagesMs: number; kubeletBinaryMs: number; startToReadyMs: number };
@@ -211,6 +213,7 @@ export async function startRealNode(cp: ControlPlane, opts: RealNodeOptions = {}
       network: { bridge: network.bridge, subnet: network.subnet, gateway: network.gateway },
       deviceIds,
       containerdSocket: layout.containerd.socket,
+      pids: { kubelet: kubeletProc.pid, containerd: containerd.pid },
       plugin,
       timings: { totalMs: now - t0, packagesMs, kubeletBinaryMs, startToReadyMs: now - started },
       importImage: (archive) => importImage(layout.containerd.socket, archive),

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileS
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isAlive, sleep } from "../../../process/pids.ts";
-import { pidsIn, removeCgroups } from "./cgroups.ts";
+import { parseCgroupMounts, pidsIn, removeCgroups } from "./cgroups.ts";
 import { releaseHostSettings } from "./host-settings.ts";
 import { type NodeLayout, type NodeNetwork, nodeLayout } from "./layout.ts";
 import { mountsUnder, unmount, unmountAllUnder } from "./mounts.ts";
@@ -18,6 +18,14 @@ export interface NodeState {
   network?: NodeNetwork;
   cgroupDirs: string[];
   pids: Partial<Record<"containerd" | "kubelet", number>>;
+}
+
+/** The cgroup directories of the node's containers (sandboxes included), in every hierarchy. */
+export function containerCgroupDirs(layout: NodeLayout): string[] {
+  const mounts = parseCgroupMounts(readFileSync("/proc/self/mountinfo", "utf8"));
+  return bundles(layout).flatMap((b) =>
+    b.cgroupsPath ? mounts.map((m) => path.join(m.mountPoint, b.cgroupsPath!)) : [],
+  );
 }
 
 export function readNodeState(layout: NodeLayout): NodeState | undefined {
@@ -54,8 +62,11 @@ export function shimPids(containerdSocket: string): number[] {
 }
 
 interface Bundle {
+  id: string;
   netns?: string;
   shimSocket?: string;
+  /** The spec's cgroupsPath (containerd's default for CRI pods: `/k8s.io/<id>`). */
+  cgroupsPath?: string;
 }
 
 /** The task bundles containerd keeps in its state dir: each names its network namespace and shim socket. */
@@ -65,13 +76,16 @@ function bundles(layout: NodeLayout): Bundle[] {
   for (const ns of safeReaddir(root)) {
     for (const id of safeReaddir(path.join(root, ns))) {
       const dir = path.join(root, ns, id);
-      const bundle: Bundle = {};
+      const bundle: Bundle = { id };
       try {
         const spec = JSON.parse(readFileSync(path.join(dir, "config.json"), "utf8")) as {
-          linux?: { namespaces?: { type: string; path?: string }[] };
+          linux?: { namespaces?: { type: string; path?: string }[]; cgroupsPath?: string };
         };
         const net = spec.linux?.namespaces?.find((n) => n.type === "network")?.path;
         if (net && /^\/(var\/)?run\/netns\//.test(net)) bundle.netns = net.replace(/^\/var\/run\//, "/run/");
+        const cg = spec.linux?.cgroupsPath;
+        // Only a path that names this container: never a shared parent.
+        if (cg?.startsWith("/") && !cg.includes("..") && cg.endsWith(`/${id}`)) bundle.cgroupsPath = cg;
       } catch {}
       try {
         bundle.shimSocket = readFileSync(path.join(dir, "address"), "utf8")
@@ -153,14 +167,15 @@ export async function teardownNode(
   const state = readNodeState(layout);
   const result: TeardownResult = { killed: 0, unmounted: [], netns: [], restored: [], leftovers: [] };
   const found = bundles(layout);
+  const containerCgroups = containerCgroupDirs(layout);
   const shims = shimPids(layout.containerd.socket);
 
   await stopOwnProcess(state?.pids.kubelet, "kubelet");
   await stopOwnProcess(state?.pids.containerd, "containerd", 5_000);
   // Containers, shims and anything else in the node's cgroups.
-  const victims = [...new Set([...pidsIn(state?.cgroupDirs ?? []), ...shims])].filter(
-    (p) => p !== process.pid,
-  );
+  const victims = [
+    ...new Set([...pidsIn(containerCgroups), ...pidsIn(state?.cgroupDirs ?? []), ...shims]),
+  ].filter((p) => p !== process.pid);
   await killAll(victims);
   result.killed = victims.length;
   if (victims.length) log(`[real-node] stopped ${victims.length} container and shim processes`);
@@ -201,7 +216,9 @@ export async function teardownNode(
       if (readlinkSync(link).startsWith(`${dir}/`)) rmSync(link, { force: true });
     } catch {}
   }
-  result.leftovers.push(...removeCgroups(state?.cgroupDirs ?? []).map((d) => `cgroup ${d}`));
+  result.leftovers.push(
+    ...removeCgroups([...containerCgroups, ...(state?.cgroupDirs ?? [])]).map((d) => `cgroup ${d}`),
+  );
   result.restored = await releaseHostSettings(dir);
   if (result.restored.length) log(`[real-node] restored ${result.restored.join(", ")}`);
 
