@@ -50,7 +50,7 @@ export const chainFields = {
   devnet: objectName("ConfigMap")
     .optional()
     .describe(
-      "Name of a ConfigMap in this namespace holding a devnet deployment (one <ContractName>.json per contract); it supplies ethUrl and ethController. Set network too, for example devnet.",
+      "Name of a ConfigMap in this namespace holding a devnet deployment, as `livepeer-operator devnet configmap` writes it: one <ContractName>.json per contract and ethUrl (the chain's URL as the node pods reach it), labelled app.kubernetes.io/managed-by=livepeer-operator and app.kubernetes.io/component=devnet-deployment. It supplies ethUrl and ethController where they are not set. Set network too, for example devnet.",
     ),
   keystoreSecret: objectName("Secret")
     .optional()

@@ -79,7 +79,7 @@ const OrchestratorSpecBase = z
       })
       .optional()
       .describe(
-        "The host:port gateways use to reach this orchestrator (-serviceAddr), registered on chain, for example orch.example.com:8935. Absent: the Service's in-cluster address.",
+        "The host:port gateways use to reach this orchestrator (-serviceAddr), registered on chain, for example orch.example.com:8935. Absent: from the Service - ClusterIP: the pod's in-cluster DNS name; LoadBalancer: its external address (the node starts once the cloud reports one); NodePort: the address of the node running the pod and the node port.",
       ),
     reward: z
       .boolean()

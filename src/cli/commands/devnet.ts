@@ -14,7 +14,7 @@ import {
 import { isAlive } from "../../node/devnet/processes.ts";
 import { type Command, UsageError } from "../command.ts";
 
-const usage = `Usage: livepeer-operator devnet up|down|status [options]
+const usage = `Usage: livepeer-operator devnet up|down|status|configmap [options]
 
   up      start a local dev chain (hardhat node on 127.0.0.1 only), deploy the Livepeer protocol
           from the npm artifacts (@livepeer/sdk), set up orchestrator and gateway accounts, and
@@ -25,6 +25,10 @@ const usage = `Usage: livepeer-operator devnet up|down|status [options]
   status  chain id and height, current round, contract addresses, and each account's ETH
           balance, bonded LPT, active-transcoder flag, service URI, deposit and reserve
           (exit 1 when no devnet runs)
+  configmap  print the deployment (deployments/devnet/) as the ConfigMap an Orchestrator's
+          spec.devnet names: every <Contract>.json, .chainId and ethUrl, the chain's JSON-RPC URL
+          as the node pods reach it. Apply it with kubectl apply --server-side -f - (the ABIs are
+          too large for a client-side apply's annotation).
 
 Options:
   --dir DIR           base directory for deployments/devnet/ and .devnet/ (default: .)
@@ -36,6 +40,10 @@ Options:
   --reserve ETH       up: each gateway's TicketBroker reserve (default ${formatEther(DEFAULT_ACCOUNT_PLAN.reserve)})
   --json              up, status: print the facts as JSON on stdout
   --purge             down: also delete deployments/devnet/ and .devnet/ (keystores too)
+  --name NAME         configmap: the ConfigMap's name (default devnet)
+  --namespace NS      configmap: its namespace (default: kubectl's)
+  --eth-url URL       configmap: chain URL for the pods (default: the devnet's own, which only
+                      pods sharing this machine's loopback reach, as in the local control plane)
 
 What 'up' makes (progress, step by step with durations, goes to stderr):
   deployments/devnet/<Contract>.json   {"address", "abi"}; managers behind a ManagerProxy have
@@ -142,6 +150,19 @@ async function status(values: Record<string, string | boolean | undefined>): Pro
   return s.running ? 0 : 1;
 }
 
+async function configMap(values: Record<string, string | boolean | undefined>): Promise<number> {
+  const { devnetConfigMapJson } = await import("../devnet-configmap.ts");
+  process.stdout.write(
+    devnetConfigMapJson({
+      dir: values.dir as string,
+      name: (values.name as string | undefined) ?? "devnet",
+      ...(typeof values.namespace === "string" ? { namespace: values.namespace } : {}),
+      ...(typeof values["eth-url"] === "string" ? { ethUrl: values["eth-url"] } : {}),
+    }),
+  );
+  return 0;
+}
+
 export const command: Command = {
   name: "devnet",
   summary: "Local testnet: dev chain + Livepeer protocol + funded accounts: up | down | status.",
@@ -164,8 +185,12 @@ export const command: Command = {
         return down(values);
       case "status":
         return status(values);
+      case "configmap":
+        return configMap(values);
       default:
-        throw new UsageError("expected 'up', 'down' or 'status'; see 'livepeer-operator devnet --help'");
+        throw new UsageError(
+          "expected 'up', 'down', 'status' or 'configmap'; see 'livepeer-operator devnet --help'",
+        );
     }
   },
 };
@@ -184,6 +209,9 @@ function parseDevnetArgs(args: string[]) {
       reserve: { type: "string" },
       json: { type: "boolean", default: false },
       purge: { type: "boolean", default: false },
+      name: { type: "string" },
+      namespace: { type: "string" },
+      "eth-url": { type: "string" },
     },
   });
 }

@@ -2,6 +2,7 @@
 // server-side apply and reads back only what decides status or whether a write is needed, so
 // the cache drops pod templates, volume claims and the like: at 5,000 Orchestrators a full
 // StatefulSet per resource is most of the controller's memory.
+import { devnetDataFacts, isDevnetConfigMap } from "../devnet/deployment-config-map.ts";
 import type { KubeObject } from "../runtime/index.ts";
 import { MANAGED_BY } from "./names.ts";
 
@@ -52,5 +53,25 @@ export function serviceFacts(obj: KubeObject): KubeObject {
       ports: s.spec?.ports,
     },
     status: s.status,
+  } as KubeObject;
+}
+
+/**
+ * A ConfigMap: for our children only the metadata and our own annotations (the session limit the
+ * config holds), never the rendered files; for a devnet deployment (selected by the same label)
+ * the chain URL and the Controller's address, not the contracts' ABIs.
+ */
+export function configMapFacts(obj: KubeObject): KubeObject {
+  const ours = Object.entries(obj.metadata?.annotations ?? {}).filter(([k]) => k.startsWith("livepeer.org/"));
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: {
+      ...metadataFacts(obj),
+      ...(ours.length ? { annotations: Object.fromEntries(ours) } : {}),
+    },
+    ...(isDevnetConfigMap(obj)
+      ? { data: devnetDataFacts(obj.data as Record<string, string> | undefined) }
+      : {}),
   } as KubeObject;
 }

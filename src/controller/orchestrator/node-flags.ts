@@ -19,7 +19,7 @@ export interface OrchestratorFlagsInput {
     ai?: { models?: unknown[] };
   };
   /** The devnet deployment's chain URL and Controller, when `spec.devnet` names one. */
-  devnet?: { ethUrl: string; controller: string };
+  devnet?: { ethUrl?: string; controller?: string };
   serviceAddr: string;
   /** The node pings its own service address ~2 s after start and exits if it does not answer. */
   selfCheckReachable: boolean;
@@ -44,8 +44,9 @@ export function orchestratorFlags(i: OrchestratorFlagsInput): FlagValues {
   if (!i.selfCheckReachable) f.startupAvailabilityCheck = false;
   if (i.nvidiaDevices && !i.split) f.nvidia = i.nvidiaDevices;
   if (i.split) f.orchSecret = `${MOUNTS.orchSecret}/secret`;
-  const ethUrl = i.devnet?.ethUrl ?? i.spec.ethUrl;
-  const controller = i.devnet?.controller ?? i.spec.ethController;
+  // Explicit spec fields win over what the devnet deployment supplies.
+  const ethUrl = i.spec.ethUrl ?? i.devnet?.ethUrl;
+  const controller = i.spec.ethController ?? i.devnet?.controller;
   if (network !== "offchain") {
     if (ethUrl) f.ethUrl = ethUrl;
     if (controller) f.ethController = controller;

@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import type { V1ConfigMap, V1Service, V1StatefulSet } from "@kubernetes/client-node";
 import { type FlagProblem, formatProblem, renderConfigFile, validateFlags } from "../../node/config/index.ts";
+import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { gpuNodeRequirements, labelsMatch, placementFor } from "../gpu/placement.ts";
 import { renditionsIn } from "../gpu/renditions.ts";
 import {
@@ -13,8 +14,16 @@ import {
 } from "../gpu/session-limit.ts";
 import { childLabels, childNames, MOUNTS, PORTS } from "./names.ts";
 import { orchestratorFlags, transcoderFlags } from "./node-flags.ts";
-import type { NodeFacts, Orchestrator } from "./resource.ts";
-import { buildServices, serviceAddressFor } from "./services.ts";
+import type { NodeFacts, Orchestrator, PodFacts } from "./resource.ts";
+import { type Hold, rolloutHolds } from "./rollout-holds.ts";
+import { SERVICE_ADDR_ANNOTATION, serviceAddressFor } from "./service-address.ts";
+import { buildServices } from "./services.ts";
+import {
+  restartingFlags,
+  SESSION_LIMIT_ANNOTATION,
+  type SessionLimitChange,
+  sessionLimitChange,
+} from "./session-limit-live.ts";
 import { buildNodeStatefulSet } from "./stateful-set.ts";
 
 export interface PlanInput {
@@ -23,6 +32,12 @@ export interface PlanInput {
   /** The public Service as the API server reports it (for a LoadBalancer's address). */
   service?: V1Service;
   defaultImage: string;
+  /** This Orchestrator's pods (a NodePort address comes from the node running the first one). */
+  pods?: PodFacts[];
+  /** The chain settings spec.devnet supplies (absent: spec.devnet is not used). */
+  devnet?: DevnetResolution;
+  /** What the node's ConfigMap records (its annotations) before this reconcile. */
+  recorded?: { maxSessions?: string; serviceAddr?: string };
 }
 
 export interface Plan {
@@ -32,7 +47,12 @@ export interface Plan {
   /** Generated once, never rotated by the controller: split setups share it with transcoders. */
   orchSecretName?: string;
   sessionLimit: SessionLimit;
-  serviceAddr: string;
+  /** Absent while the address is not known and the node must not start without it. */
+  serviceAddr?: string;
+  /** Why the node is not serving as asked yet; some keep the rollout back. */
+  holds: Hold[];
+  /** A new session limit for running orchestrator pods, set live rather than by a restart. */
+  sessionLimitChange?: SessionLimitChange;
   /** Flag problems: errors stop the rollout (the last good pods keep running). */
   problems: FlagProblem[];
   candidates: NodeGpus[];
@@ -83,23 +103,35 @@ export function planOrchestrator(input: PlanInput): Plan {
     override: split ? undefined : spec.maxSessions,
   });
 
+  // A pod being replaced still names the node its address came from.
+  const podNode = input.pods?.find((p) => p.metadata?.name === `${names.statefulSet}-0` && p.spec?.nodeName)
+    ?.spec?.nodeName;
+  const clusterAddress = `${names.statefulSet}-0.${names.podsService}.${namespace}.svc.cluster.local:${PORTS.service}`;
   const address = serviceAddressFor({
-    specServiceAddr: spec.serviceAddr,
-    service: input.service,
+    ...(spec.serviceAddr ? { specServiceAddr: spec.serviceAddr } : {}),
+    type: spec.service?.type ?? "ClusterIP",
+    ...(input.service ? { service: input.service } : {}),
     port: spec.service?.port ?? PORTS.service,
-    namespace,
-    statefulSet: names.statefulSet,
-    podsService: names.podsService,
+    portName: "service",
+    ...(podNode ? { podNode } : {}),
+    nodes: input.nodes,
+    advertised: [input.recorded?.serviceAddr, orch.status?.serviceAddr].filter((a): a is string => !!a),
+    clusterAddress,
   });
+  const devnet: DevnetResolution = input.devnet ?? { state: "unused" };
+  const maxSessions = split ? ("auto" as const) : sessionLimit.maxSessions;
+  const holds = rolloutHolds(devnet, address);
   // The headless Service publishes the pod before it is Ready, so the in-cluster address answers
   // the node's own startup check; an external address may not hairpin back into the cluster.
   const selfCheckReachable = address.source === "cluster";
 
   const flags = orchestratorFlags({
     spec,
-    serviceAddr: address.address,
+    ...(devnet.state === "resolved" ? { devnet } : {}),
+    // Held back until known (see holds): this placeholder never reaches the cluster.
+    serviceAddr: address.address ?? clusterAddress,
     selfCheckReachable,
-    maxSessions: split ? "auto" : sessionLimit.maxSessions,
+    maxSessions,
     ...(split
       ? {}
       : { nvidiaDevices: placementFor({ ...request, count: spec.gpu?.count ?? 0 }).nvidiaDevices }),
@@ -110,6 +142,9 @@ export function planOrchestrator(input: PlanInput): Plan {
     header: [`Rendered by livepeer-operator for Orchestrator ${namespace}/${name}; edits are overwritten.`],
   });
   const configData: Record<string, string> = { "livepeer.conf": configText };
+  // The pod template's hash covers every flag but the live ones: a new session limit alone does
+  // not restart the node (it is set on the running node; see session-limit-live.ts).
+  const restartText = renderConfigFile(restartingFlags(flags));
   if (spec.ai?.models?.length) configData["aiModels.json"] = `${JSON.stringify(spec.ai.models, null, 2)}\n`;
 
   const orchLabels = childLabels(name, "orchestrator");
@@ -117,7 +152,15 @@ export function planOrchestrator(input: PlanInput): Plan {
     {
       apiVersion: "v1",
       kind: "ConfigMap",
-      metadata: { name: names.config, namespace, labels: orchLabels },
+      metadata: {
+        name: names.config,
+        namespace,
+        labels: orchLabels,
+        annotations: {
+          [SESSION_LIMIT_ANNOTATION]: String(maxSessions),
+          ...(address.address ? { [SERVICE_ADDR_ANNOTATION]: address.address } : {}),
+        },
+      },
       data: configData,
     },
   ];
@@ -134,7 +177,7 @@ export function planOrchestrator(input: PlanInput): Plan {
       image,
       args,
       configMap: names.config,
-      configHash: hash(configText, configData["aiModels.json"] ?? "", image, args.join(" ")),
+      configHash: hash(restartText, configData["aiModels.json"] ?? "", image, args.join(" ")),
       ports: [
         { name: "service", containerPort: PORTS.service },
         { name: "cli", containerPort: PORTS.cli },
@@ -212,10 +255,14 @@ export function planOrchestrator(input: PlanInput): Plan {
     statefulSets,
     ...(split ? { orchSecretName: names.orchSecret } : {}),
     sessionLimit,
-    serviceAddr: address.address,
+    ...(address.address !== undefined ? { serviceAddr: address.address } : {}),
+    holds,
+    ...withChange(sessionLimitChange(maxSessions, input.recorded?.maxSessions)),
     problems,
     candidates,
   };
 }
+
+const withChange = (change: SessionLimitChange | undefined) => (change ? { sessionLimitChange: change } : {});
 
 export const describeProblems = (problems: FlagProblem[]) => problems.map(formatProblem).join("; ");

@@ -2,6 +2,7 @@
 // pure functions), then one status computation, written only when it changed.
 import { randomBytes } from "node:crypto";
 import type { V1Service } from "@kubernetes/client-node";
+import { readDevnet } from "../devnet/lookup.ts";
 import { type DoctorReport, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
 import {
   applyOwned,
@@ -27,10 +28,15 @@ import {
   statusChanged,
 } from "../runtime/index.ts";
 import { KeystoreCheck } from "./keystore.ts";
-import { childNames } from "./names.ts";
+import { childNames, PORTS } from "./names.ts";
 import { nodeTargets } from "./observe.ts";
 import { describeProblems, type Plan, planOrchestrator } from "./plan.ts";
+import { restartPod } from "./pod-restart.ts";
 import { type NodeFacts, Nodes, type Orchestrator, Orchestrators, type PodFacts } from "./resource.ts";
+import { blocksRollout } from "./rollout-holds.ts";
+import { type RolloutStatefulSet, recoverStuckRollouts } from "./rollout-recovery.ts";
+import { SERVICE_ADDR_ANNOTATION } from "./service-address.ts";
+import { SESSION_LIMIT_ANNOTATION, setSessionLimitLive } from "./session-limit-live.ts";
 import { computeStatus, type OwnedStatus } from "./status.ts";
 import { INSTANCE_INDEX, Pods } from "./watch.ts";
 
@@ -39,9 +45,24 @@ export interface OrchestratorOptions {
   defaultImage: string;
   /** Tuning of the node doctor (periods, timeouts, concurrency); defaults suit production. */
   doctor?: Partial<Omit<NodeDoctorOptions, "client" | "wake" | "log">>;
+  /** How long a pod of an old revision may stay unready before it is replaced (default 60 s). */
+  stuckPodGraceMs?: number;
+  /** Bound on one live `/setMaxSessions` call (default 5 s). */
+  liveCallTimeoutMs?: number;
 }
 
-type Step = (orch: Orchestrator, plan: Plan) => Promise<void>;
+/** What one reconcile's steps share besides the plan. */
+interface Run {
+  /** This Orchestrator's pods as cached when the reconcile began. */
+  pods: PodFacts[];
+  signal: AbortSignal;
+  /** Pods a live change did not reach: restarted once the ConfigMap holds the new value. */
+  restart: PodFacts[];
+  /** Look again after this many ms (a pod's grace period ends). */
+  recheckAfterMs?: number;
+}
+
+type Step = (orch: Orchestrator, plan: Plan, run: Run) => Promise<void>;
 
 export class OrchestratorReconciler implements Reconciler {
   readonly #client: KubeClient;
@@ -73,9 +94,15 @@ export class OrchestratorReconciler implements Reconciler {
   /** Run in order, stopping at the first error (retried with backoff). */
   readonly steps: ReadonlyArray<[name: string, step: Step]> = [
     ["orchestrator secret (split setup)", (o, p) => this.#orchSecret(o, p)],
-    ["config maps", (o, p) => this.#applyAll(ConfigMaps, o, p.configMaps as KubeObject[])],
+    ["session limit, live", (o, p, r) => this.#sessionLimitLive(o, p, r)],
+    [
+      "config maps",
+      (o, p) => this.#unlessHeld(p, () => this.#applyAll(ConfigMaps, o, p.configMaps as KubeObject[])),
+    ],
     ["services", (o, p) => this.#applyAll(Services, o, p.services as KubeObject[])],
-    ["stateful sets", (o, p) => this.#statefulSets(o, p)],
+    ["stateful sets", (o, p) => this.#unlessHeld(p, () => this.#statefulSets(o, p))],
+    ["pods the live change missed", (o, _p, r) => this.#restartMissed(o, r)],
+    ["stuck rollout recovery", (o, p, r) => this.#recoverStuckRollouts(o, p, r)],
   ];
 
   async reconcile(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {
@@ -88,21 +115,30 @@ export class OrchestratorReconciler implements Reconciler {
     }
     const ns = orch.metadata?.namespace;
     const name = orch.metadata?.name ?? "";
+    const pods = this.#cache.byIndex<PodFacts>(Pods, INSTANCE_INDEX, keyFor(ns, name));
+    const recorded =
+      this.#cache.get(ConfigMaps, keyFor(ns, childNames(name).config))?.metadata?.annotations ?? {};
     const plan = planOrchestrator({
       orch,
       nodes: this.#cache.list<NodeFacts>(Nodes),
       service: this.#cache.get<V1Service & KubeObject>(Services, keyFor(ns, childNames(name).service)),
       defaultImage: this.#options.defaultImage,
+      pods,
+      devnet: await readDevnet(orch.spec, ns ?? "default", this.#cache, this.#client),
+      recorded: {
+        ...(recorded[SESSION_LIMIT_ANNOTATION] ? { maxSessions: recorded[SESSION_LIMIT_ANNOTATION] } : {}),
+        ...(recorded[SERVICE_ADDR_ANNOTATION] ? { serviceAddr: recorded[SERVICE_ADDR_ANNOTATION] } : {}),
+      },
     });
+    const run: Run = { pods, signal: ctx.signal, restart: [] };
     for (const [stepName, step] of this.steps) {
       try {
-        await step(orch, plan);
+        await step(orch, plan, run);
       } catch (err) {
         ctx.log.warn(`step "${stepName}" failed; will retry`, { error: (err as Error).message });
         throw err;
       }
     }
-    const pods = this.#cache.byIndex<PodFacts>(Pods, INSTANCE_INDEX, keyFor(ns, name));
     const doctor = this.#observeNode(key, orch, pods, ctx);
     const keystore = await this.#keystore.check(orch);
     const status = computeStatus(
@@ -111,7 +147,9 @@ export class OrchestratorReconciler implements Reconciler {
     );
     await this.#writeStatus(orch, status, ctx);
     // Pods that are not Ready yet report through pod events; a periodic look catches the rest.
-    return findCondition(status.conditions, "Ready")?.status === "True" ? done : requeueAfter(30_000);
+    const again = findCondition(status.conditions, "Ready")?.status === "True" ? undefined : 30_000;
+    const next = Math.min(again ?? Number.POSITIVE_INFINITY, run.recheckAfterMs ?? Number.POSITIVE_INFINITY);
+    return Number.isFinite(next) ? requeueAfter(next) : done;
   }
 
   /** Hands the doctor the pods as they are now; its latest report comes back at once. */
@@ -127,6 +165,56 @@ export class OrchestratorReconciler implements Reconciler {
       signal: ctx.signal,
     });
     return { targets, report };
+  }
+
+  /** Config and pods stay as they are while a hold lasts (Ready says why). */
+  async #unlessHeld(plan: Plan, step: () => Promise<void>): Promise<void> {
+    if (!blocksRollout(plan.holds)) await step();
+  }
+
+  /** A new session limit goes to running pods before the ConfigMap records it. */
+  async #sessionLimitLive(orch: Orchestrator, plan: Plan, run: Run): Promise<void> {
+    const change = plan.sessionLimitChange;
+    if (!change || blocksRollout(plan.holds) || plan.problems.some((p) => p.severity === "error")) return;
+    run.restart = await setSessionLimitLive({
+      orch,
+      change,
+      pods: run.pods,
+      cliPort: PORTS.cli,
+      events: this.#events,
+      timeoutMs: this.#options.liveCallTimeoutMs ?? 5_000,
+      signal: run.signal,
+    });
+  }
+
+  async #restartMissed(orch: Orchestrator, run: Run): Promise<void> {
+    for (const pod of run.restart) {
+      await restartPod(
+        this.#client,
+        orch.metadata?.namespace ?? "default",
+        pod.metadata?.name ?? "",
+        pod.metadata?.uid,
+      );
+    }
+  }
+
+  async #recoverStuckRollouts(orch: Orchestrator, plan: Plan, run: Run): Promise<void> {
+    const ns = orch.metadata?.namespace;
+    const statefulSets = plan.statefulSets
+      .map((s) =>
+        this.#cache.get<RolloutStatefulSet & KubeObject>(StatefulSets, keyFor(ns, s.metadata?.name ?? "")),
+      )
+      .filter((s): s is RolloutStatefulSet & KubeObject => !!s);
+    const recheck = await recoverStuckRollouts({
+      orch,
+      statefulSets,
+      pods: run.pods,
+      now: Date.now(),
+      graceMs: this.#options.stuckPodGraceMs ?? 60_000,
+      client: this.#client,
+      events: this.#events,
+    });
+    if (recheck !== undefined) run.recheckAfterMs = recheck + 1_000;
   }
 
   async #applyAll(type: typeof ConfigMaps, orch: Orchestrator, objects: KubeObject[]): Promise<void> {

@@ -25,9 +25,11 @@ export interface Orchestrator extends KubeObject {
   status?: OrchestratorStatus;
 }
 
-/** What the cache keeps of a Node: its name and labels (GPU Feature Discovery facts). */
+/** What the cache keeps of a Node: its name, labels (GPU Feature Discovery facts) and addresses. */
 export interface NodeFacts extends KubeObject {
   metadata: { name?: string; labels?: Record<string, string> };
+  /** ExternalIP and InternalIP only: a NodePort service address is built from them. */
+  status?: { addresses?: { type: string; address: string }[] };
 }
 
 /** What the cache keeps of a Pod: enough to say where it runs and whether it serves. */
@@ -53,6 +55,11 @@ export function nodeFacts(obj: KubeObject): KubeObject {
     apiVersion: obj.apiVersion,
     kind: obj.kind,
     metadata: { name: m.name, labels: m.labels, resourceVersion: m.resourceVersion, uid: m.uid },
+    status: {
+      addresses: ((obj as NodeFacts).status?.addresses ?? []).filter(
+        (a) => a.type === "ExternalIP" || a.type === "InternalIP",
+      ),
+    },
   } as KubeObject;
 }
 
@@ -70,6 +77,9 @@ export function podFacts(obj: KubeObject): KubeObject {
       uid: m.uid,
       resourceVersion: m.resourceVersion,
       ownerReferences: m.ownerReferences,
+      // Stuck-rollout recovery: how long a pod has existed, and whether it is already going.
+      creationTimestamp: m.creationTimestamp,
+      deletionTimestamp: m.deletionTimestamp,
     },
     spec: { nodeName: p.spec?.nodeName },
     status: p.status,

@@ -54,27 +54,3 @@ export function buildServices(i: ServicesInput): V1Service[] {
     },
   ];
 }
-
-/**
- * The address gateways use (`-serviceAddr`): the spec's, else the Service's external address
- * (a LoadBalancer's ingress), else the first pod's stable in-cluster DNS name.
- */
-export function serviceAddressFor(input: {
-  specServiceAddr?: string;
-  service?: V1Service;
-  port: number;
-  namespace: string;
-  statefulSet: string;
-  podsService: string;
-}): { address: string; source: "spec" | "loadBalancer" | "cluster"; externallyReachable: boolean } {
-  if (input.specServiceAddr)
-    return { address: input.specServiceAddr, source: "spec", externallyReachable: true };
-  const ingress = input.service?.status?.loadBalancer?.ingress?.[0];
-  const host = ingress?.hostname ?? ingress?.ip;
-  if (host) return { address: `${host}:${input.port}`, source: "loadBalancer", externallyReachable: true };
-  return {
-    address: `${input.statefulSet}-0.${input.podsService}.${input.namespace}.svc.cluster.local:${input.port}`,
-    source: "cluster",
-    externallyReachable: false,
-  };
-}

@@ -6,6 +6,7 @@ import { type Condition, conditionTime, ensureConditions, setCondition } from ".
 import type { KeystoreVerdict } from "./keystore.ts";
 import type { Plan } from "./plan.ts";
 import type { NodeFacts, Orchestrator, PodFacts } from "./resource.ts";
+import { holdVerdict } from "./rollout-holds.ts";
 
 export const SIMULATED_ANNOTATION = "livepeer.org/simulated";
 
@@ -70,6 +71,10 @@ function gpuOf(node: NodeFacts | undefined): string {
 
 export function ready(seen: Seen, findings: readonly Finding[] = []): Verdict {
   const { pods, plan } = seen;
+  // A devnet deployment that cannot be read, a service address not known yet: said first, since
+  // the node's flags lack what they would supply.
+  const held = holdVerdict(plan.holds);
+  if (held) return held;
   const errors = plan.problems.filter((p) => p.severity === "error");
   if (errors.length) {
     return {

@@ -1,9 +1,10 @@
 // Pods and Nodes are not owned by an Orchestrator, but decide its status: pods map back to their
 // Orchestrator by the instance label, and a node change may change every session limit.
+import { isDevnetConfigMap } from "../devnet/deployment-config-map.ts";
 import type { CacheSpec, KubeObject, ObjectKey, WatchSpec } from "../runtime/index.ts";
-import { keyFor, keyOf, Secrets, Services, StatefulSets } from "../runtime/index.ts";
+import { ConfigMaps, keyFor, keyOf, Secrets, Services, StatefulSets } from "../runtime/index.ts";
 import { secretKeysOnly } from "../webhook/secret-cache.ts";
-import { CHILD_SELECTOR, serviceFacts, statefulSetFacts } from "./child-facts.ts";
+import { CHILD_SELECTOR, configMapFacts, serviceFacts, statefulSetFacts } from "./child-facts.ts";
 import { MANAGED_BY } from "./names.ts";
 import { Nodes, nodeFacts, type Orchestrator, Orchestrators, podFacts } from "./resource.ts";
 
@@ -24,7 +25,18 @@ function instanceKey(pod: KubeObject): ObjectKey[] {
   return [keyFor(pod.metadata?.namespace, labels[INSTANCE_LABEL])];
 }
 
+/** Orchestrators by the devnet ConfigMap they read (`namespace/name`). */
+export const DEVNET_INDEX = "livepeerDevnet";
+
+function devnetKey(orch: KubeObject): ObjectKey[] {
+  const name = (orch as { spec?: { devnet?: string } }).spec?.devnet;
+  return name ? [keyFor(orch.metadata?.namespace, name)] : [];
+}
+
 export const orchestratorCaches: CacheSpec[] = [
+  { resource: Orchestrators, indexes: { [DEVNET_INDEX]: devnetKey } },
+  // Children and devnet deployments (both carry the managed-by label), reduced to what is read.
+  { resource: ConfigMaps, transform: configMapFacts, labelSelector: CHILD_SELECTOR },
   {
     resource: Pods,
     transform: podFacts,
@@ -46,6 +58,12 @@ export const orchestratorWatches: WatchSpec[] = [
     resource: Secrets,
     // Creating the missing keystore Secret, or fixing its password, updates the status at once.
     map: (secret, cache) => cache.byIndex(Orchestrators, KEYSTORE_INDEX, keyOf(secret)).map(keyOf),
+  },
+  {
+    resource: ConfigMaps,
+    // A devnet deployment changing (or appearing) re-reconciles the Orchestrators that name it.
+    map: (cm, cache) =>
+      isDevnetConfigMap(cm) ? cache.byIndex(Orchestrators, DEVNET_INDEX, keyOf(cm)).map((o) => keyOf(o)) : [],
   },
   {
     resource: Nodes,

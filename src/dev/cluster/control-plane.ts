@@ -177,6 +177,11 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
           // nodelifecycle stays: it lifts the not-ready taint once kwok reports the node Ready.
           "--controllers=*,-node-ipam-controller,-cloud-node-lifecycle-controller,-service-lb-controller,-node-route-controller",
           "--concurrent-gc-syncs=5",
+          // Beta (off by default in 1.36), on in some clusters: a StatefulSet whose only pod is
+          // unavailable then never replaces it with a newer revision (kubernetes#67250's shape,
+          // which the default policy hits too). On here, so the operator's stuck-rollout
+          // recovery is what rolls a fixed spec out, as it must be on such clusters.
+          "--feature-gates=MaxUnavailableStatefulSet=true",
         ],
         logs("kube-controller-manager"),
       ),

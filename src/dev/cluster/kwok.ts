@@ -3,16 +3,21 @@
 // tests can point a fake pod's `kubectl logs` at a file at run time.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** This project's own stages (e.g. fake pods that fail on purpose), after kwok's. */
+const OWN_STAGES = path.join(path.dirname(fileURLToPath(import.meta.url)), "kwok-stages");
 
 export const KWOK_LOG_CRDS = ["Logs", "ClusterLogs"];
 
 /** Concatenates every stage file into one multi-document config for `kwok --config`. */
 export function writeKwokConfig(dataDir: string, file: string): void {
-  const stagesDir = path.join(dataDir, "stages");
-  const docs = readdirSync(stagesDir)
-    .filter((f) => f.endsWith(".yaml"))
-    .sort()
-    .map((f) => readFileSync(path.join(stagesDir, f), "utf8").trim());
+  const docs = [path.join(dataDir, "stages"), OWN_STAGES].flatMap((stagesDir) =>
+    readdirSync(stagesDir)
+      .filter((f) => f.endsWith(".yaml"))
+      .sort()
+      .map((f) => readFileSync(path.join(stagesDir, f), "utf8").trim()),
+  );
   writeFileSync(file, `${docs.join("\n---\n")}\n`);
 }
 

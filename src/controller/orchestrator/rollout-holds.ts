@@ -1,0 +1,43 @@
+// What keeps an Orchestrator from serving as asked although nothing is broken yet: a devnet
+// deployment that cannot be read, a service address the cluster has not reported. A hold that
+// blocks the rollout keeps the node's config and pods as they are (the last good pods keep
+// serving; nothing starts with values that would be wrong), and every hold is said in Ready's
+// message until it clears.
+import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
+import type { ServiceAddress } from "./service-address.ts";
+
+export interface Hold {
+  /** CamelCase, the Ready condition's reason while the hold lasts. */
+  reason: string;
+  message: string;
+  /** The node's config and pods are not changed until it clears. */
+  blocksRollout: boolean;
+}
+
+export function rolloutHolds(devnet: DevnetResolution, address: ServiceAddress): Hold[] {
+  const holds: Hold[] = [];
+  if (devnet.state === "unresolved") {
+    holds.push({
+      reason: "DevnetDeploymentUnavailable",
+      message: `${devnet.message}; nothing is rolled out until it is readable`,
+      blocksRollout: true,
+    });
+  }
+  if (address.pending) {
+    holds.push({
+      reason: "ServiceAddressPending",
+      message: address.pending,
+      blocksRollout: address.holdRollout,
+    });
+  }
+  return holds;
+}
+
+export const blocksRollout = (holds: Hold[]): boolean => holds.some((h) => h.blocksRollout);
+
+/** Ready=False while any hold lasts, with the first one's reason and every message. */
+export function holdVerdict(holds: Hold[]): { status: "False"; reason: string; message: string } | undefined {
+  const [first] = holds;
+  if (!first) return undefined;
+  return { status: "False", reason: first.reason, message: holds.map((h) => h.message).join("; ") };
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { cliUrl, type LivePod, livePods, restartingFlags, sessionLimitChange } from "./session-limit-live.ts";
+
+describe("sessionLimitChange", () => {
+  it.each<[string, number | "auto", string | undefined, ReturnType<typeof sessionLimitChange>]>([
+    ["a new integer limit", 10, "8", { from: "8", to: 10 }],
+    ["a lower one", 4, "8", { from: "8", to: 4 }],
+    ["unchanged", 8, "8", undefined],
+    [
+      "nothing recorded yet (first rollout, or a ConfigMap from before the annotation)",
+      8,
+      undefined,
+      undefined,
+    ],
+    ["split setup: auto is the transcoders' sum, never set live", "auto", "8", undefined],
+    ["0 (no GPU fits: an invalid flag, reported instead)", 0, "8", undefined],
+    [
+      "recorded auto, now an integer (split setup removed: the template changes anyway)",
+      8,
+      "auto",
+      undefined,
+    ],
+  ])("%s", (_n, desired, recorded, want) => expect(sessionLimitChange(desired, recorded)).toEqual(want));
+});
+
+describe("restartingFlags (what the pod template's config hash covers)", () => {
+  it("leaves maxSessions out and keeps everything else", () => {
+    expect(restartingFlags({ orchestrator: true, maxSessions: "8", pricePerUnit: "1000" })).toEqual({
+      orchestrator: true,
+      pricePerUnit: "1000",
+    });
+  });
+});
+
+describe("livePods", () => {
+  const p = (
+    name: string,
+    o: { component?: string; phase?: string; ip?: string; deleting?: boolean },
+  ): LivePod => ({
+    metadata: {
+      name,
+      labels: { "app.kubernetes.io/component": o.component ?? "orchestrator" },
+      ...(o.deleting ? { deletionTimestamp: "2025-01-01T00:00:00Z" } : {}),
+    },
+    status: { phase: o.phase ?? "Running", ...(o.ip === "" ? {} : { podIP: o.ip ?? "127.1.0.5" }) },
+  });
+  it.each([
+    ["a running orchestrator pod", p("a", {}), true],
+    ["a transcoder (restarted for a new capacity instead)", p("t", { component: "transcoder" }), false],
+    ["a Pending pod (reads the new ConfigMap when it starts)", p("b", { phase: "Pending" }), false],
+    ["no pod IP yet", p("c", { ip: "" }), false],
+    ["being deleted", p("d", { deleting: true }), false],
+  ] as const)("%s", (_n, pod, want) => expect(livePods([pod]).length === 1).toBe(want));
+});
+
+describe("cliUrl", () => {
+  it.each([
+    ["127.1.0.5", "http://127.1.0.5:7935"],
+    ["fd00::5", "http://[fd00::5]:7935"],
+  ])("%s", (ip, want) => expect(cliUrl(ip, 7935)).toBe(want));
+});
