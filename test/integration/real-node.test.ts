@@ -193,6 +193,21 @@ describe("real node", () => {
     expect(pending.spec?.nodeName).toBeUndefined();
   });
 
+  it("keeps its GPUs across a kubelet restart: the plugin registers again and the free GPU is allocated", async () => {
+    const before = cluster.node.plugin.registrations();
+    const held = cluster.node.plugin.allocations().flat();
+    await cluster.node.restartKubelet();
+    expect(cluster.node.plugin.registrations()).toBeGreaterThan(before);
+    await core.createNamespacedPod({ namespace: NS, body: pod("after-restart", 1, "sleep 3600") });
+    await podWhen("after-restart", (p) => p.status?.phase === "Running");
+    const env = await cluster.kubectl(["exec", "-n", NS, "after-restart", "--", "env"]);
+    const visible = /^NVIDIA_VISIBLE_DEVICES=(.*)$/m.exec(env)?.[1];
+    expect(cluster.node.deviceIds).toContain(visible);
+    expect(held).not.toContain(visible); // the first pod still holds its GPU
+    const first = await core.readNamespacedPod({ name: "gpu-web", namespace: NS });
+    expect(first.status?.phase).toBe("Running");
+  });
+
   it("stops cleanly: no processes, mounts, network namespaces, bridge or cgroups are left", async () => {
     const traces = tracesWhileRunning(cluster.node.dir);
     const result = await cluster.node.stop();

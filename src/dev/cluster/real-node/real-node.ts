@@ -14,7 +14,7 @@ import { writeKubeconfig } from "../kubeconfig.ts";
 import { type FakeGpu, gpuLabels, rtx3090 } from "../nodes.ts";
 import { issueCertificate } from "../pki.ts";
 import { freePorts } from "../ports.ts";
-import { logTail, waitFor } from "../process.ts";
+import { logTail, type ManagedProcess, waitFor } from "../process.ts";
 import { createCgroups, nodeCgroupDirs } from "./cgroups.ts";
 import { importImage, startContainerd } from "./containerd.ts";
 import { ensureHostPackages } from "./host-packages.ts";
@@ -62,6 +62,8 @@ export interface RealNode {
   timings: { totalMs: number; packagesMs: number; kubeletBinaryMs: number; startToReadyMs: number };
   /** Imports a docker-archive/OCI tarball into the node's containerd; returns the image names. */
   importImage(archivePath: string): Promise<string[]>;
+  /** Stops and starts the kubelet (pods keep running), resolving when the node is Ready with its GPUs again. */
+  restartKubelet(): Promise<void>;
   /** Drains the node, stops everything and removes every trace (idempotent). */
   stop(): Promise<TeardownResult | undefined>;
 }
@@ -173,35 +175,41 @@ export async function startRealNode(cp: ControlPlane, opts: RealNodeOptions = {}
     const deviceIds = fakeGpuIds(layout.dir, gpuCount);
     plugin = await startFakeGpuPlugin({ pluginDir: layout.kubelet.devicePlugins, deviceIds, log: progress });
 
-    progress(`[real-node] starting kubelet as node ${NODE_NAME} with ${gpuCount} x ${gpu.product}`);
-    const kubeletProc = startKubelet(
-      layout,
-      kubelet,
-      kubeletArgs(settings, layout.kubelet.config, layout.kubelet.kubeconfig),
-      path.join(layout.logs, "real-node-kubelet.log"),
-    );
-    state.pids.kubelet = kubeletProc.pid;
-    writeNodeState(layout, state);
-    cp.track(kubeletProc.pid);
+    const launchKubelet = () => {
+      const proc = startKubelet(
+        layout,
+        kubelet,
+        kubeletArgs(settings, layout.kubelet.config, layout.kubelet.kubeconfig),
+        path.join(layout.logs, "real-node-kubelet.log"),
+      );
+      state.pids.kubelet = proc.pid;
+      writeNodeState(layout, state);
+      cp.track(proc.pid);
+      return proc;
+    };
+    const waitReady = async (proc: ManagedProcess) => {
+      let lastSeen = "not registered";
+      await waitFor(
+        `node ${NODE_NAME} to be Ready with ${gpuCount} nvidia.com/gpu`,
+        async () => {
+          if (proc.child.exitCode !== null) throw new Error(`kubelet exited with ${proc.child.exitCode}`);
+          const node = await core.readNode({ name: NODE_NAME });
+          lastSeen = JSON.stringify({
+            conditions: node.status?.conditions?.map((c) => `${c.type}=${c.status} ${c.message ?? ""}`),
+            taints: node.spec?.taints,
+            gpus: node.status?.allocatable?.["nvidia.com/gpu"],
+          });
+          return nodeReady(node, gpuCount);
+        },
+        opts.readyTimeoutMs ?? 120_000,
+        () =>
+          `node: ${lastSeen}\nkubelet log (${proc.logFile}):\n${logTail(proc.logFile, 25)}\ncontainerd log:\n${logTail(containerd.logFile)}`,
+      );
+    };
 
-    let lastSeen = "not registered";
-    await waitFor(
-      `node ${NODE_NAME} to be Ready with ${gpuCount} nvidia.com/gpu`,
-      async () => {
-        if (kubeletProc.child.exitCode !== null)
-          throw new Error(`kubelet exited with ${kubeletProc.child.exitCode}`);
-        const node = await core.readNode({ name: NODE_NAME });
-        lastSeen = JSON.stringify({
-          conditions: node.status?.conditions?.map((c) => `${c.type}=${c.status} ${c.message ?? ""}`),
-          taints: node.spec?.taints,
-          gpus: node.status?.allocatable?.["nvidia.com/gpu"],
-        });
-        return nodeReady(node, gpuCount);
-      },
-      opts.readyTimeoutMs ?? 120_000,
-      () =>
-        `node: ${lastSeen}\nkubelet log (${kubeletProc.logFile}):\n${logTail(kubeletProc.logFile, 25)}\ncontainerd log:\n${logTail(containerd.logFile)}`,
-    );
+    progress(`[real-node] starting kubelet as node ${NODE_NAME} with ${gpuCount} x ${gpu.product}`);
+    let kubeletProc = launchKubelet();
+    await waitReady(kubeletProc);
     const now = Date.now();
     cp.beforeStop(async () => {
       await stop();
@@ -213,10 +221,26 @@ export async function startRealNode(cp: ControlPlane, opts: RealNodeOptions = {}
       network: { bridge: network.bridge, subnet: network.subnet, gateway: network.gateway },
       deviceIds,
       containerdSocket: layout.containerd.socket,
-      pids: { kubelet: kubeletProc.pid, containerd: containerd.pid },
+      get pids() {
+        return { kubelet: kubeletProc.pid, containerd: containerd.pid };
+      },
       plugin,
       timings: { totalMs: now - t0, packagesMs, kubeletBinaryMs, startToReadyMs: now - started },
       importImage: (archive) => importImage(layout.containerd.socket, archive),
+      async restartKubelet() {
+        const old = kubeletProc.pid;
+        const registered = plugin!.registrations();
+        await stopOwnProcess(old, "kubelet");
+        cp.untrack(old);
+        kubeletProc = launchKubelet();
+        // The restarted kubelet wipes the plugin sockets: Ready means the plugin registered again.
+        await waitFor(
+          "the device plugin to register with the restarted kubelet",
+          async () => plugin!.registrations() > registered,
+          60_000,
+        );
+        await waitReady(kubeletProc);
+      },
       stop,
     };
   } catch (err) {
