@@ -152,7 +152,8 @@ async function status(base: string, json: boolean): Promise<number> {
 
 export const command: Command = {
   name: "cluster",
-  summary: "Run the local control plane with fake GPU nodes (and a real node with --real-node): up | down | status.",
+  summary:
+    "Run the local control plane with fake GPU nodes (and a real node with --real-node): up | down | status.",
   usage: `Usage: livepeer-operator cluster up|down|status [--dir DIR] [--json] [--real-node [--gpus N]]
 
   up      start etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok with fake
