@@ -152,8 +152,11 @@ describe("fake NVIDIA device plugin", () => {
     rmSync(path.join(dir, "nvidia-gpu.sock"), { force: true }); // what the kubelet does on start
     const restarted = await fakeKubelet(dir);
     cleanups.push(() => restarted.server.close());
-    await until(() => restarted.requests.length === 1, "re-registration with the new kubelet");
-    expect(plugin.registrations()).toBe(2);
+    // The kubelet sees the request before the plugin has the answer: wait for both.
+    await until(
+      () => restarted.requests.length === 1 && plugin.registrations() === 2,
+      "re-registration with the new kubelet",
+    );
     const res = AllocateResponseCodec.decode(
       await grpcUnary(
         path.join(dir, "nvidia-gpu.sock"),
