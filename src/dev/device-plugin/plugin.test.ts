@@ -58,7 +58,7 @@ async function setup(): Promise<{
   cleanups.push(() => kubelet.server.close());
   const plugin = await startFakeGpuPlugin({ pluginDir: dir, deviceIds: ["GPU-1", "GPU-2"], pollMs: 50 });
   cleanups.push(() => plugin.stop());
-  await until(() => kubelet.requests.length === 1, "the plugin to register");
+  await until(() => kubelet.requests.length === 1 && plugin.registrations() === 1, "the plugin to register");
   return { dir, plugin, kubelet };
 }
 
