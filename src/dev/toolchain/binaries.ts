@@ -28,7 +28,8 @@ export type BinaryName =
   | "kubectl"
   | "kwok"
   | "helm"
-  | "kubelet";
+  | "kubelet"
+  | "kube-proxy";
 
 /** Which build component provides each binary. */
 const componentOf: Record<BinaryName, { component: string; version: keyof Versions }> = {
@@ -41,6 +42,8 @@ const componentOf: Record<BinaryName, { component: string; version: keyof Versio
   helm: { component: "helm", version: "helm" },
   // Built on demand: only a real node (cluster up --real-node, its tests) needs it.
   kubelet: { component: "kubelet", version: "kubernetes" },
+  // On demand too: a real node whose pods reach Services (the API server's included) runs it.
+  "kube-proxy": { component: "kube-proxy", version: "kubernetes" },
 };
 
 /** Where built binaries are kept: outside the repo, shared by every clone on the machine. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the control-plane binaries from the Go module proxy into a cache outside the repo.
-#   build-binaries.sh <cache-dir> <component>...   components: etcd kwok kubernetes kubelet helm
+#   build-binaries.sh <cache-dir> <component>...   components: etcd kwok kubernetes kubelet kube-proxy helm
 # Each component lands in <cache-dir>/<component>-<version>/ and is marked complete by a
 # `.complete` file, so an interrupted build is redone instead of trusted.
 # Versions come from versions.json beside this file: the one place they are pinned.
@@ -66,7 +66,7 @@ build_kwok() {
 
 k8s_module() { # prepares the scratch module that builds k8s.io/kubernetes commands
   local mod="$cache/src/kubernetes-$K8S"
-  if [ ! -f "$mod/.tidy" ]; then
+  if [ ! -f "$mod/go.mod" ]; then
     step "resolving k8s.io/kubernetes $K8S modules"
     rm -rf "$mod" && mkdir -p "$mod"
     local gomod; gomod=$(go mod download -json "k8s.io/kubernetes@$K8S" | sed -n 's/.*"GoMod": "\(.*\)",*/\1/p')
@@ -77,7 +77,11 @@ k8s_module() { # prepares the scratch module that builds k8s.io/kubernetes comma
         while read -r m; do printf '\t%s => %s %s\n' "$m" "$m" "$staging_version"; done
       printf ')\n'
     } > "$mod/go.mod"
-    cat > "$mod/tools.go" <<'GO'
+  fi
+  # Every command built from the module is listed, so `go mod tidy` records its dependencies;
+  # a cache tidied for fewer commands (an older list) is tidied again.
+  local tools
+  tools=$(cat <<'GO'
 //go:build tools
 
 package tools
@@ -86,11 +90,17 @@ import (
 	_ "k8s.io/kubectl/pkg/cmd"
 	_ "k8s.io/kubernetes/cmd/kube-apiserver/app"
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"
+	_ "k8s.io/kubernetes/cmd/kube-proxy/app"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler/app"
 	_ "k8s.io/kubernetes/cmd/kubelet/app"
 )
 GO
-    (cd "$mod" && go mod tidy)
+)
+  if [ ! -f "$mod/.tidy" ] || [ "$(cat "$mod/tools.go" 2>/dev/null)" != "$tools" ]; then
+    step "tidying the k8s.io/kubernetes $K8S scratch module"
+    rm -f "$mod/.tidy"
+    printf '%s\n' "$tools" > "$mod/tools.go"
+    (cd "$mod" && go mod tidy >&2)
     touch "$mod/.tidy"
   fi
   echo "$mod"
@@ -124,6 +134,7 @@ build_kubernetes() {
   build_k8s_cmds kubernetes kube-apiserver kube-controller-manager kube-scheduler kubectl
 }
 build_kubelet() { build_k8s_cmds kubelet kubelet; }
+build_kube_proxy() { build_k8s_cmds kube-proxy kube-proxy; }
 
 build_helm() {
   local out="$cache/helm-$HELM"
@@ -137,7 +148,7 @@ build_helm() {
 for c in "$@"; do
   case "$c" in
     etcd) build_etcd ;; kwok) build_kwok ;; kubernetes) build_kubernetes ;;
-    kubelet) build_kubelet ;; helm) build_helm ;;
+    kubelet) build_kubelet ;; kube-proxy) build_kube_proxy ;; helm) build_helm ;;
     *) echo "unknown component: $c" >&2; exit 2 ;;
   esac
 done

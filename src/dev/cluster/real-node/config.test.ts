@@ -62,6 +62,13 @@ describe("containerd config", () => {
 describe("CNI network", () => {
   const conf = JSON.parse(cniConflist(layout, net));
 
+  it("routes only the Service range through the host, and only for a node running kube-proxy", () => {
+    expect(conf.plugins[0].ipam.routes).toBeUndefined();
+    const withProxy = JSON.parse(cniConflist(layout, net, "10.96.0.0/16"));
+    expect(withProxy.plugins[0].ipam.routes).toEqual([{ dst: "10.96.0.0/16", gw: "10.213.3.1" }]);
+    expect(withProxy.plugins[0].isDefaultGateway).toBe(false);
+  });
+
   it("is a bridge + host-local + loopback chain on the slot's private subnet", () => {
     expect(conf.name).toBe("lpo-real-node-3");
     expect(conf.plugins.map((p: { type: string }) => p.type)).toEqual(["bridge", "loopback"]);

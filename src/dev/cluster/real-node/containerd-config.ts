@@ -65,9 +65,11 @@ ${cri}.cni]
 /**
  * A bridge network on a private subnet of this machine. The pods get an address and a route
  * to their subnet only (no default route, no masquerading): the host reaches them and they
- * reach the host, and nothing they send can leave the machine.
+ * reach the host, and nothing they send can leave the machine. With `serviceCidr` (a node
+ * running kube-proxy, which routes that range back to the bridge on the host) they also get a
+ * route to the Services' ClusterIPs through the host.
  */
-export function cniConflist(layout: NodeLayout, net: NodeNetwork): string {
+export function cniConflist(layout: NodeLayout, net: NodeNetwork, serviceCidr?: string): string {
   return `${JSON.stringify(
     {
       cniVersion: "0.4.0",
@@ -84,6 +86,7 @@ export function cniConflist(layout: NodeLayout, net: NodeNetwork): string {
             type: "host-local",
             dataDir: layout.cni.ipamDir,
             ranges: [[{ subnet: net.subnet, gateway: net.gateway }]],
+            ...(serviceCidr && { routes: [{ dst: serviceCidr, gw: net.gateway }] }),
           },
         },
         { type: "loopback" },

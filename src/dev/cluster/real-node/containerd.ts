@@ -27,13 +27,18 @@ export async function startContainerd(
   network: NodeNetwork,
   sandboxImage: string,
   cgroupDirs: string[],
+  /** Routed from the pods to the host (a node running kube-proxy): see cniConflist. */
+  serviceCidr?: string,
 ): Promise<ManagedProcess> {
   const c = layout.containerd;
   for (const d of [c.root, c.state, c.opt, c.runcRoot, layout.cni.confDir, layout.cni.ipamDir, layout.logs]) {
     mkdirSync(d, { recursive: true });
   }
   writeFileSync(c.config, containerdConfig(layout, sandboxImage));
-  writeFileSync(path.join(layout.cni.confDir, "10-livepeer-operator.conflist"), cniConflist(layout, network));
+  writeFileSync(
+    path.join(layout.cni.confDir, "10-livepeer-operator.conflist"),
+    cniConflist(layout, network, serviceCidr),
+  );
   const proc = startProcess(
     "containerd",
     "/usr/bin/containerd",

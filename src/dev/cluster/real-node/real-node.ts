@@ -5,7 +5,14 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions, type V1Node } from "@kubernetes/client-node";
+import {
+  CoreV1Api,
+  DiscoveryV1Api,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Node,
+} from "@kubernetes/client-node";
 import { type FakeGpuPlugin, startFakeGpuPlugin } from "../../device-plugin/plugin.ts";
 import { fakeGpuIds } from "../../device-plugin/policy.ts";
 import { ensureBinaries } from "../../toolchain/binaries.ts";
@@ -24,7 +31,9 @@ import { startKubelet } from "./kubelet.ts";
 import { kubeletArgs, kubeletConfig } from "./kubelet-config.ts";
 import { nodeLayout } from "./layout.ts";
 import { claimNetwork } from "./network.ts";
+import { SERVICE_CIDR, type ServiceProxy, startServiceProxy } from "./service-proxy.ts";
 import {
+  type NodeState,
   readNodeState,
   stopOwnProcess,
   type TeardownResult,
@@ -44,6 +53,12 @@ export interface RealNodeOptions {
   progress?: (line: string) => void;
   /** How long to wait for the node to be Ready with its GPUs (default 120 s). */
   readyTimeoutMs?: number;
+  /**
+   * Run kube-proxy and expose the API server behind the `kubernetes` Service, so pods use the
+   * in-cluster config and Services (see service-proxy.ts). One such node per machine at a time:
+   * a second waits for the first to stop. Default false.
+   */
+  serviceProxy?: boolean;
 }
 
 export interface RealNode {
@@ -59,7 +74,16 @@ export interface RealNode {
   pids: { kubelet: number; containerd: number };
   plugin: FakeGpuPlugin;
   /** Milliseconds: the whole start, and its parts (packages and kubelet build are ~0 when warm). */
-  timings: { totalMs: number; packagesMs: number; kubeletBinaryMs: number; startToReadyMs: number };
+  timings: {
+    totalMs: number;
+    packagesMs: number;
+    kubeletBinaryMs: number;
+    startToReadyMs: number;
+    /** From the node Ready to kube-proxy programming the `kubernetes` Service (0 without serviceProxy). */
+    serviceProxyMs: number;
+  };
+  /** With serviceProxy: kube-proxy's pid and where the `kubernetes` Service's endpoint forwards from. */
+  serviceProxy?: { pid: number; apiServerEndpoint: { address: string; port: number } };
   /** Imports a docker-archive/OCI tarball into the node's containerd; returns the image names. */
   importImage(archivePath: string): Promise<string[]>;
   /** Stops and starts the kubelet (pods keep running), resolving when the node is Ready with its GPUs again. */
@@ -82,7 +106,11 @@ export async function startRealNode(cp: ControlPlane, opts: RealNodeOptions = {}
   }
   await ensureHostPackages(progress);
   const packagesMs = Date.now() - t0;
-  const { kubelet } = await ensureBinaries(["kubelet"], progress);
+  const binaries = await ensureBinaries(
+    opts.serviceProxy ? ["kubelet", "kube-proxy"] : ["kubelet"],
+    progress,
+  );
+  const kubelet = binaries.kubelet;
   const kubeletBinaryMs = Date.now() - t0 - packagesMs;
   const pauseArchive = pauseImageArchive();
 
@@ -107,22 +135,24 @@ export async function startRealNode(cp: ControlPlane, opts: RealNodeOptions = {}
   // teardown if this process dies.
   const network = claimNetwork();
   const cgroupDirs = nodeCgroupDirs(network.networkName);
-  const state = { nodeName: NODE_NAME, network, cgroupDirs, pids: {} as Record<string, number> };
+  const state: NodeState = { nodeName: NODE_NAME, network, cgroupDirs, pids: {} };
   writeNodeState(layout, state);
   cp.trackCleanup([process.execPath, TEARDOWN_CLI, layout.dir]);
   await holdHostSettings(layout.dir);
 
   let plugin: FakeGpuPlugin | undefined;
+  let serviceProxy: ServiceProxy | undefined;
   let stopped: Promise<TeardownResult | undefined> | undefined;
   const stop = () => {
     stopped ??= (async () => {
       await drain(core, progress).catch((err: Error) => progress(`[real-node] drain: ${err.message}`));
+      await serviceProxy?.stop().catch((err: Error) => progress(`[real-node] kube-proxy: ${err.message}`));
       await plugin?.stop();
       const s = readNodeState(layout);
       await stopOwnProcess(s?.pids.kubelet, "kubelet");
       await core.deleteNode({ name: NODE_NAME }).catch(() => undefined);
       const result = await teardownNode(layout.dir, progress);
-      for (const pid of Object.values(s?.pids ?? {})) cp.untrack(pid);
+      for (const pid of Object.values(s?.pids ?? {})) if (pid) cp.untrack(pid);
       progress(
         `[real-node] stopped: ${result.unmounted.length} mounts, ${result.netns.length} network namespaces, bridge ${network.bridge} and cgroups removed`,
       );
@@ -134,7 +164,13 @@ export async function startRealNode(cp: ControlPlane, opts: RealNodeOptions = {}
   try {
     createCgroups(cgroupDirs);
     progress(`[real-node] starting containerd (bridge ${network.bridge}, pods on ${network.subnet})`);
-    const containerd = await startContainerd(layout, network, PAUSE_IMAGE, cgroupDirs);
+    const containerd = await startContainerd(
+      layout,
+      network,
+      PAUSE_IMAGE,
+      cgroupDirs,
+      opts.serviceProxy ? SERVICE_CIDR : undefined,
+    );
     state.pids.containerd = containerd.pid;
     writeNodeState(layout, state);
     cp.track(containerd.pid);
@@ -210,6 +246,38 @@ export async function startRealNode(cp: ControlPlane, opts: RealNodeOptions = {}
     progress(`[real-node] starting kubelet as node ${NODE_NAME} with ${gpuCount} x ${gpu.product}`);
     let kubeletProc = launchKubelet();
     await waitReady(kubeletProc);
+    const ready = Date.now();
+    if (opts.serviceProxy) {
+      const [healthz, metrics] = await freePorts(2);
+      const proxyClient = issueCertificate(cp.pki, "real-node-kube-proxy", "/CN=system:kube-proxy", {
+        usage: "client",
+      });
+      const kubeconfig = path.join(layout.dir, "kube-proxy.kubeconfig");
+      writeKubeconfig(kubeconfig, cp.server, cp.pki.caCert, {
+        clientCert: proxyClient.cert,
+        clientKey: proxyClient.key,
+      });
+      state.kubeProxy = binaries["kube-proxy"];
+      writeNodeState(layout, state);
+      progress("[real-node] starting kube-proxy (iptables) and the API server's endpoint on the bridge");
+      serviceProxy = await startServiceProxy({
+        binary: binaries["kube-proxy"]!,
+        kubeconfig,
+        nodeName: NODE_NAME,
+        nodeDir: layout.dir,
+        network,
+        apiServer: cp.server,
+        discovery: kc.makeApiClient(DiscoveryV1Api),
+        logFile: path.join(layout.logs, "real-node-kube-proxy.log"),
+        ports: { healthz: healthz!, metrics: metrics! },
+        started: (pid) => {
+          state.pids["kube-proxy"] = pid;
+          writeNodeState(layout, state);
+          cp.track(pid);
+        },
+        progress,
+      });
+    }
     const now = Date.now();
     cp.beforeStop(async () => {
       await stop();
@@ -225,7 +293,16 @@ export async function startRealNode(cp: ControlPlane, opts: RealNodeOptions = {}
         return { kubelet: kubeletProc.pid, containerd: containerd.pid };
       },
       plugin,
-      timings: { totalMs: now - t0, packagesMs, kubeletBinaryMs, startToReadyMs: now - started },
+      timings: {
+        totalMs: now - t0,
+        packagesMs,
+        kubeletBinaryMs,
+        startToReadyMs: ready - started,
+        serviceProxyMs: now - ready,
+      },
+      ...(serviceProxy && {
+        serviceProxy: { pid: serviceProxy.pid, apiServerEndpoint: serviceProxy.apiServerEndpoint },
+      }),
       importImage: (archive) => importImage(layout.containerd.socket, archive),
       async restartKubelet() {
         const old = kubeletProc.pid;

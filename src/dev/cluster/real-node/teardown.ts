@@ -11,13 +11,16 @@ import { releaseHostSettings } from "./host-settings.ts";
 import { type NodeLayout, type NodeNetwork, nodeLayout } from "./layout.ts";
 import { mountsUnder, unmount, unmountAllUnder } from "./mounts.ts";
 import { bridgeExists, deleteBridge } from "./network.ts";
+import { teardownServiceProxy } from "./service-proxy.ts";
 
 /** What a node records as it starts, for teardown. */
 export interface NodeState {
   nodeName: string;
   network?: NodeNetwork;
   cgroupDirs: string[];
-  pids: Partial<Record<"containerd" | "kubelet", number>>;
+  pids: Partial<Record<"containerd" | "kubelet" | "kube-proxy", number>>;
+  /** Set when the node runs kube-proxy: the binary that removes its chains (`--cleanup`). */
+  kubeProxy?: string;
 }
 
 /** The cgroup directories of the node's containers (sandboxes included), in every hierarchy. */
@@ -170,6 +173,15 @@ export async function teardownNode(
   const containerCgroups = containerCgroupDirs(layout);
   const shims = shimPids(layout.containerd.socket);
 
+  if (state?.kubeProxy) {
+    const cleaned = await teardownServiceProxy(dir, state.kubeProxy, () =>
+      stopOwnProcess(state.pids["kube-proxy"], "kube-proxy", 5_000),
+    ).catch((err: Error) => {
+      result.leftovers.push(err.message);
+      return false;
+    });
+    if (cleaned) log("[real-node] stopped kube-proxy and removed its iptables chains");
+  }
   await stopOwnProcess(state?.pids.kubelet, "kubelet");
   await stopOwnProcess(state?.pids.containerd, "containerd", 5_000);
   // Containers, shims and anything else in the node's cgroups.
