@@ -45,7 +45,8 @@ async function up(base: string, realNode: boolean, gpus: number): Promise<number
   const kc = new KubeConfig();
   kc.loadFromFile(cp.kubeconfig);
   await applyFleet(kc, defaultFleet);
-  const node = realNode ? await startRealNode(cp, { gpus, progress: log }) : undefined;
+  // With kube-proxy: pods reach Services and the API server (in-cluster config), so `helm install` works.
+  const node = realNode ? await startRealNode(cp, { gpus, progress: log, serviceProxy: true }) : undefined;
   const record: ClusterRecord = {
     pid: process.pid,
     kubeconfig: cp.kubeconfig,
@@ -54,7 +55,11 @@ async function up(base: string, realNode: boolean, gpus: number): Promise<number
     processes: {
       ...Object.fromEntries(cp.processes.map((p) => [p.name, p.pid])),
       ...(node
-        ? { "real-node kubelet": node.pids.kubelet, "real-node containerd": node.pids.containerd }
+        ? {
+            "real-node kubelet": node.pids.kubelet,
+            "real-node containerd": node.pids.containerd,
+            ...(node.serviceProxy && { "real-node kube-proxy": node.serviceProxy.pid }),
+          }
         : {}),
     },
     ...(node
@@ -170,7 +175,9 @@ Options:
                 --gpus N (default 2) nvidia.com/gpu; pods on it get real containers and pod IPs
                 from a private bridge subnet. Installs Debian's containerd, runc,
                 containernetworking-plugins and busybox-static when missing, builds the kubelet
-                on first use. Import images with:
+                and kube-proxy on first use. kube-proxy (iptables) serves Services to its pods
+                and this host, the API server's included, so in-cluster clients work; one such
+                node per machine at a time. Import images with:
                   ctr --address <containerdSocket from READY> -n k8s.io images import IMAGE.tar`,
   async run(args) {
     const { values, positionals } = parseArgs({
