@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
 import type { OrchestratorReconciler } from "../../src/controller/orchestrator/reconcile.ts";
-import { type Orchestrator, Orchestrators } from "../../src/controller/orchestrator/resource.ts";
+import type { Orchestrator } from "../../src/controller/orchestrator/resource.ts";
 import {
   Events,
   KubeClient,
@@ -25,6 +25,7 @@ import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulato
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { startTestManager } from "./support/manager.ts";
+import { condition, isServing, orchestratorKit } from "./support/orchestrators.ts";
 
 const PERIOD_MS = 2_000;
 const kc = new PooledKubeConfig();
@@ -67,45 +68,18 @@ afterAll(async () => {
   rmSync(simDir, { recursive: true, force: true });
 });
 
-async function apply(name: string, spec: Record<string, unknown> = {}): Promise<void> {
-  const body = {
-    apiVersion: "livepeer.org/v1alpha1",
-    kind: "Orchestrator",
-    metadata: { name, namespace: ns.name },
-    spec: { ...spec, podTemplate: { nodeSelector: pool.nodeSelector, tolerations: pool.tolerations } },
-  };
-  await kubectl(["apply", "--server-side", "--field-manager=test", "-f", "-"], JSON.stringify(body));
-}
-
-const read = (name: string) => client.get<Orchestrator>(Orchestrators, ns.name, name);
-const condition = (o: Orchestrator | undefined, type: string) =>
-  o?.status?.conditions?.find((c) => c.type === type);
+const kit = orchestratorKit(
+  client,
+  () => ns.name,
+  () =>
+    `${simLog.slice(-5).join("\n")}\n${controllerLog
+      .filter((l) => l.includes("doctor"))
+      .slice(-5)
+      .join("\n")}`,
+);
+const { read, until } = kit;
+const apply = (name: string, spec: Record<string, unknown> = {}) => kit.apply(name, spec, pool);
 const finding = (o: Orchestrator | undefined, id: string) => o?.status?.findings?.find((f) => f.id === id);
-
-async function until(
-  name: string,
-  ok: (o: Orchestrator) => boolean,
-  timeoutMs = 60_000,
-): Promise<Orchestrator> {
-  let last: Orchestrator | undefined;
-  await waitFor(
-    `Orchestrator ${name}`,
-    async () => {
-      last = await read(name);
-      return !!last && ok(last);
-    },
-    timeoutMs,
-    () =>
-      `${JSON.stringify(last?.status, null, 1)}\n${simLog.slice(-5).join("\n")}\n${controllerLog
-        .filter((l) => l.includes("doctor"))
-        .slice(-5)
-        .join("\n")}`,
-  );
-  return last!;
-}
-
-const isServing = (o: Orchestrator) =>
-  condition(o, "Ready")?.status === "True" && o.status?.observedGeneration === o.metadata?.generation;
 
 /** Tells the simulator behind pod NAME-0 what to do (it listens on the pod's own loopback IP). */
 async function sim(name: string, action: unknown): Promise<void> {

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { devnetConfigMap } from "../../src/controller/devnet/deployment-config-map.ts";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
-import { type Orchestrator, Orchestrators } from "../../src/controller/orchestrator/resource.ts";
+import type { Orchestrator } from "../../src/controller/orchestrator/resource.ts";
 import {
   ConfigMaps,
   isNotFound,
@@ -26,6 +26,7 @@ import { readStatus } from "../../src/node/client/index.ts";
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { startTestManager } from "./support/manager.ts";
+import { condition, orchestratorKit } from "./support/orchestrators.ts";
 
 const kc = new PooledKubeConfig();
 kc.loadFromFile(inject("kubeconfig"));
@@ -80,45 +81,10 @@ async function cpuPool(name: string): Promise<NodePool> {
   return p;
 }
 
-async function apply(
-  name: string,
-  spec: Record<string, unknown>,
-  p: NodePool,
-  podTemplate = {},
-): Promise<void> {
-  const body = {
-    apiVersion: "livepeer.org/v1alpha1",
-    kind: "Orchestrator",
-    metadata: { name, namespace: ns.name },
-    spec: {
-      ...spec,
-      podTemplate: { nodeSelector: p.nodeSelector, tolerations: p.tolerations, ...podTemplate },
-    },
-  };
-  await kubectl(["apply", "--server-side", "--field-manager=test", "-f", "-"], JSON.stringify(body));
-}
-
-const read = (name: string) => client.get<Orchestrator>(Orchestrators, ns.name, name);
-const condition = (o: Orchestrator | undefined, type: string) =>
-  o?.status?.conditions?.find((c) => c.type === type);
-
-async function until(
-  name: string,
-  ok: (o: Orchestrator) => boolean,
-  timeoutMs = 60_000,
-): Promise<Orchestrator> {
-  let last: Orchestrator | undefined;
-  await waitFor(
-    `Orchestrator ${name}`,
-    async () => {
-      last = await read(name);
-      return !!last && ok(last);
-    },
-    timeoutMs,
-    () => JSON.stringify(last?.status, null, 1),
-  );
-  return last!;
-}
+const kit = orchestratorKit(client, () => ns.name);
+const { read, until } = kit;
+const apply = (name: string, spec: Record<string, unknown>, p: NodePool, podTemplate = {}) =>
+  kit.apply(name, spec, p, podTemplate);
 
 const current = (o: Orchestrator) => o.status?.observedGeneration === o.metadata?.generation;
 const readyFor = (reason: string) => (o: Orchestrator) =>

@@ -7,7 +7,6 @@ import path from "node:path";
 import type { V1StatefulSet } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
-import { type Orchestrator, Orchestrators } from "../../src/controller/orchestrator/resource.ts";
 import {
   ConfigMaps,
   isNotFound,
@@ -27,6 +26,7 @@ import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulato
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { startTestManager } from "./support/manager.ts";
+import { condition, isServing, orchestratorKit } from "./support/orchestrators.ts";
 
 const kc = new PooledKubeConfig();
 kc.loadFromFile(inject("kubeconfig"));
@@ -62,37 +62,9 @@ async function pool(name: string, nodes: FakeNodeSpec[]): Promise<NodePool> {
   return p;
 }
 
-async function apply(name: string, spec: Record<string, unknown>, p?: NodePool): Promise<void> {
-  const podTemplate = p ? { nodeSelector: p.nodeSelector, tolerations: p.tolerations } : undefined;
-  const body = {
-    apiVersion: "livepeer.org/v1alpha1",
-    kind: "Orchestrator",
-    metadata: { name, namespace: ns.name },
-    spec: { ...spec, ...(podTemplate ? { podTemplate } : {}) },
-  };
-  await kubectl(["apply", "--server-side", "--field-manager=test", "-f", "-"], JSON.stringify(body));
-}
-
-const read = (name: string) => client.get<Orchestrator>(Orchestrators, ns.name, name);
-const condition = (o: Orchestrator | undefined, type: string) =>
-  o?.status?.conditions?.find((c) => c.type === type);
-
-async function until(name: string, ok: (o: Orchestrator) => boolean): Promise<Orchestrator> {
-  let last: Orchestrator | undefined;
-  await waitFor(
-    `Orchestrator ${name}`,
-    async () => {
-      last = await read(name);
-      return !!last && ok(last);
-    },
-    60_000,
-    () => JSON.stringify(last?.status, null, 1),
-  );
-  return last!;
-}
-
-const isReady = (o: Orchestrator) =>
-  condition(o, "Ready")?.status === "True" && o.status?.observedGeneration === o.metadata?.generation;
+const kit = orchestratorKit(client, () => ns.name);
+const { apply, until } = kit;
+const isReady = isServing;
 
 async function config(name: string): Promise<string> {
   const cm = await client.get<KubeObject & { data?: Record<string, string> }>(ConfigMaps, ns.name, name);

@@ -1,0 +1,57 @@
+// What the Orchestrator integration files share: apply one by server-side apply (fenced to a node
+// pool when given one), read it, and wait until its status says something.
+import { type Orchestrator, Orchestrators } from "../../../src/controller/orchestrator/resource.ts";
+import type { KubeClient } from "../../../src/controller/runtime/index.ts";
+import type { NodePool } from "../../../src/dev/cluster/fleet.ts";
+import { waitFor } from "../../../src/dev/cluster/process.ts";
+import { kubectl } from "./cluster.ts";
+
+export const condition = (o: Orchestrator | undefined, type: string) =>
+  o?.status?.conditions?.find((c) => c.type === type);
+
+/** Ready=True at the current generation: serving what the spec asks now. */
+export const isServing = (o: Orchestrator) =>
+  condition(o, "Ready")?.status === "True" && o.status?.observedGeneration === o.metadata?.generation;
+
+export interface OrchestratorKit {
+  apply(name: string, spec?: Record<string, unknown>, pool?: NodePool, podTemplate?: object): Promise<void>;
+  read(name: string): Promise<Orchestrator | undefined>;
+  /** Waits (60 s unless told) for `ok`; a timeout shows the last status and `context()`. */
+  until(name: string, ok: (o: Orchestrator) => boolean, timeoutMs?: number): Promise<Orchestrator>;
+}
+
+/** `namespace` is read at call time (test files create theirs in beforeAll). */
+export function orchestratorKit(
+  client: KubeClient,
+  namespace: () => string,
+  context: () => string = () => "",
+): OrchestratorKit {
+  const read = (name: string) => client.get<Orchestrator>(Orchestrators, namespace(), name);
+  return {
+    read,
+    async apply(name, spec = {}, pool, podTemplate = {}) {
+      const fence = pool ? { nodeSelector: pool.nodeSelector, tolerations: pool.tolerations } : {};
+      const template = { ...fence, ...podTemplate };
+      const body = {
+        apiVersion: "livepeer.org/v1alpha1",
+        kind: "Orchestrator",
+        metadata: { name, namespace: namespace() },
+        spec: { ...spec, ...(Object.keys(template).length ? { podTemplate: template } : {}) },
+      };
+      await kubectl(["apply", "--server-side", "--field-manager=test", "-f", "-"], JSON.stringify(body));
+    },
+    async until(name, ok, timeoutMs = 60_000) {
+      let last: Orchestrator | undefined;
+      await waitFor(
+        `Orchestrator ${name}`,
+        async () => {
+          last = await read(name);
+          return !!last && ok(last);
+        },
+        timeoutMs,
+        () => `${JSON.stringify(last?.status, null, 1)}\n${context()}`,
+      );
+      return last!;
+    },
+  };
+}
