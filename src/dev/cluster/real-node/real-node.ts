@@ -35,6 +35,7 @@ import { SERVICE_CIDR, type ServiceProxy, startServiceProxy } from "./service-pr
 import {
   type NodeState,
   readNodeState,
+  sandboxNetns,
   stopOwnProcess,
   type TeardownResult,
   teardownNode,
@@ -145,13 +146,14 @@ export async function startRealNode(cp: ControlPlane, opts: RealNodeOptions = {}
   let stopped: Promise<TeardownResult | undefined> | undefined;
   const stop = () => {
     stopped ??= (async () => {
+      const netns = sandboxNetns(layout);
       await drain(core, progress).catch((err: Error) => progress(`[real-node] drain: ${err.message}`));
       await serviceProxy?.stop().catch((err: Error) => progress(`[real-node] kube-proxy: ${err.message}`));
       await plugin?.stop();
       const s = readNodeState(layout);
       await stopOwnProcess(s?.pids.kubelet, "kubelet");
       await core.deleteNode({ name: NODE_NAME }).catch(() => undefined);
-      const result = await teardownNode(layout.dir, progress);
+      const result = await teardownNode(layout.dir, progress, netns);
       for (const pid of Object.values(s?.pids ?? {})) if (pid) cp.untrack(pid);
       progress(
         `[real-node] stopped: ${result.unmounted.length} mounts, ${result.netns.length} network namespaces, bridge ${network.bridge} and cgroups removed`,

@@ -72,6 +72,11 @@ interface Bundle {
   cgroupsPath?: string;
 }
 
+/** The network namespaces of the node's pod sandboxes now (to remove even after a drain). */
+export function sandboxNetns(layout: NodeLayout): string[] {
+  return bundles(layout).flatMap((b) => (b.netns ? [b.netns] : []));
+}
+
 /** The task bundles containerd keeps in its state dir: each names its network namespace and shim socket. */
 function bundles(layout: NodeLayout): Bundle[] {
   const root = path.join(layout.containerd.state, "io.containerd.runtime.v2.task");
@@ -165,11 +170,15 @@ export interface TeardownResult {
 export async function teardownNode(
   dir: string,
   log: (line: string) => void = () => undefined,
+  /** Network namespaces seen earlier (before a drain removed their bundles): removed too. */
+  knownNetns: readonly string[] = [],
 ): Promise<TeardownResult> {
   const layout = nodeLayout(dir);
   const state = readNodeState(layout);
   const result: TeardownResult = { killed: 0, unmounted: [], netns: [], restored: [], leftovers: [] };
   const found = bundles(layout);
+  // A drained sandbox's bundle can be gone while containerd has not removed its namespace yet.
+  for (const netns of knownNetns) if (!found.some((b) => b.netns === netns)) found.push({ id: "", netns });
   const containerCgroups = containerCgroupDirs(layout);
   const shims = shimPids(layout.containerd.socket);
 
