@@ -25,6 +25,8 @@ let core: CoreV1Api;
 
 const netnsNow = () => (existsSync("/run/netns") ? readdirSync("/run/netns") : []);
 let netnsBefore: string[] = [];
+/** containerd mounts the pods' network namespaces under the node's directory. */
+const podNetns = (dir: string) => mountsUnder(dir).filter((m) => /\/netns\/[^/]+$/.test(m));
 
 function pod(name: string, gpus: number, script: string): V1Pod {
   return {
@@ -266,8 +268,10 @@ interface Traces {
 function tracesWhileRunning(dir: string): Traces {
   const layout = nodeLayout(dir);
   const state = readNodeState(layout)!;
-  const netns = netnsNow().filter((n) => !netnsBefore.includes(n));
+  const netns = podNetns(dir);
   expect(netns.length).toBeGreaterThan(0); // the GPU pod's sandbox has one
+  // None in the machine's /run/netns.
+  expect(netnsNow().filter((n) => !netnsBefore.includes(n))).toEqual([]);
   expect(mountsUnder(dir).length).toBeGreaterThan(0);
   expect(pidsIn(state.cgroupDirs).length).toBeGreaterThan(0);
   expect(shimPids(layout.containerd.socket).length).toBeGreaterThan(0);
@@ -306,7 +310,8 @@ function expectNoTraces(t: Traces): void {
   expect(ours).toEqual([]);
   expect(mountsUnder(t.dir)).toEqual([]);
   expect(readFileSync("/proc/self/mountinfo", "utf8")).not.toContain(t.dir);
-  expect(netnsNow().filter((n) => t.netns.includes(n))).toEqual([]);
+  for (const n of t.netns) expect(existsSync(n), n).toBe(false);
+  expect(netnsNow().filter((n) => !netnsBefore.includes(n))).toEqual([]);
   expect(bridgeExists(t.bridge)).toBe(false);
   for (const dir of t.cgroupDirs) expect(existsSync(dir), dir).toBe(false);
   expect(existsSync(t.dir)).toBe(false);

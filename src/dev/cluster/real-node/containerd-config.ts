@@ -1,7 +1,7 @@
 // containerd's config and the CNI network of a real node, as pure functions of its layout.
 // Everything containerd can be told to put elsewhere lives under the node's directory, so it
-// never meets /var/lib/containerd or Docker's containerd. (containerd 1.6 still puts shim
-// sockets in /run/containerd/s and network namespaces in /var/run/netns: teardown removes ours.)
+// never meets /var/lib/containerd or Docker's containerd, network namespaces included. (containerd
+// 1.6 still puts shim sockets in /run/containerd/s: teardown removes ours.)
 import type { NodeLayout, NodeNetwork } from "./layout.ts";
 
 export const CNI_BIN_DIR = "/usr/lib/cni";
@@ -38,6 +38,9 @@ ${cri}]
   restrict_oom_score_adj = true
   disable_apparmor = true
   enable_selinux = false
+  # Pod network namespaces under our state dir, not the machine's /var/run/netns: the node's
+  # teardown unmounts everything under its directory, including a sandbox caught mid-creation.
+  netns_mounts_under_state_dir = true
   # kubectl exec/logs/port-forward stream through this server: loopback only.
   stream_server_address = "127.0.0.1"
   stream_server_port = "0"
