@@ -40,8 +40,7 @@ const REASONS: Record<string, string> = {
 
 const NEXT_STEP: Record<string, string> = {
   EndpointTimeout: "the node is up but does not answer in time: check its log and CPU",
-  ConnectionRefused:
-    "nothing listens there: check the node's log for why it stopped or did not bind the port",
+  ConnectionRefused: "check the node's log for why it stopped or did not bind the port",
   EndpointUnreachable: "check the pod network between the controller and the pod",
   EndpointError: "the node answers with an error: check its log",
   BadEndpointAnswer: "the node answers something else than a Livepeer node would: check the image",
