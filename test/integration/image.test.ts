@@ -3,7 +3,7 @@
 // root and as 65532, on a read-only root; the simulator image's entrypoint takes a node pod's
 // arguments from the Orchestrator controller unchanged and binds 0.0.0.0 in a network namespace
 // of its own, as in a pod. Needs root (chroot, unshare, mount) and apt (the Debian packages).
-import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFile, execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,6 +14,7 @@ import { planOrchestrator } from "../../src/controller/orchestrator/plan.ts";
 import type { Orchestrator } from "../../src/controller/orchestrator/resource.ts";
 import { type BuiltImages, buildImages } from "../../src/dev/image/build.ts";
 import { type ArchiveContents, readArchive, unpackArchive } from "../../src/dev/image/unpack.ts";
+import { type AnnouncingChild, spawnAnnouncing } from "../../src/process/announcing-child.ts";
 import { freePorts } from "../../src/process/ports.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -83,36 +84,13 @@ function run(
   });
 }
 
-interface Started {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<number | null>;
+function start(argv: string[], env: NodeJS.ProcessEnv): AnnouncingChild {
+  const s = spawnAnnouncing(argv, env);
+  children.push(s.child);
+  return s;
 }
 
-function start(argv: string[], env: NodeJS.ProcessEnv): Started {
-  const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (err += d));
-  const exit = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  return { child, stdout: () => out, stderr: () => err, exit };
-}
-
-async function ready(s: Started): Promise<Record<string, string>> {
-  for (let i = 0; i < 600; i++) {
-    const line = s
-      .stdout()
-      .split("\n")
-      .find((l) => l.startsWith("READY "));
-    if (line) return JSON.parse(line.slice(6)) as Record<string, string>;
-    if (s.child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no READY line from the simulator image; stderr:\n${s.stderr()}`);
-}
+const ready = (s: AnnouncingChild) => s.ready(30_000);
 
 /** A node pod's objects as the Orchestrator controller builds them, with the simulator image. */
 function simulatorPod() {

@@ -1,9 +1,10 @@
 // `livepeer-operator node-sim` as a child process, as the embedded default and users run it.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { UsageError } from "../../cli/command.ts";
 import { command } from "../../cli/commands/node-sim.ts";
+import { type AnnouncingChild, spawnAnnouncing } from "../../process/announcing-child.ts";
 import { LogClassifier } from "../diagnosis/classifier.ts";
 
 const main = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
@@ -12,39 +13,16 @@ afterAll(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<number | null>;
-}
-
-function launch(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, [main, "node-sim", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { PATH: process.env.PATH ?? "", ...env },
+function launch(args: string[], env: Record<string, string> = {}): AnnouncingChild {
+  const run = spawnAnnouncing([process.execPath, main, "node-sim", ...args], {
+    PATH: process.env.PATH ?? "",
+    ...env,
   });
-  children.push(child);
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (err += d));
-  const exit = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  return { child, stdout: () => out, stderr: () => err, exit };
+  children.push(run.child);
+  return run;
 }
 
-async function ready(run: Run): Promise<Record<string, string>> {
-  for (let i = 0; i < 1000; i++) {
-    const line = run
-      .stdout()
-      .split("\n")
-      .find((l) => l.startsWith("READY "));
-    if (line) return JSON.parse(line.slice(6)) as Record<string, string>;
-    if (run.child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no READY line; stderr:\n${run.stderr()}`);
-}
+const ready = (run: AnnouncingChild) => run.ready(50_000);
 
 const ORCH = [
   "-orchestrator",
