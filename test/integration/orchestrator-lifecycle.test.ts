@@ -359,13 +359,24 @@ describe("serviceAddr from the Service's external address", () => {
     const o = await until("np", (x) => x.status?.serviceAddr === want && current(x));
     expect(await config("np")).toMatch(new RegExp(`^serviceAddr ${want.replace(/\./g, "\\.")}$`, "m"));
     expect(await config("np")).toMatch(/^startupAvailabilityCheck false$/m);
-    const final = await untilPod("np-0", (x) => x.ready, "Ready with the NodePort address");
     // Created with the in-cluster address (generation 1), rolled once (2), and no more.
     const generation = async () => (await statefulSet("np"))?.metadata?.generation;
     expect(await generation()).toBe(2);
+    // The pod of that roll (the old one may still be Ready for a moment after the StatefulSet
+    // moved to generation 2).
+    let final: PodView | undefined;
+    await waitFor(
+      "pod np-0 Ready on the StatefulSet's update revision (the NodePort address)",
+      async () => {
+        const sts = JSON.parse(await kubectl(["get", "sts", "np", "-n", ns.name, "-o", "json"]));
+        final = await pod("np-0");
+        return !!final?.ready && final.revision === sts.status?.updateRevision;
+      },
+      60_000,
+    );
     await new Promise((r) => setTimeout(r, 5_000));
     expect(await generation()).toBe(2);
-    expect((await pod("np-0"))?.uid).toBe(final.uid);
+    expect((await pod("np-0"))?.uid).toBe(final?.uid);
     expect((await read("np"))?.status?.serviceAddr).toBe(o.status?.serviceAddr);
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { controllers } from "../../controller/controllers.ts";
+import { CONTROLLER_NAMES, controllers } from "../../controller/controllers.ts";
 import { parseAddress } from "../../controller/runtime/health-server.ts";
 import {
   createLogger,
@@ -17,7 +17,7 @@ const IN_CLUSTER_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/name
 
 const usage = `Usage: livepeer-operator controller [options]
 
-Runs the operator's controllers (${controllers.map((c) => c.name).join(", ")}) against the cluster in
+Runs the operator's controllers (${CONTROLLER_NAMES.join(", ")}) against the cluster in
 --kubeconfig, $KUBECONFIG, or the pod's service account. With several replicas, one leads
 (a coordination.k8s.io Lease) and the others wait, caches warm, to take over.
 
@@ -38,6 +38,10 @@ Options:
   --identity NAME          this replica's name in the Lease and Events (default: $POD_NAME, else
                            hostname_uuid)
   --shutdown-timeout S     seconds to let reconciles finish on SIGTERM (default 20)
+  --node-doctor-period S   seconds between two looks at a node pod's endpoints and log (default 30)
+  --node-doctor-rate N     looks started per second, at most (default 20; each reads a log through
+                           the API server): past period x rate pods, each is looked at every
+                           pods / rate seconds instead
   --log-level LEVEL        debug | info | warn | error (default info)`;
 
 function seconds(flag: string, value: string | undefined, fallbackMs: number): number {
@@ -84,6 +88,8 @@ function parse(args: string[]) {
         workers: { type: "string", default: "2" },
         identity: { type: "string" },
         "shutdown-timeout": { type: "string" },
+        "node-doctor-period": { type: "string" },
+        "node-doctor-rate": { type: "string" },
         "log-level": { type: "string", default: "info" },
       },
     });
@@ -121,13 +127,25 @@ export const command: Command = {
     }
     const namespaces = list(values.namespace);
     const wanted = list(values.controllers);
-    const unknown = wanted.filter((n) => !controllers.some((c) => c.name === n));
+    const unknown = wanted.filter((n) => !CONTROLLER_NAMES.includes(n));
     if (unknown.length) {
       throw new UsageError(
-        `unknown controller ${unknown.join(", ")}: choose from ${controllers.map((c) => c.name).join(", ")}`,
+        `unknown controller ${unknown.join(", ")}: choose from ${CONTROLLER_NAMES.join(", ")}`,
       );
     }
-    const selected = wanted.length ? controllers.filter((c) => wanted.includes(c.name)) : controllers;
+    const rate = values["node-doctor-rate"];
+    if (rate !== undefined && !(Number(rate) > 0)) {
+      throw new UsageError(`--node-doctor-rate must be a positive number of looks per second, got ${rate}`);
+    }
+    const all = controllers({
+      doctor: {
+        ...(values["node-doctor-period"] !== undefined
+          ? { periodMs: seconds("node-doctor-period", values["node-doctor-period"], 30_000) }
+          : {}),
+        ...(rate !== undefined ? { looksPerSecond: Number(rate) } : {}),
+      },
+    });
+    const selected = wanted.length ? all.filter((c) => wanted.includes(c.name)) : all;
     const leaseDurationMs = seconds(
       "lease-duration",
       values["lease-duration"],

@@ -41,6 +41,12 @@ export interface NodeDoctorOptions {
   logTimeoutMs?: number;
   /** Pods looked at concurrently (each look: up to 4 node reads and 1-2 log reads). */
   concurrency?: number;
+  /**
+   * Looks started per second, at most (default 20). Each reads a log through the API server, so
+   * the doctor's load stays bounded however many pods there are: past periodMs x this many pods
+   * (600 by default), each pod is looked at less often than every period - pods x 1/rate seconds.
+   */
+  looksPerSecond?: number;
   /** Lines read from a log the doctor has not read before (a fresh container's log is shorter). */
   firstReadTailLines?: number;
   /** Bytes per log read; a chatty node is caught up over several reads. */
@@ -104,6 +110,9 @@ export class NodeDoctor {
   #timer: NodeJS.Timeout | undefined;
   #term: AbortSignal | undefined;
   #stats = { looks: 0, logReads: 0, endpointReads: 0, inFlight: 0 };
+  /** Looks that may start now (a token bucket refilled at looksPerSecond, holding one second's). */
+  #tokens: number;
+  #tokensAt = Date.now();
 
   constructor(o: NodeDoctorOptions) {
     this.#o = {
@@ -112,6 +121,7 @@ export class NodeDoctor {
       endpointTimeoutMs: 2_000,
       logTimeoutMs: 10_000,
       concurrency: 32,
+      looksPerSecond: 20,
       firstReadTailLines: 500,
       logLimitBytes: 256 * 1024,
       container: "livepeer",
@@ -120,6 +130,7 @@ export class NodeDoctor {
       log: o.log ?? silentLogger,
     };
     this.#limiter = new Limiter(this.#o.concurrency);
+    this.#tokens = this.#o.looksPerSecond;
   }
 
   /**
@@ -241,10 +252,21 @@ export class NodeDoctor {
 
   #tick(): void {
     const now = Date.now();
+    const rate = this.#o.looksPerSecond;
+    this.#tokens = Math.min(rate, this.#tokens + ((now - this.#tokensAt) / 1000) * rate);
+    this.#tokensAt = now;
+    const due: Array<[Patient, PodState]> = [];
     for (const patient of this.#patients.values()) {
       for (const state of patient.pods.values()) {
-        if (!state.busy && state.dueAt <= now) void this.#look(patient, state);
+        if (!state.busy && state.dueAt <= now) due.push([patient, state]);
       }
+    }
+    // More due than the rate allows: the longest overdue first, the rest at the next ticks.
+    if (due.length > this.#tokens) due.sort((a, b) => a[1].dueAt - b[1].dueAt);
+    for (const [patient, state] of due) {
+      if (this.#tokens < 1) break;
+      this.#tokens--;
+      void this.#look(patient, state);
     }
   }
 

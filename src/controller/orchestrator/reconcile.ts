@@ -51,6 +51,9 @@ export interface OrchestratorOptions {
   liveCallTimeoutMs?: number;
 }
 
+/** Look again this long after a reconcile that left Ready not True (jittered by 10%). */
+const NOT_READY_RECHECK_MS = 5 * 60_000;
+
 /** What one reconcile's steps share besides the plan. */
 interface Run {
   /** This Orchestrator's pods as cached when the reconcile began. */
@@ -146,8 +149,14 @@ export class OrchestratorReconciler implements Reconciler {
       new Date(),
     );
     await this.#writeStatus(orch, status, ctx);
-    // Pods that are not Ready yet report through pod events; a periodic look catches the rest.
-    const again = findCondition(status.conditions, "Ready")?.status === "True" ? undefined : 30_000;
+    // Everything the status reads is watched (pods, children, Nodes, the keystore Secret, the
+    // devnet ConfigMap) or wakes the key itself (the doctor); a slow look while not Ready only
+    // catches what no event announces (a keystore read that failed), spread so 5,000 unready
+    // Orchestrators do not come back in one burst.
+    const again =
+      findCondition(status.conditions, "Ready")?.status === "True"
+        ? undefined
+        : NOT_READY_RECHECK_MS * (0.9 + 0.2 * Math.random());
     const next = Math.min(again ?? Number.POSITIVE_INFINITY, run.recheckAfterMs ?? Number.POSITIVE_INFINITY);
     return Number.isFinite(next) ? requeueAfter(next) : done;
   }

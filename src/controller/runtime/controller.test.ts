@@ -1,11 +1,13 @@
 // The controller's worker loop against a real work queue, with an in-memory cache (the
 // Kubernetes side is covered by the integration tests on the local control plane).
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Controller } from "./controller.ts";
+import type { Informer, InformerHandlers } from "./informer.ts";
 import { silentLogger } from "./log.ts";
 import { RuntimeMetrics } from "./metrics.ts";
+import type { KubeObject } from "./objects.ts";
 import type { CacheReader, ControllerDefinition, ReconcileResult, Reconciler } from "./reconciler.ts";
-import { ConfigMaps } from "./resources.ts";
+import { ConfigMaps, Secrets, StatefulSets } from "./resources.ts";
 
 const emptyCache = { list: () => [] } as unknown as CacheReader;
 
@@ -79,9 +81,11 @@ describe("controller", () => {
     c.enqueue("ns/a");
     await vi.waitFor(() => expect(at).toHaveLength(2), { timeout: 2000 });
     expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(99);
-    expect(await metrics.registry.metrics()).toContain(
-      'controller_runtime_reconcile_total{controller="test",result="requeue_after"} 1',
-    );
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('controller_runtime_reconcile_total{controller="test",result="requeue_after"} 1');
+    // Counted when the key comes back, by what asked for it.
+    expect(text).toContain('livepeer_operator_enqueues_total{controller="test",cause="wake"} 1');
+    expect(text).toContain('livepeer_operator_enqueues_total{controller="test",cause="requeue"} 1');
     await c.stop();
   });
 
@@ -121,5 +125,118 @@ describe("controller", () => {
     await sleep(10);
     expect(await c.stop()).toEqual(["ns/slow"]);
     expect(aborted).toBe(true);
+  });
+
+  describe("resync", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it("visits every key once per period, spread in one-second slices rather than in one burst", async () => {
+      vi.useFakeTimers();
+      const keys = Array.from({ length: 10 }, (_, i) => `ns/o-${i}`);
+      const cache = { list: () => keys.map((k) => ({ metadata: { namespace: "ns", name: k.slice(3) } })) };
+      const at = new Map<string, number[]>();
+      const reconcile = async (key: string) => {
+        at.set(key, [...(at.get(key) ?? []), Date.now()]);
+        return { done: true } as const;
+      };
+      const def: ControllerDefinition = { name: "test", resource: ConfigMaps, setup: () => ({ reconcile }) };
+      const c = new Controller(
+        def,
+        { reconcile },
+        cache as unknown as CacheReader,
+        new RuntimeMetrics({ processMetrics: false }),
+        silentLogger,
+        { workers: 2, resyncPeriodMs: 5_000, stopTimeoutMs: 1_000 },
+      );
+      const t0 = Date.now();
+      c.start(); // a term starts with every cached key
+      await vi.advanceTimersByTimeAsync(100);
+      expect(at.size).toBe(10);
+      at.clear();
+      await vi.advanceTimersByTimeAsync(4_000);
+      expect(at.size).toBe(0); // the first round starts one period (+-10%) after the term began
+      await vi.advanceTimersByTimeAsync(7_000);
+      expect([...at.keys()].sort()).toEqual([...keys].sort());
+      // 10 keys over 5 s: 2 a second, never all at once.
+      const firstVisits = [...at.values()].map((t) => t[0]! - t0);
+      const perSecond = new Map<number, number>();
+      for (const t of firstVisits)
+        perSecond.set(Math.floor(t / 1000), (perSecond.get(Math.floor(t / 1000)) ?? 0) + 1);
+      expect(Math.max(...perSecond.values())).toBe(2);
+      expect(Math.max(...firstVisits) - Math.min(...firstVisits)).toBeGreaterThanOrEqual(4_000);
+      await vi.advanceTimersByTimeAsync(6_000);
+      expect(Math.min(...[...at.values()].map((t) => t.length))).toBe(2); // the next round
+      await c.stop();
+    });
+  });
+
+  it.each([
+    ["primary: the status alone (its own write)", ConfigMaps, { status: { phase: "b" } }, []],
+    ["primary: the spec", ConfigMaps, { spec: { x: 2 } }, ["ns/a"]],
+    ["primary: a label", ConfigMaps, { metadata: { labels: { l: "2" } } }, ["ns/a"]],
+    [
+      "primary: being deleted",
+      ConfigMaps,
+      { metadata: { deletionTimestamp: "2026-11-23T00:00:00Z" } },
+      ["ns/a"],
+    ],
+    ["owned: the resourceVersion alone", Secrets, {}, []],
+    ["owned: its status", Secrets, { status: { phase: "b" } }, ["ns/owner"]],
+    ["watched: the resourceVersion alone (a Node heartbeat, reduced to facts)", StatefulSets, {}, []],
+    ["watched: a label", StatefulSets, { metadata: { labels: { l: "2" } } }, ["ns/mapped"]],
+  ] as const)("an update changing %s enqueues what it should", (_what, resource, change, expected) => {
+    const handlers = new Map<unknown, InformerHandlers<KubeObject>>();
+    const informer = (t: unknown) =>
+      ({ addHandlers: (h: InformerHandlers<KubeObject>) => handlers.set(t, h) }) as unknown as Informer;
+    const def: ControllerDefinition = {
+      name: "test",
+      resource: ConfigMaps,
+      owns: [Secrets],
+      watches: [{ resource: StatefulSets, map: () => ["ns/mapped"] }],
+      setup: () => ({ reconcile: async () => ({ done: true }) }),
+    };
+    const c = new Controller(
+      def,
+      { reconcile: async () => ({ done: true }) },
+      emptyCache,
+      new RuntimeMetrics({ processMetrics: false }),
+      silentLogger,
+      {
+        workers: 1,
+        resyncPeriodMs: 0,
+        stopTimeoutMs: 100,
+      },
+    );
+    c.attach(informer as never);
+    const enqueued: string[] = [];
+    c.enqueue = (key) => void enqueued.push(key);
+    const old = {
+      apiVersion: "v1",
+      kind: "Thing",
+      metadata: {
+        name: "a",
+        namespace: "ns",
+        resourceVersion: "1",
+        labels: { l: "1" },
+        managedFields: [{ manager: "x" }],
+        ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: "u", controller: true }],
+      },
+      spec: { x: 1 },
+      status: { phase: "a" },
+    } as KubeObject;
+    const next = {
+      ...old,
+      ...change,
+      metadata: {
+        ...old.metadata,
+        resourceVersion: "2",
+        managedFields: [{ manager: "y" }],
+        ...("metadata" in change ? change.metadata : {}),
+      },
+    } as KubeObject;
+    handlers.get(resource)?.onUpdate?.(old, next);
+    expect([...new Set(enqueued)]).toEqual(expected);
   });
 });

@@ -7,7 +7,15 @@ import { backoffDelay, sleep } from "./backoff.ts";
 import type { Informer } from "./informer.ts";
 import type { Logger } from "./log.ts";
 import type { RuntimeMetrics } from "./metrics.ts";
-import { controllerOf, type KubeObject, keyFor, keyOf, type ObjectKey } from "./objects.ts";
+import {
+  changedBeyondStatus,
+  changedBeyondVersion,
+  controllerOf,
+  type KubeObject,
+  keyFor,
+  keyOf,
+  type ObjectKey,
+} from "./objects.ts";
 import type { RateLimiterOptions } from "./rate-limiter.ts";
 import { defaultControllerRateLimiter } from "./rate-limiter.ts";
 import type { CacheReader, ControllerDefinition, ReconcileResult, Reconciler } from "./reconciler.ts";
@@ -62,24 +70,31 @@ export class Controller {
     return this.#queue;
   }
 
-  /** Wires informer events to this controller's keys (once, at manager setup). */
+  /**
+   * Wires informer events to this controller's keys (once, at manager setup). Updates that change
+   * nothing a reconcile reads are dropped: a primary's status alone (the reconciler wrote it), a
+   * cached fact's resourceVersion alone (a Node heartbeat would otherwise wake every Orchestrator).
+   */
   attach(informers: (t: ControllerDefinition["resource"]) => Informer): void {
     const primary = this.#def.resource;
     informers(primary).addHandlers({
-      onAdd: (o) => this.enqueue(keyOf(o)),
-      onUpdate: (_old, o) => this.enqueue(keyOf(o)),
-      onDelete: (o) => this.enqueue(keyOf(o)),
+      onAdd: (o) => this.enqueue(keyOf(o), primary.kind),
+      onUpdate: (old, o) => {
+        if (changedBeyondStatus(old, o)) this.enqueue(keyOf(o), primary.kind);
+      },
+      onDelete: (o) => this.enqueue(keyOf(o), primary.kind),
     });
     for (const owned of this.#def.owns ?? []) {
       const toOwner = (o: KubeObject) => {
         const ref = controllerOf(o);
         if (ref && isOfType(primary, ref)) {
-          this.enqueue(keyFor(primary.namespaced ? o.metadata?.namespace : undefined, ref.name));
+          this.enqueue(keyFor(primary.namespaced ? o.metadata?.namespace : undefined, ref.name), owned.kind);
         }
       };
       informers(owned).addHandlers({
         onAdd: toOwner,
         onUpdate: (old, o) => {
+          if (!changedBeyondVersion(old, o)) return;
           toOwner(old);
           toOwner(o);
         },
@@ -88,11 +103,12 @@ export class Controller {
     }
     for (const w of this.#def.watches ?? []) {
       const map = (o: KubeObject) => {
-        for (const key of w.map(o, this.#cache)) this.enqueue(key);
+        for (const key of w.map(o, this.#cache)) this.enqueue(key, w.resource.kind);
       };
       informers(w.resource).addHandlers({
         onAdd: map,
         onUpdate: (old, o) => {
+          if (!changedBeyondVersion(old, o)) return;
           map(old);
           map(o);
         },
@@ -101,8 +117,9 @@ export class Controller {
     }
   }
 
-  enqueue(key: ObjectKey): void {
-    this.#queue?.add(key);
+  /** `cause` labels the enqueues metric: what asked for this key (default: a wake). */
+  enqueue(key: ObjectKey, cause = "wake"): void {
+    this.#queue?.add(key, cause);
   }
 
   /** Starts a leadership term: a fresh queue holding every cached primary key, and the workers. */
@@ -113,7 +130,7 @@ export class Controller {
       rateLimiter: defaultControllerRateLimiter(this.#o.rateLimiter),
       metrics: this.#metrics.queue(this.name),
     });
-    for (const obj of this.#cache.list(this.#def.resource)) this.#queue.add(keyOf(obj));
+    for (const obj of this.#cache.list(this.#def.resource)) this.enqueue(keyOf(obj), "start");
     this.#log.info(`started ${this.#o.workers} workers`, {
       resource: resourceName(this.#def.resource),
       keys: this.#queue.len(),
@@ -129,7 +146,7 @@ export class Controller {
   async stop(): Promise<string[]> {
     const queue = this.#queue;
     if (!queue || queue.shuttingDown) return [];
-    clearTimeout(this.#resync);
+    clearInterval(this.#resync);
     queue.shutDown();
     const inFlight = queue.processing();
     if (inFlight.length) this.#log.info("waiting for reconciles in flight", { keys: inFlight.join(",") });
@@ -152,15 +169,30 @@ export class Controller {
     return stuck;
   }
 
+  /**
+   * Every cached key once per resync period, spread evenly over it (a slice each second): a
+   * round of thousands of keys enqueued at once would make every event behind them wait.
+   */
   #scheduleResync(): void {
     const period = this.#o.resyncPeriodMs;
     if (!(period > 0)) return;
+    const slice = Math.min(1_000, period);
     // Jitter so replicas (and controllers) do not resync in lockstep.
-    const delay = backoffDelay(1, { initialMs: period, maxMs: period, jitter: 0.1 });
-    this.#resync = setTimeout(() => {
-      for (const obj of this.#cache.list(this.#def.resource)) this.enqueue(keyOf(obj));
-      this.#scheduleResync();
-    }, delay);
+    const jittered = () => backoffDelay(1, { initialMs: period, maxMs: period, jitter: 0.1 });
+    let keys: ObjectKey[] = [];
+    let next = 0;
+    let roundAt = Date.now() + jittered();
+    this.#resync = setInterval(() => {
+      if (next >= keys.length) {
+        if (Date.now() < roundAt) return;
+        keys = this.#cache.list(this.#def.resource).map((o) => keyOf(o));
+        next = 0;
+        roundAt = Date.now() + jittered();
+      }
+      const count = Math.ceil((keys.length * slice) / period);
+      for (const key of keys.slice(next, next + count)) this.enqueue(key, "resync");
+      next += count;
+    }, slice);
     this.#resync.unref?.();
   }
 

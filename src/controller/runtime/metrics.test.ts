@@ -6,7 +6,7 @@ describe("metrics", () => {
     const m = new RuntimeMetrics({ processMetrics: false });
     m.controller("webhook", 2);
     const q = m.queue("webhook");
-    q.added();
+    q.added("Webhook");
     q.depth(1);
     q.queued(0.01);
     q.worked(0.02);
@@ -27,6 +27,7 @@ describe("metrics", () => {
       'controller_runtime_reconcile_time_seconds_count{controller="webhook"} 3',
       'workqueue_depth{name="webhook"} 1',
       'workqueue_adds_total{name="webhook"} 1',
+      'livepeer_operator_enqueues_total{controller="webhook",cause="Webhook"} 1',
       'workqueue_queue_duration_seconds_count{name="webhook"} 1',
       'workqueue_work_duration_seconds_count{name="webhook"} 1',
       'workqueue_retries_total{name="webhook"} 1',

@@ -31,6 +31,7 @@ export class RuntimeMetrics {
   readonly informerRestarts: Counter<"resource" | "reason">;
   readonly restRequests: Counter<"code" | "method">;
   readonly restLatency: Histogram<"verb">;
+  readonly enqueues: Counter<"controller" | "cause">;
 
   constructor(opts: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -129,6 +130,12 @@ export class RuntimeMetrics {
       buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
       registers,
     });
+    this.enqueues = new Counter({
+      name: "livepeer_operator_enqueues_total",
+      help: "Keys added to a controller's queue (workqueue_adds_total) by cause: the kind whose event mapped to the key, wake (the reconciler's own components, e.g. the node doctor), requeue (a reconcile asked to look again), retry (after an error), resync, start (a leadership term began)",
+      labelNames: ["controller", "cause"],
+      registers,
+    });
   }
 
   queue(name: string): QueueMetrics {
@@ -138,7 +145,10 @@ export class RuntimeMetrics {
     this.queueRetries.inc(l, 0);
     return {
       depth: (n) => this.queueDepth.set(l, n),
-      added: () => this.queueAdds.inc(l),
+      added: (cause) => {
+        this.queueAdds.inc(l);
+        this.enqueues.inc({ controller: name, cause });
+      },
       queued: (s) => this.queueDuration.observe(l, s),
       worked: (s) => this.workDuration.observe(l, s),
       retried: () => this.queueRetries.inc(l),

@@ -88,3 +88,24 @@ export function groupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf("/");
   return slash < 0 ? "" : apiVersion.slice(0, slash);
 }
+
+/** The object as a reconciler reads it, minus what every write changes (version, field owners). */
+function content(obj: KubeObject, withStatus: boolean): string {
+  const { resourceVersion: _v, managedFields: _f, ...meta } = obj.metadata ?? {};
+  const { status, ...rest } = obj as KubeObject & { status?: unknown };
+  return JSON.stringify({ ...rest, metadata: meta, ...(withStatus ? { status } : {}) });
+}
+
+/**
+ * Whether an update changed anything a reconciler reads. A cached object reduced to facts (a
+ * Node to its labels and addresses) gets a new resourceVersion on every heartbeat of the full
+ * object; waking every owner of it for that would be work for nothing.
+ */
+export function changedBeyondVersion(old: KubeObject, next: KubeObject): boolean {
+  return content(old, true) !== content(next, true);
+}
+
+/** Whether an update changed more than the status (a primary's own status write is not news). */
+export function changedBeyondStatus(old: KubeObject, next: KubeObject): boolean {
+  return content(old, false) !== content(next, false);
+}

@@ -8,7 +8,8 @@ import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiter.t
 
 export interface QueueMetrics {
   depth(n: number): void;
-  added(): void;
+  /** A key entered the queue (not counted when it was already waiting), and what asked for it. */
+  added(cause: string): void;
   /** Seconds a key waited in the queue before a worker took it. */
   queued(seconds: number): void;
   /** Seconds a worker held a key. */
@@ -40,19 +41,20 @@ export class WorkQueue {
     this.#metrics = opts.metrics ?? noMetrics;
   }
 
-  add(key: string): void {
+  /** `cause`: what asked for the key (a kind whose event mapped to it, "requeue", ...), for metrics. */
+  add(key: string, cause = "add"): void {
     if (this.#shuttingDown || this.#dirty.has(key)) return;
-    this.#metrics.added();
+    this.#metrics.added(cause);
     this.#dirty.add(key);
     this.#enqueuedAt.set(key, Date.now());
     if (this.#processing.has(key)) return; // handed out again by done()
     this.#push(key);
   }
 
-  addAfter(key: string, delayMs: number): void {
+  addAfter(key: string, delayMs: number, cause = "requeue"): void {
     if (this.#shuttingDown) return;
     if (delayMs <= 0) {
-      this.add(key);
+      this.add(key, cause);
       return;
     }
     const readyAt = Date.now() + delayMs;
@@ -61,7 +63,7 @@ export class WorkQueue {
     if (existing) clearTimeout(existing.timer);
     const timer = setTimeout(() => {
       this.#waiting.delete(key);
-      this.add(key);
+      this.add(key, cause);
     }, delayMs);
     timer.unref?.();
     this.#waiting.set(key, { readyAt, timer });
@@ -71,7 +73,7 @@ export class WorkQueue {
   addRateLimited(key: string): number {
     this.#metrics.retried();
     const delay = this.#limiter.when(key);
-    this.addAfter(key, delay);
+    this.addAfter(key, delay, "retry");
     return delay;
   }
 
