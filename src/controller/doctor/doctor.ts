@@ -42,9 +42,11 @@ export interface NodeDoctorOptions {
   /** Pods looked at concurrently (each look: up to 4 node reads and 1-2 log reads). */
   concurrency?: number;
   /**
-   * Looks started per second, at most (default 20). Each reads a log through the API server, so
-   * the doctor's load stays bounded however many pods there are: past periodMs x this many pods
-   * (600 by default), each pod is looked at less often than every period - pods x 1/rate seconds.
+   * Periodic looks started per second, at most (default 20). Each reads a log through the API
+   * server, so the doctor's load stays bounded however many pods there are: past periodMs x this
+   * many pods (600 by default), each pod is looked at less often than every period - pods / rate
+   * seconds. A pod that just changed (new, Ready flipped, restarted) is looked at at once, within
+   * `concurrency`, whatever the rate: that look is what a status is waiting for.
    */
   looksPerSecond?: number;
   /** Lines read from a log the doctor has not read before (a fresh container's log is shorter). */
@@ -87,6 +89,8 @@ interface PodState {
   logError: string | undefined;
   /** Looks in a row whose endpoints failed: the retry backs off from retryMs to periodMs. */
   failures: number;
+  /** Something happened to the pod (new, Ready changed, restarted): looked at now, outside the rate. */
+  changed: boolean;
 }
 
 interface Patient {
@@ -175,6 +179,7 @@ export class NodeDoctor {
       // Something happened to the pod: look now rather than at the end of the period.
       if (before.ready !== t.ready || before.restartCount !== t.restartCount || before.hasLog !== t.hasLog) {
         state.dueAt = now;
+        state.changed = true;
       }
       if (!t.ready) state.reading = undefined;
     }
@@ -258,7 +263,9 @@ export class NodeDoctor {
     const due: Array<[Patient, PodState]> = [];
     for (const patient of this.#patients.values()) {
       for (const state of patient.pods.values()) {
-        if (!state.busy && state.dueAt <= now) due.push([patient, state]);
+        if (state.busy || state.dueAt > now) continue;
+        if (state.changed) void this.#look(patient, state);
+        else due.push([patient, state]);
       }
     }
     // More due than the rate allows: the longest overdue first, the rest at the next ticks.
@@ -272,6 +279,7 @@ export class NodeDoctor {
 
   async #look(patient: Patient, state: PodState): Promise<void> {
     state.busy = true;
+    state.changed = false;
     this.#stats.inFlight++;
     let again = this.#o.periodMs;
     try {
@@ -415,6 +423,7 @@ function newPodState(target: NodeTarget, now: number): PodState {
     abort: new AbortController(),
     logError: undefined,
     failures: 0,
+    changed: true,
   };
 }
 

@@ -1,6 +1,10 @@
 // One bounded read of a pod container's log through the Kubernetes API (GET .../pods/NAME/log),
 // without follow: the request ends by itself, so nothing stays open between reads.
-import { HttpMethod, IsomorphicFetchHttpLibrary, RequestContext } from "@kubernetes/client-node";
+import {
+  HttpMethod,
+  IsomorphicFetchHttpLibrary,
+  RequestContext,
+} from "@kubernetes/client-node/dist/gen/http/http.js";
 import { KubeApiError } from "../runtime/api-error.ts";
 import type { KubeClient } from "../runtime/index.ts";
 

@@ -4,13 +4,14 @@
 // one error type carrying the server's reason and message. Responses stay plain JSON (timestamps
 // as strings), which is what status comparison and the caches want. Measured as fast as the
 // generated client on the same pooled KubeConfig (bench/dispatcher-reuse.ts).
+// Deep imports: the package index loads every generated API class (see slim-client-node.ts).
+import type { KubeConfig } from "@kubernetes/client-node";
 import {
   HttpMethod,
   IsomorphicFetchHttpLibrary,
-  type KubeConfig,
-  PatchStrategy,
   RequestContext,
-} from "@kubernetes/client-node";
+} from "@kubernetes/client-node/dist/gen/http/http.js";
+import { PatchStrategy } from "@kubernetes/client-node/dist/patch.js";
 import { KubeApiError } from "./api-error.ts";
 import type { KubeList, KubeObject } from "./objects.ts";
 import { apiVersionOf, type ResourceType, resourcePath } from "./resources.ts";

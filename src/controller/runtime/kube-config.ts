@@ -9,7 +9,9 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import type https from "node:https";
-import { type Cluster, KubeConfig } from "@kubernetes/client-node";
+import type { Cluster } from "@kubernetes/client-node";
+// Deep import: the package index loads every generated API class (see slim-client-node.ts).
+import { KubeConfig } from "@kubernetes/client-node/dist/config.js";
 
 interface Dispatcher {
   close(): Promise<void>;

@@ -25,10 +25,11 @@ export interface ControllerProcess {
 
 const running = new Set<ControllerProcess>();
 
-export function startController(identity: string, args: string[]): ControllerProcess {
+/** `main`: the CLI entry to run (default: the TypeScript source; the image runs compiled JS). */
+export function startController(identity: string, args: string[], main = MAIN): ControllerProcess {
   const child = spawn(
     process.execPath,
-    [MAIN, "controller", "--identity", identity, "--metrics-addr", "127.0.0.1:0", ...args],
+    [main, "controller", "--identity", identity, "--metrics-addr", "127.0.0.1:0", ...args],
     {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, KUBECONFIG: "" },
