@@ -62,6 +62,16 @@ async function pool<T>(items: T[], limit: number, fn: (t: T) => Promise<void>): 
   );
 }
 
+// The controller runs as the image runs it: compiled JavaScript (`npm run build` -> dist/), not
+// TypeScript stripped at load time (Node's type stripper alone holds about 20 MB).
+let main: string | undefined;
+if (!values["from-source"]) {
+  execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], {
+    stdio: "inherit",
+  });
+  main = "dist/cli/main.js";
+}
+
 const cp = await startControlPlane({});
 try {
   const kc = new PooledKubeConfig();
@@ -117,15 +127,6 @@ try {
   process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, chartValues.controller.nodeOptions]
     .filter(Boolean)
     .join(" ");
-  // The controller runs as the image runs it: compiled JavaScript (`npm run build` -> dist/), not
-  // TypeScript stripped at load time (Node's type stripper alone holds about 20 MB).
-  let main: string | undefined;
-  if (!values["from-source"]) {
-    execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], {
-      stdio: "inherit",
-    });
-    main = "dist/cli/main.js";
-  }
   const ctl = startController(
     "bench",
     [`--kubeconfig=${cp.kubeconfig}`, "--namespace=operated", "--leader-elect=false", `--workers=${C}`],

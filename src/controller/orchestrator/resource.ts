@@ -38,7 +38,14 @@ export interface PodFacts extends KubeObject {
   status?: {
     phase?: string;
     podIP?: string;
-    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+    conditions?: {
+      type: string;
+      status: string;
+      reason?: string;
+      message?: string;
+      /** Stuck-rollout recovery: since when a pod has not been Ready. */
+      lastTransitionTime?: string;
+    }[];
     containerStatuses?: {
       name: string;
       ready: boolean;
@@ -82,6 +89,36 @@ export function podFacts(obj: KubeObject): KubeObject {
       deletionTimestamp: m.deletionTimestamp,
     },
     spec: { nodeName: p.spec?.nodeName },
-    status: p.status,
+    status: podStatusFacts(p.status),
   } as KubeObject;
+}
+
+/**
+ * Of a pod's status, what PodFacts declares: a pod's status also carries its images, container
+ * ids, resources, volume mounts and IPs, several KB a pod that 5,000 Orchestrators would keep for
+ * nothing.
+ */
+function podStatusFacts(s: PodFacts["status"]): PodFacts["status"] {
+  if (!s) return s;
+  const status: NonNullable<PodFacts["status"]> = {};
+  if (s.phase !== undefined) status.phase = s.phase;
+  if (s.podIP !== undefined) status.podIP = s.podIP;
+  if (s.conditions) {
+    status.conditions = s.conditions.map(({ type, status, reason, message, lastTransitionTime }) => ({
+      type,
+      status,
+      ...(reason !== undefined ? { reason } : {}),
+      ...(message !== undefined ? { message } : {}),
+      ...(lastTransitionTime !== undefined ? { lastTransitionTime } : {}),
+    }));
+  }
+  if (s.containerStatuses) {
+    status.containerStatuses = s.containerStatuses.map(({ name, ready, restartCount, state }) => ({
+      name,
+      ready,
+      restartCount,
+      ...(state !== undefined ? { state } : {}),
+    }));
+  }
+  return status;
 }

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import type { KubeObject } from "../runtime/index.ts";
+import { podFacts } from "./resource.ts";
+
+describe("podFacts", () => {
+  it("keeps what PodFacts declares and drops the rest of a pod's status", () => {
+    const pod = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "o-0", namespace: "ns", uid: "u", resourceVersion: "7", labels: { a: "b" } },
+      spec: { nodeName: "gpu-0", containers: [{ name: "livepeer", image: "livepeer/go-livepeer:0.8.8" }] },
+      status: {
+        phase: "Running",
+        podIP: "127.1.0.5",
+        podIPs: [{ ip: "127.1.0.5" }],
+        hostIP: "127.0.0.9",
+        qosClass: "Burstable",
+        startTime: "2026-11-23T10:00:00Z",
+        conditions: [
+          {
+            type: "Ready",
+            status: "False",
+            reason: "ContainersNotReady",
+            lastProbeTime: null,
+            lastTransitionTime: "2026-11-23T10:00:01Z",
+          },
+        ],
+        containerStatuses: [
+          {
+            name: "livepeer",
+            ready: false,
+            restartCount: 2,
+            started: false,
+            image: "livepeer/go-livepeer:0.8.8",
+            imageID: "sha256:abc",
+            containerID: "containerd://x",
+            lastState: { terminated: { exitCode: 1 } },
+            volumeMounts: [{ name: "config", mountPath: "/etc/livepeer" }],
+            state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 20s" } },
+          },
+        ],
+      },
+    } as unknown as KubeObject;
+    expect((podFacts(pod) as unknown as { status: unknown }).status).toEqual({
+      phase: "Running",
+      podIP: "127.1.0.5",
+      conditions: [
+        {
+          type: "Ready",
+          status: "False",
+          reason: "ContainersNotReady",
+          lastTransitionTime: "2026-11-23T10:00:01Z",
+        },
+      ],
+      containerStatuses: [
+        {
+          name: "livepeer",
+          ready: false,
+          restartCount: 2,
+          state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 20s" } },
+        },
+      ],
+    });
+    expect(podFacts(pod).spec).toEqual({ nodeName: "gpu-0" });
+  });
+
+  it("keeps a pod without a status as it is", () => {
+    expect(
+      (podFacts({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" } }) as { status?: unknown }).status,
+    ).toBeUndefined();
+  });
+});
