@@ -4,6 +4,7 @@
 // The pod is annotated `livepeer.org/simulated=true`, which the resource's status reports as
 // Simulated=True: a simulated node is never passed off as a real one.
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import path from "node:path";
 import {
   CoreV1Api,
@@ -21,6 +22,20 @@ const SIMULATED = "livepeer.org/simulated";
 interface Running {
   sim?: NodeSimulator;
   dir: string;
+}
+
+/** Resolves once nothing listens on ip:port for each port, or after `timeoutMs` (then the start says why). */
+async function portsFree(ip: string, ports: number[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const free = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(false));
+      server.listen(port, ip, () => server.close(() => resolve(true)));
+    });
+  for (const port of ports) {
+    while (!(await free(port)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 export interface SimulatorFleet {
@@ -97,6 +112,10 @@ export function startSimulatorFleet(
     const mounts = await materializeVolumes(core, pod, dir);
     // The in-cluster service address has no DNS here: skip the node's self-check of it.
     const argv = [...rewrite(pod.spec?.containers[0]?.args ?? [], mounts), "-startupAvailabilityCheck=false"];
+    // Another fleet (a test file running beside this one) may not have stopped the simulator of
+    // the pod that held this IP before: wait for its ports rather than log a bind failure the
+    // node doctor would rightly report.
+    await portsFree(pod.status!.podIP!, [1935, 7935, 8935], 15_000);
     try {
       entry.sim = await startNodeSimulator({
         argv,

@@ -53,6 +53,9 @@ export interface OrchestratorOptions {
 
 /** Look again this long after a reconcile that left Ready not True (jittered by 10%). */
 const NOT_READY_RECHECK_MS = 5 * 60_000;
+/** Ready reasons whose cause no watch announces, and how soon to look again at them. */
+const POLLED_REASONS = new Set(["DevnetDeploymentUnavailable", "KeystoreSecretUnreadable"]);
+const POLL_MS = 30_000;
 
 /** What one reconcile's steps share besides the plan. */
 interface Run {
@@ -149,14 +152,17 @@ export class OrchestratorReconciler implements Reconciler {
       new Date(),
     );
     await this.#writeStatus(orch, status, ctx);
-    // Everything the status reads is watched (pods, children, Nodes, the keystore Secret, the
-    // devnet ConfigMap) or wakes the key itself (the doctor); a slow look while not Ready only
-    // catches what no event announces (a keystore read that failed), spread so 5,000 unready
-    // Orchestrators do not come back in one burst.
+    // What the status reads is watched (pods, children, Nodes, the keystore Secret, labelled
+    // devnet ConfigMaps) or wakes the key itself (the doctor). A devnet ConfigMap that is missing
+    // or not labelled yet is outside the cache, and a keystore read may fail: those are looked at
+    // again soon; any other unready state slowly, spread so 5,000 unready Orchestrators do not
+    // come back in one burst.
+    const ready = findCondition(status.conditions, "Ready");
     const again =
-      findCondition(status.conditions, "Ready")?.status === "True"
+      ready?.status === "True"
         ? undefined
-        : NOT_READY_RECHECK_MS * (0.9 + 0.2 * Math.random());
+        : (POLLED_REASONS.has(ready?.reason ?? "") ? POLL_MS : NOT_READY_RECHECK_MS) *
+          (0.9 + 0.2 * Math.random());
     const next = Math.min(again ?? Number.POSITIVE_INFINITY, run.recheckAfterMs ?? Number.POSITIVE_INFINITY);
     return Number.isFinite(next) ? requeueAfter(next) : done;
   }
