@@ -32,20 +32,22 @@ export interface NodeFacts extends KubeObject {
   status?: { addresses?: { type: string; address: string }[] };
 }
 
+export interface PodCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  /** Stuck-rollout recovery: since when a pod has not been Ready. */
+  lastTransitionTime?: string;
+}
+
 /** What the cache keeps of a Pod: enough to say where it runs and whether it serves. */
 export interface PodFacts extends KubeObject {
   spec?: { nodeName?: string };
   status?: {
     phase?: string;
     podIP?: string;
-    conditions?: {
-      type: string;
-      status: string;
-      reason?: string;
-      message?: string;
-      /** Stuck-rollout recovery: since when a pod has not been Ready. */
-      lastTransitionTime?: string;
-    }[];
+    conditions?: PodCondition[];
     containerStatuses?: {
       name: string;
       ready: boolean;

@@ -9,7 +9,7 @@
 // StatefulSet would replace it anyway once it were healthy, so deleting it loses nothing.
 import type { KubeClient, Recorder } from "../runtime/index.ts";
 import { restartPod } from "./pod-restart.ts";
-import type { Orchestrator } from "./resource.ts";
+import type { Orchestrator, PodCondition } from "./resource.ts";
 
 export interface RolloutStatefulSet {
   metadata?: { name?: string; generation?: number };
@@ -27,13 +27,7 @@ export interface RolloutPod {
   };
   status?: {
     phase?: string;
-    conditions?: {
-      type: string;
-      status: string;
-      reason?: string;
-      message?: string;
-      lastTransitionTime?: string;
-    }[];
+    conditions?: PodCondition[];
     containerStatuses?: { state?: Record<string, { reason?: string; message?: string } | undefined> }[];
   };
 }
