@@ -39,9 +39,9 @@ Options:
                            hostname_uuid)
   --shutdown-timeout S     seconds to let reconciles finish on SIGTERM (default 20)
   --node-doctor-period S   seconds between two looks at a node pod's endpoints and log (default 30)
-  --node-doctor-rate N     looks started per second, at most (default 20; each reads a log through
-                           the API server): past period x rate pods, each is looked at every
-                           pods / rate seconds instead
+  --node-doctor-rate N     periodic looks started per second, at most (default 20; each reads a
+                           log through the API server): past period x rate pods, each is looked
+                           at every pods / rate seconds instead (a pod that changed: at once)
   --log-level LEVEL        debug | info | warn | error (default info)`;
 
 function seconds(flag: string, value: string | undefined, fallbackMs: number): number {
