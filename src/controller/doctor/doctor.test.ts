@@ -23,11 +23,9 @@ const target = (pod: string, restartCount = 0): NodeTarget => ({
 function recordingClient(read: string[]): KubeClient {
   return {
     server: "https://127.0.0.1:6443",
-    kc: {
-      applySecurityAuthentication: async (ctx: { getUrl(): string }) => {
-        read.push(/pods\/([^/]+)\/log/.exec(ctx.getUrl())?.[1] ?? "?");
-        throw new Error("stub: no API server");
-      },
+    send: async (_method: string, path: string) => {
+      read.push(/pods\/([^/]+)\/log/.exec(path)?.[1] ?? "?");
+      throw new Error("stub: no API server");
     },
   } as unknown as KubeClient;
 }

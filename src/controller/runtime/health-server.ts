@@ -3,9 +3,10 @@
 //   /healthz  liveness: the process answers and no informer is dead (a failing probe restarts the pod)
 //   /readyz   readiness: every cache has synced; a replica that is not the leader is ready too
 // Each probe lists its checks with `?verbose`, like the API server's.
-import http from "node:http";
+import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
+import { http } from "../../process/builtin-http.ts";
 import type { Logger } from "./log.ts";
 
 export interface Check {
@@ -37,7 +38,7 @@ export function parseAddress(address: string): { host: string; port: number } {
   return { host: m[1] ?? (m[2] || "0.0.0.0"), port };
 }
 
-function probeResponse(res: http.ServerResponse, checks: Check[], verbose: boolean): void {
+function probeResponse(res: ServerResponse, checks: Check[], verbose: boolean): void {
   const ok = checks.every((c) => c.ok);
   const lines = checks.map(
     (c) => `[${c.ok ? "+" : "-"}]${c.name} ${c.ok ? "ok" : `failed: ${c.detail ?? ""}`}`,

@@ -25,7 +25,7 @@ export {
 } from "./conditions.ts";
 export { EventRecorder, type EventSpec, type EventType, type Recorder } from "./events.ts";
 export { dropManagedFields, Informer, type InformerHandlers, type InformerHealth } from "./informer.ts";
-export { KubeClient } from "./kube-client.ts";
+export { bodyBytes, KubeClient, type KubeResponse } from "./kube-client.ts";
 export { loadKubeConfig, PooledKubeConfig } from "./kube-config.ts";
 export { LEADER_ELECTION_DEFAULTS, type LeaderElectionConfig, LeaderElector } from "./leader-election.ts";
 export { createLogger, type Logger, silentLogger } from "./log.ts";

@@ -1,18 +1,19 @@
-// A small REST client over client-node's KubeConfig (auth, TLS, the pooled dispatcher) and its
-// fetch library, generic over ResourceType: custom resources, the /status subresource, server-side
-// apply with its content type set per call, and streaming watches all go through one path, with
-// one error type carrying the server's reason and message. Responses stay plain JSON (timestamps
-// as strings), which is what status comparison and the caches want. Measured as fast as the
-// generated client on the same pooled KubeConfig (bench/dispatcher-reuse.ts).
-// Deep imports: the package index loads every generated API class (see slim-client-node.ts).
+// A small REST client over node:http(s), with client-node's KubeConfig for authentication and
+// the pooled keep-alive connections of kube-connections.ts, generic over ResourceType: custom
+// resources, the /status subresource, server-side apply with its content type set per call, and
+// streaming watches all go through one path, with one error type carrying the server's reason
+// and message. Responses stay plain JSON (timestamps as strings), which is what status comparison
+// and the caches want. Measured against client-node's own client in
+// src/controller/runtime/bench/transport.ts.
+import type { IncomingMessage } from "node:http";
+import https from "node:https";
 import type { KubeConfig } from "@kubernetes/client-node";
-import {
-  HttpMethod,
-  IsomorphicFetchHttpLibrary,
-  RequestContext,
-} from "@kubernetes/client-node/dist/gen/http/http.js";
+// Deep import: the package index loads every generated API class (see slim-client-node.ts).
 import { PatchStrategy } from "@kubernetes/client-node/dist/patch.js";
+import { http } from "../../process/builtin-http.ts";
 import { KubeApiError } from "./api-error.ts";
+import { PooledKubeConfig } from "./kube-config.ts";
+import { KubeConnections } from "./kube-connections.ts";
 import type { KubeList, KubeObject } from "./objects.ts";
 import { apiVersionOf, type ResourceType, resourcePath } from "./resources.ts";
 
@@ -68,21 +69,22 @@ export interface ApplyOptions {
 export type RequestObserver = (method: string, status: number, seconds: number) => void;
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-const methods: Record<string, HttpMethod> = {
-  GET: HttpMethod.GET,
-  POST: HttpMethod.POST,
-  PUT: HttpMethod.PUT,
-  PATCH: HttpMethod.PATCH,
-  DELETE: HttpMethod.DELETE,
-};
+
+/** An answer whose body is still to be read: the status and the body as a byte stream. */
+export interface KubeResponse {
+  status: number;
+  body: IncomingMessage;
+}
 
 export class KubeClient {
   readonly kc: KubeConfig;
-  readonly #http = new IsomorphicFetchHttpLibrary();
+  readonly #connections: KubeConnections;
   readonly #observers: RequestObserver[] = [];
 
+  /** Connections are shared with every client on the same PooledKubeConfig. */
   constructor(kc: KubeConfig) {
     this.kc = kc;
+    this.#connections = kc instanceof PooledKubeConfig ? kc.connections : new KubeConnections(kc);
   }
 
   get server(): string {
@@ -95,30 +97,48 @@ export class KubeClient {
     this.#observers.push(observer);
   }
 
-  async #send(method: string, path: string, opts: RequestOptions, timeoutMs: number | undefined) {
+  /**
+   * One request, resolved when the answer's headers arrive; the body is the caller's to read (or
+   * to destroy). `timeoutMs` bounds the whole exchange, body included.
+   */
+  async send(
+    method: string,
+    path: string,
+    opts: RequestOptions = {},
+    timeoutMs?: number,
+  ): Promise<KubeResponse> {
     const url = new URL(this.server + path);
     for (const [k, v] of Object.entries(opts.query ?? {})) {
       if (v !== undefined && v !== "") url.searchParams.set(k, String(v));
     }
-    const httpMethod = methods[method];
-    if (!httpMethod) throw new Error(`unsupported HTTP method ${method}`);
-    const ctx = new RequestContext(url.toString(), httpMethod);
-    ctx.setHeaderParam("Accept", "application/json");
+    const { agent, headers } = await this.#connections.connection();
+    headers.Accept = "application/json";
+    let payload: string | undefined;
     if (opts.body !== undefined) {
-      ctx.setHeaderParam("Content-Type", opts.contentType ?? "application/json");
-      ctx.setBody(JSON.stringify(opts.body));
+      payload = JSON.stringify(opts.body);
+      headers["Content-Type"] = opts.contentType ?? "application/json";
+      headers["Content-Length"] = String(Buffer.byteLength(payload));
     }
     const signals = [opts.signal, timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined].filter(
       (s): s is AbortSignal => s !== undefined,
     );
     // AbortSignal.any is comparatively costly: only combine when there are two.
-    if (signals.length) ctx.setSignal(signals.length === 1 ? signals[0]! : AbortSignal.any(signals));
-    await this.kc.applySecurityAuthentication(ctx);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     const t0 = performance.now();
     try {
-      const res = await this.#http.send(ctx).toPromise();
-      for (const o of this.#observers) o(method, res.httpStatusCode, (performance.now() - t0) / 1000);
-      return res;
+      const body = await new Promise<IncomingMessage>((resolve, reject) => {
+        const transport = url.protocol === "http:" ? http : https;
+        const req = transport.request(
+          url,
+          { method, headers, agent, ...(signal ? { signal } : {}) },
+          resolve,
+        );
+        req.on("error", reject);
+        req.end(payload);
+      });
+      const status = body.statusCode ?? 0;
+      for (const o of this.#observers) o(method, status, (performance.now() - t0) / 1000);
+      return { status, body };
     } catch (err) {
       for (const o of this.#observers) o(method, 0, (performance.now() - t0) / 1000);
       throw err;
@@ -127,10 +147,10 @@ export class KubeClient {
 
   /** One request; the decoded JSON body, or a KubeApiError with the server's reason and message. */
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    const res = await this.#send(method, path, opts, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const text = await res.body.text();
-    if (res.httpStatusCode >= 200 && res.httpStatusCode < 300) return (text ? JSON.parse(text) : {}) as T;
-    throw apiError(res.httpStatusCode, text, method, path);
+    const res = await this.send(method, path, opts, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const text = await bodyText(res.body);
+    if (res.status >= 200 && res.status < 300) return (text ? JSON.parse(text) : {}) as T;
+    throw apiError(res.status, text, method, path);
   }
 
   get<T extends KubeObject>(t: ResourceType, namespace: string | undefined, name: string): Promise<T> {
@@ -210,7 +230,7 @@ export class KubeClient {
     opts: WatchOptions,
   ): Promise<AsyncIterable<WatchEvent<T>>> {
     const path = resourcePath(t, { namespace: opts.namespace });
-    const res = await this.#send(
+    const res = await this.send(
       "GET",
       path,
       {
@@ -226,16 +246,25 @@ export class KubeClient {
       },
       undefined,
     );
-    if (res.httpStatusCode !== 200) throw apiError(res.httpStatusCode, await res.body.text(), "WATCH", path);
-    const stream = res.body.stream();
-    return watchEvents<T>(stream as unknown as AsyncIterable<Uint8Array> | null);
+    if (res.status !== 200) throw apiError(res.status, await bodyText(res.body), "WATCH", path);
+    return watchEvents<T>(res.body);
   }
 }
 
+/** The whole body as bytes (a byte limit, as on pod logs, is counted in bytes). */
+export async function bodyBytes(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+async function bodyText(body: AsyncIterable<Uint8Array>): Promise<string> {
+  return (await bodyBytes(body)).toString("utf8");
+}
+
 async function* watchEvents<T extends KubeObject>(
-  stream: AsyncIterable<Uint8Array> | null,
+  stream: AsyncIterable<Uint8Array>,
 ): AsyncGenerator<WatchEvent<T>> {
-  if (!stream) return;
   const decoder = new TextDecoder();
   let buffered = "";
   for await (const chunk of stream) {

@@ -1,71 +1,17 @@
-// Kubernetes client configuration with connection reuse.
-//
-// client-node's KubeConfig.applySecurityAuthentication calls createDispatcher for every request,
-// which builds a new undici Agent: every request then pays a TLS handshake and a new
-// SecureContext (5-10x slower, see kubernetes.md). PooledKubeConfig memoizes the dispatcher per
-// (cluster, user, TLS material), so requests share keep-alive connections. Rotated client
-// certificates or CA files change the TLS material, which yields a new dispatcher; the old one
-// is closed gracefully (requests in flight finish).
-import { createHash } from "node:crypto";
+// Kubernetes client configuration: client-node's KubeConfig (kubeconfig files, in-cluster service
+// accounts, exec plugins and token files) with the operator's pooled keep-alive connections
+// (kube-connections.ts) shared by every KubeClient built on it.
 import { existsSync } from "node:fs";
-import type https from "node:https";
-import type { Cluster } from "@kubernetes/client-node";
 // Deep import: the package index loads every generated API class (see slim-client-node.ts).
 import { KubeConfig } from "@kubernetes/client-node/dist/config.js";
-
-interface Dispatcher {
-  close(): Promise<void>;
-}
-type CreateDispatcher = (cluster: Cluster | null, agentOptions: https.AgentOptions) => Dispatcher | undefined;
-
-function tlsFingerprint(cluster: Cluster | null, user: string | undefined, o: https.AgentOptions): string {
-  const h = createHash("sha256");
-  h.update(JSON.stringify([cluster?.name, cluster?.server, user, o.rejectUnauthorized, o.servername]));
-  for (const part of [o.ca, o.cert, o.key, o.pfx, o.passphrase]) {
-    h.update("|");
-    if (part !== undefined) h.update(Array.isArray(part) ? part.map(String).join("\n") : String(part));
-  }
-  return h.digest("hex");
-}
+import { KubeConnections } from "./kube-connections.ts";
 
 export class PooledKubeConfig extends KubeConfig {
-  readonly #dispatchers = new Map<string, Dispatcher>();
+  readonly connections = new KubeConnections(this);
 
-  constructor() {
-    super();
-    // createDispatcher is private in the typings, so it is wrapped on the instance.
-    const self = this as unknown as { createDispatcher: CreateDispatcher };
-    const build = self.createDispatcher.bind(this);
-    self.createDispatcher = (cluster, agentOptions) => {
-      const scope = `${cluster?.name ?? ""}\u0000${this.getCurrentUser()?.name ?? ""}`;
-      const fingerprint = tlsFingerprint(cluster, this.getCurrentUser()?.name, agentOptions);
-      const key = `${scope}\u0000${fingerprint}`;
-      const cached = this.#dispatchers.get(key);
-      if (cached) return cached;
-      const fresh = build(cluster, agentOptions);
-      if (!fresh) return undefined;
-      // Same cluster and user with new TLS material (rotation): retire the old pool.
-      for (const [k, d] of this.#dispatchers) {
-        if (k.startsWith(`${scope}\u0000`)) {
-          this.#dispatchers.delete(k);
-          void d.close().catch(() => undefined);
-        }
-      }
-      this.#dispatchers.set(key, fresh);
-      return fresh;
-    };
-  }
-
-  /** How many connection pools are open (1 in normal operation). */
-  get dispatcherCount(): number {
-    return this.#dispatchers.size;
-  }
-
-  /** Closes the pooled connections; in-flight requests finish first. */
+  /** Closes the pooled connections; requests in flight finish first. */
   async close(): Promise<void> {
-    const all = [...this.#dispatchers.values()];
-    this.#dispatchers.clear();
-    await Promise.all(all.map((d) => d.close().catch(() => undefined)));
+    this.connections.close();
   }
 }
 
