@@ -1,12 +1,13 @@
-// A small REST client over node:http(s), with client-node's KubeConfig for authentication and
-// the pooled keep-alive connections of kube-connections.ts, generic over ResourceType: custom
+// A small REST client over the connections of kube-connections.ts (HTTP/2 to an https server,
+// HTTP/1.1 otherwise), with client-node's KubeConfig for authentication, generic over ResourceType: custom
 // resources, the /status subresource, server-side apply with its content type set per call, and
 // streaming watches all go through one path, with one error type carrying the server's reason
 // and message. Responses stay plain JSON (timestamps as strings), which is what status comparison
 // and the caches want. Measured against client-node's own client in
 // src/controller/runtime/bench/transport.ts.
-import type { IncomingMessage } from "node:http";
+import type { Agent } from "node:http";
 import https from "node:https";
+import type { Readable } from "node:stream";
 import type { KubeConfig } from "@kubernetes/client-node";
 // Deep import: the package index loads every generated API class (see slim-client-node.ts).
 import { PatchStrategy } from "@kubernetes/client-node/dist/patch.js";
@@ -73,7 +74,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 /** An answer whose body is still to be read: the status and the body as a byte stream. */
 export interface KubeResponse {
   status: number;
-  body: IncomingMessage;
+  body: Readable;
 }
 
 export class KubeClient {
@@ -111,7 +112,8 @@ export class KubeClient {
     for (const [k, v] of Object.entries(opts.query ?? {})) {
       if (v !== undefined && v !== "") url.searchParams.set(k, String(v));
     }
-    const { agent, headers } = await this.#connections.connection();
+    const connection = await this.#connections.connection();
+    const { headers } = connection;
     headers.Accept = "application/json";
     let payload: string | undefined;
     if (opts.body !== undefined) {
@@ -126,19 +128,12 @@ export class KubeClient {
     const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     const t0 = performance.now();
     try {
-      const body = await new Promise<IncomingMessage>((resolve, reject) => {
-        const transport = url.protocol === "http:" ? http : https;
-        const req = transport.request(
-          url,
-          { method, headers, agent, ...(signal ? { signal } : {}) },
-          resolve,
-        );
-        req.on("error", reject);
-        req.end(payload);
-      });
-      const status = body.statusCode ?? 0;
-      for (const o of this.#observers) o(method, status, (performance.now() - t0) / 1000);
-      return { status, body };
+      const res =
+        connection.protocol === "http/2"
+          ? await connection.session.request(method, url.pathname + url.search, headers, payload, signal)
+          : await http1Request(url, method, headers, connection.agent, payload, signal);
+      for (const o of this.#observers) o(method, res.status, (performance.now() - t0) / 1000);
+      return res;
     } catch (err) {
       for (const o of this.#observers) o(method, 0, (performance.now() - t0) / 1000);
       throw err;
@@ -249,6 +244,24 @@ export class KubeClient {
     if (res.status !== 200) throw apiError(res.status, await bodyText(res.body), "WATCH", path);
     return watchEvents<T>(res.body);
   }
+}
+
+function http1Request(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  agent: Agent,
+  payload: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<KubeResponse> {
+  return new Promise<KubeResponse>((resolve, reject) => {
+    const transport = url.protocol === "http:" ? http : https;
+    const req = transport.request(url, { method, headers, agent, ...(signal ? { signal } : {}) }, (body) =>
+      resolve({ status: body.statusCode ?? 0, body }),
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
 }
 
 /** The whole body as bytes (a byte limit, as on pod logs, is counted in bytes). */
