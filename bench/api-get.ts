@@ -23,10 +23,10 @@ import {
   type WebhookResource,
   Webhooks,
   webhookSpec,
-} from "../src/api/webhooks/resource.ts";
-import { KubeClient } from "../src/controller/runtime/kube-client.ts";
-import { loadKubeConfig } from "../src/controller/runtime/kube-config.ts";
+} from "../src/api/store/webhook-resource.ts";
 import { runKubectl, startControlPlane } from "../src/dev/cluster/control-plane.ts";
+import { KubeClient } from "../src/kube/kube-client.ts";
+import { loadKubeConfig } from "../src/kube/kube-config.ts";
 
 interface LoadResult {
   /** Kept for pooling rounds; not printed. */

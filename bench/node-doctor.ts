@@ -11,7 +11,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { NodeDoctor, type NodeTarget } from "../src/controller/doctor/index.ts";
-import { KubeClient, PooledKubeConfig } from "../src/controller/runtime/index.ts";
+import { KubeClient, PooledKubeConfig } from "../src/kube/index.ts";
 
 const { values } = parseArgs({
   options: {

@@ -23,6 +23,9 @@ import { parseArgs } from "node:util";
 import { load } from "js-yaml";
 import { planOrchestrator } from "../src/controller/orchestrator/plan.ts";
 import { type Orchestrator, Orchestrators } from "../src/controller/orchestrator/resource.ts";
+import { runKubectl, startControlPlane } from "../src/dev/cluster/control-plane.ts";
+import { createNodePool } from "../src/dev/cluster/fleet.ts";
+import { waitFor } from "../src/dev/cluster/process.ts";
 import {
   applyOwned,
   ConfigMaps,
@@ -32,10 +35,7 @@ import {
   PooledKubeConfig,
   Services,
   StatefulSets,
-} from "../src/controller/runtime/index.ts";
-import { runKubectl, startControlPlane } from "../src/dev/cluster/control-plane.ts";
-import { createNodePool } from "../src/dev/cluster/fleet.ts";
-import { waitFor } from "../src/dev/cluster/process.ts";
+} from "../src/kube/index.ts";
 import { startController } from "../test/integration/support/controller-process.ts";
 
 const { values } = parseArgs({

@@ -3,7 +3,7 @@
 // like a secret redacted wherever it appears. The controller runtime's Logger (used by the
 // informer) writes through the same pino instance.
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from "fastify";
-import type { Fields, Logger } from "../controller/runtime/log.ts";
+import type { Fields, Logger } from "../process/log.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 

@@ -3,8 +3,8 @@
 // webhook cache, the fastify app; resolves once it listens and the cache has synced.
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { JSONWebKeySet } from "jose";
-import { KubeClient } from "../controller/runtime/kube-client.ts";
-import { loadKubeConfig, PooledKubeConfig } from "../controller/runtime/kube-config.ts";
+import { KubeClient } from "../kube/kube-client.ts";
+import { loadKubeConfig, PooledKubeConfig } from "../kube/kube-config.ts";
 import { createBaseApp, DEFAULT_BODY_LIMIT, DEFAULT_PREFIX, mountApi, normalizePrefix } from "./app.ts";
 import { TokenVerifier } from "./auth/verifier.ts";
 import { type LogLevel, runtimeLogger } from "./logging.ts";

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { slimClientNode } from "../process/slim-client-node.ts";
+import { slimClientNode } from "../kube/client-node/slim-client-node.ts";
 import { type Command, UsageError } from "./command.ts";
 
 // Before any command (and so client-node) is imported.

@@ -156,6 +156,14 @@ export const ErrorObjectSchema = z
 export type WebhookObject = z.infer<typeof WebhookObjectSchema>;
 export type WebhookRequest = z.infer<typeof WebhookRequestSchema>;
 export type WebhookResponse = z.infer<typeof WebhookResponseSchema>;
+/** The webhook object as the API returns it: every field it always fills is present. */
+export type ApiWebhook = WebhookResponse & {
+  id: string;
+  kind: "webhook";
+  userId: string;
+  projectId: string;
+  createdAt: number;
+};
 export type WebhookLastFailure = z.infer<typeof WebhookLastFailureSchema>;
 export type WebhookDeliveryStatus = z.infer<typeof WebhookDeliveryStatusSchema>;
 export type ErrorObject = z.infer<typeof ErrorObjectSchema>;

@@ -5,25 +5,27 @@ import path from "node:path";
 import { CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
-  applyOwned,
-  applyStatus,
-  ConfigMaps,
   type ControllerDefinition,
   done,
   EventRecorder,
-  Events,
-  Informer,
-  KubeClient,
-  type KubeObject,
-  Leases,
   Manager,
-  PooledKubeConfig,
-  updateWithRetry,
 } from "../../src/controller/runtime/index.ts";
 import type { Lease } from "../../src/controller/runtime/leader-election.ts";
 import { Webhooks } from "../../src/controller/webhook/resource.ts";
 import { renderKubeconfig } from "../../src/dev/cluster/kubeconfig.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
+import {
+  applyOwned,
+  applyStatus,
+  ConfigMaps,
+  Events,
+  Informer,
+  KubeClient,
+  type KubeObject,
+  Leases,
+  PooledKubeConfig,
+  updateWithRetry,
+} from "../../src/kube/index.ts";
 import { kubectl, testNamespace, uniqueName } from "./support/cluster.ts";
 import {
   type ControllerProcess,

@@ -2,6 +2,8 @@
 // creates and restarted; everything must converge with no duplicate and no orphaned child.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Orchestrator, Orchestrators } from "../../src/controller/orchestrator/resource.ts";
+import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
+import { waitFor } from "../../src/dev/cluster/process.ts";
 import {
   ConfigMaps,
   KubeClient,
@@ -9,9 +11,7 @@ import {
   PooledKubeConfig,
   Services,
   StatefulSets,
-} from "../../src/controller/runtime/index.ts";
-import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
-import { waitFor } from "../../src/dev/cluster/process.ts";
+} from "../../src/kube/index.ts";
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { startController, stopAllControllers } from "./support/controller-process.ts";
 import { installCrds } from "./support/crds.ts";

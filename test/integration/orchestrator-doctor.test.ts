@@ -9,19 +9,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
 import type { OrchestratorReconciler } from "../../src/controller/orchestrator/reconcile.ts";
 import type { Orchestrator } from "../../src/controller/orchestrator/resource.ts";
-import {
-  Events,
-  KubeClient,
-  type KubeObject,
-  keyFor,
-  type Manager,
-  Pods,
-  PooledKubeConfig,
-} from "../../src/controller/runtime/index.ts";
+import type { Manager } from "../../src/controller/runtime/index.ts";
 import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
 import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
+import { Events, KubeClient, type KubeObject, keyFor, Pods, PooledKubeConfig } from "../../src/kube/index.ts";
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { startTestManager } from "./support/manager.ts";

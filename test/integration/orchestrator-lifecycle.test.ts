@@ -9,19 +9,19 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vi
 import { devnetConfigMap } from "../../src/controller/devnet/deployment-config-map.ts";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
 import type { Orchestrator } from "../../src/controller/orchestrator/resource.ts";
+import type { Manager } from "../../src/controller/runtime/index.ts";
+import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
+import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
+import { waitFor } from "../../src/dev/cluster/process.ts";
+import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
 import {
   ConfigMaps,
   isNotFound,
   KubeClient,
   type KubeObject,
-  type Manager,
   PooledKubeConfig,
   StatefulSets,
-} from "../../src/controller/runtime/index.ts";
-import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
-import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
-import { waitFor } from "../../src/dev/cluster/process.ts";
-import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
+} from "../../src/kube/index.ts";
 import { readStatus } from "../../src/node/client/index.ts";
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";

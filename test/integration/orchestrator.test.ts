@@ -7,22 +7,22 @@ import path from "node:path";
 import type { V1StatefulSet } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
-import {
-  ConfigMaps,
-  isNotFound,
-  KubeClient,
-  type KubeObject,
-  type Manager,
-  PooledKubeConfig,
-  Secrets,
-  Services,
-  StatefulSets,
-} from "../../src/controller/runtime/index.ts";
+import type { Manager } from "../../src/controller/runtime/index.ts";
 import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
 import type { FakeNodeSpec } from "../../src/dev/cluster/nodes.ts";
 import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
+import {
+  ConfigMaps,
+  isNotFound,
+  KubeClient,
+  type KubeObject,
+  PooledKubeConfig,
+  Secrets,
+  Services,
+  StatefulSets,
+} from "../../src/kube/index.ts";
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { startTestManager } from "./support/manager.ts";

@@ -3,18 +3,12 @@
 // are owned (and garbage-collected with their Webhook) while a user's Secret never is, and status
 // is written only when it changes.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import {
-  type Condition,
-  KubeClient,
-  type KubeObject,
-  type Manager,
-  PooledKubeConfig,
-  Secrets,
-} from "../../src/controller/runtime/index.ts";
+import type { Condition, Manager } from "../../src/controller/runtime/index.ts";
 import { webhookController } from "../../src/controller/webhook/controller.ts";
 import { type Webhook, Webhooks } from "../../src/controller/webhook/resource.ts";
 import { MANAGED_BY_API, MANAGED_BY_LABEL } from "../../src/controller/webhook/secret-ownership.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
+import { KubeClient, type KubeObject, PooledKubeConfig, Secrets } from "../../src/kube/index.ts";
 import { kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { startTestManager } from "./support/manager.ts";

@@ -1,7 +1,7 @@
 // Probes, outside the API prefix and unauthenticated: /healthz fails only when the webhook
 // cache is dead (the pod should be restarted); /readyz passes once the cache has synced.
 import type { FastifyInstance } from "fastify";
-import type { InformerHealth } from "../../controller/runtime/informer.ts";
+import type { InformerHealth } from "../../kube/informer.ts";
 
 export interface HealthSource {
   synced(): boolean;

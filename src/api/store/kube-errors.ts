@@ -1,7 +1,7 @@
 // Kubernetes API failures as the API's clients should see them. Ours to fix (RBAC, a missing
 // CRD) stay 500s whose details go to the log; the cluster being briefly unavailable is a 503
 // the client may retry; the cluster refusing the object is the client's 422.
-import { KubeApiError } from "../../controller/runtime/api-error.ts";
+import { KubeApiError } from "../../kube/api-error.ts";
 import { HttpError, serviceUnavailable, unprocessable } from "../errors/http-error.ts";
 
 export function translateKubeError(err: unknown): unknown {

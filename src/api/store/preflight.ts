@@ -1,8 +1,8 @@
 // Before serving: can this process list Webhooks in its namespace? Turns the two usual
 // deployment mistakes into errors that say what to run.
-import { KubeApiError } from "../../controller/runtime/api-error.ts";
-import type { KubeClient } from "../../controller/runtime/kube-client.ts";
-import { Webhooks } from "../webhooks/resource.ts";
+import { KubeApiError } from "../../kube/api-error.ts";
+import type { KubeClient } from "../../kube/kube-client.ts";
+import { Webhooks } from "./webhook-resource.ts";
 
 export async function preflight(client: KubeClient, namespace: string): Promise<void> {
   try {

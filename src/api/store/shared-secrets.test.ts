@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { WebhookResource } from "../webhooks/resource.ts";
 import { newSecretRef, secretObject } from "./shared-secrets.ts";
+import type { WebhookResource } from "./webhook-resource.ts";
 
 const owner: WebhookResource = {
   apiVersion: "livepeer.org/v1alpha1",

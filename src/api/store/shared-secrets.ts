@@ -4,16 +4,16 @@
 // change together (a concurrent reader never pairs one write's URL with another's secret); the
 // replaced Secret is deleted afterwards, but only if this API created it for this Webhook.
 import { randomBytes } from "node:crypto";
-import type { KubeClient } from "../../controller/runtime/kube-client.ts";
-import { controllerReference, type KubeObject } from "../../controller/runtime/objects.ts";
-import { resourcePath, Secrets } from "../../controller/runtime/resources.ts";
+import type { KubeClient } from "../../kube/kube-client.ts";
+import { controllerReference, type KubeObject } from "../../kube/objects.ts";
+import { resourcePath, Secrets } from "../../kube/resources.ts";
 import {
   labelValue,
   MANAGED_BY_API,
   MANAGED_BY_LABEL,
   type SecretKeyRef,
   type WebhookResource,
-} from "../webhooks/resource.ts";
+} from "./webhook-resource.ts";
 
 export const SECRET_KEY = "sharedSecret";
 export const WEBHOOK_LABEL = "livepeer.org/webhook";

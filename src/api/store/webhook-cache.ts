@@ -2,11 +2,11 @@
 // GET). Read-your-writes: the result of every write this process makes is laid over the cache,
 // keyed by resourceVersion, until the watch delivers that version (or a newer one), so a GET
 // right after a write sees it even when the watch lags.
-import { Informer, type InformerHealth } from "../../controller/runtime/informer.ts";
-import type { KubeClient } from "../../controller/runtime/kube-client.ts";
-import type { Logger } from "../../controller/runtime/log.ts";
-import { keyFor } from "../../controller/runtime/objects.ts";
-import { type WebhookResource, Webhooks } from "../webhooks/resource.ts";
+import { Informer, type InformerHealth } from "../../kube/informer.ts";
+import type { KubeClient } from "../../kube/kube-client.ts";
+import { keyFor } from "../../kube/objects.ts";
+import type { Logger } from "../../process/log.ts";
+import { type WebhookResource, Webhooks } from "./webhook-resource.ts";
 
 interface Overlay {
   /** undefined: deleted by us (a tombstone). */

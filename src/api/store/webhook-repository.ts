@@ -6,17 +6,17 @@
 //   (a PUT replaces every writable field, so re-applying it is exact), and after several
 //   conflicts in a row the client gets a 409 rather than a silently lost write.
 // - delete: with a uid precondition, so a same-named newer object is never deleted by mistake.
-import { isConflict, isNotFound } from "../../controller/runtime/api-error.ts";
-import { backoffDelay, sleep } from "../../controller/runtime/backoff.ts";
-import type { KubeClient } from "../../controller/runtime/kube-client.ts";
-import type { Logger } from "../../controller/runtime/log.ts";
-import { resourcePath } from "../../controller/runtime/resources.ts";
+import { isConflict, isNotFound } from "../../kube/api-error.ts";
+import { backoffDelay, sleep } from "../../kube/backoff.ts";
+import type { KubeClient } from "../../kube/kube-client.ts";
+import { resourcePath } from "../../kube/resources.ts";
+import type { Logger } from "../../process/log.ts";
 import { conflict } from "../errors/http-error.ts";
-import { type SecretKeyRef, type WebhookResource, type WebhookSpec, Webhooks } from "../webhooks/resource.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 import { translateKubeError } from "./kube-errors.ts";
 import { createSecret, deleteOurSecret, newSecretRef } from "./shared-secrets.ts";
 import type { WebhookCache } from "./webhook-cache.ts";
+import { type SecretKeyRef, type WebhookResource, type WebhookSpec, Webhooks } from "./webhook-resource.ts";
 
 export interface WebhookChange {
   spec: Omit<WebhookSpec, "sharedSecretRef">;

@@ -6,9 +6,9 @@ import {
   SharedSecretSchema,
   WebhookObjectSchema,
   WebhookRequestSchema,
-  type WebhookResponse,
 } from "../../schema/webhook-api.ts";
 
+export type { ApiWebhook } from "../../schema/webhook-api.ts";
 export { WEBHOOK_EVENT_KINDS, type WebhookEventKind } from "../../schema/webhook-events.ts";
 export { ErrorObjectSchema as ErrorObject, WebhookObjectSchema };
 
@@ -28,12 +28,3 @@ export const WebhookRequestBody = WebhookRequestSchema.extend({
   sharedSecret: RequestSharedSecret.optional(),
 });
 export type WebhookRequestBody = z.infer<typeof WebhookRequestBody>;
-
-/** The webhook object as this API returns it: every spec field it always fills is present. */
-export type WebhookObject = WebhookResponse & {
-  id: string;
-  kind: "webhook";
-  userId: string;
-  projectId: string;
-  createdAt: number;
-};

@@ -3,7 +3,7 @@
 // case-insensitive substring; streamId, projectId and userId match exactly; createdAt takes a
 // range {gt, gte, lt, lte} in ms (or one number for equality). All filters must hold.
 import { unprocessable } from "../errors/http-error.ts";
-import type { WebhookObject } from "./api-schema.ts";
+import type { ApiWebhook } from "./api-schema.ts";
 
 export type Range = { gt?: number; gte?: number; lt?: number; lte?: number };
 
@@ -95,7 +95,7 @@ function inRange(n: number, r: Range): boolean {
   );
 }
 
-export function matches(w: WebhookObject, filters: readonly Filter[]): boolean {
+export function matches(w: ApiWebhook, filters: readonly Filter[]): boolean {
   for (const f of filters) {
     if ("contains" in f) {
       if (!w[f.field].toLowerCase().includes(f.contains.toLowerCase())) return false;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HttpError } from "../errors/http-error.ts";
-import type { WebhookObject } from "./api-schema.ts";
+import type { ApiWebhook } from "./api-schema.ts";
 import { encodeCursor } from "./cursor.ts";
 import { matches } from "./filters.ts";
 import { parseListQuery } from "./list-query.ts";
@@ -15,7 +15,7 @@ function refusal(q: Record<string, unknown>): string {
   throw new Error("expected a 422");
 }
 
-const hook = (o: Partial<WebhookObject>): WebhookObject => ({
+const hook = (o: Partial<ApiWebhook>): ApiWebhook => ({
   id: "id",
   name: "Order Events",
   kind: "webhook",

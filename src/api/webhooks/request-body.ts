@@ -5,8 +5,8 @@
 // same as an absent one.
 import { badRequest, unprocessable } from "../errors/http-error.ts";
 import { parseOr422 } from "../errors/validation.ts";
+import type { WebhookContent } from "../store/webhook-resource.ts";
 import { WebhookRequestBody } from "./api-schema.ts";
-import type { WebhookContent } from "./resource.ts";
 import { internalTargetReason } from "./target-policy.ts";
 
 export interface WebhookWrite {

@@ -5,11 +5,6 @@ import { randomUUID } from "node:crypto";
 import { owns, type Principal } from "../auth/claims.ts";
 import { badRequest, forbidden, notFound } from "../errors/http-error.ts";
 import type { WebhookRepository } from "../store/webhook-repository.ts";
-import type { WebhookObject } from "./api-schema.ts";
-import { type Page, pageOf } from "./cursor.ts";
-import { matches } from "./filters.ts";
-import type { ListQuery } from "./list-query.ts";
-import { parseWebhookWrite } from "./request-body.ts";
 import {
   newWebhookResource,
   type Tenant,
@@ -18,7 +13,12 @@ import {
   toApiWebhook,
   type WebhookResource,
   webhookSpec,
-} from "./resource.ts";
+} from "../store/webhook-resource.ts";
+import type { ApiWebhook } from "./api-schema.ts";
+import { type Page, pageOf } from "./cursor.ts";
+import { matches } from "./filters.ts";
+import type { ListQuery } from "./list-query.ts";
+import { parseWebhookWrite } from "./request-body.ts";
 
 export interface ServiceOptions {
   repo: WebhookRepository;
@@ -63,7 +63,7 @@ export class WebhookService {
     this.#now = o.now ?? Date.now;
   }
 
-  list(p: Principal, q: ListQuery): Page<WebhookObject> & { total: number } {
+  list(p: Principal, q: ListQuery): Page<ApiWebhook> & { total: number } {
     const all = this.#repo
       .list()
       .filter((r) => visible(p, r))
@@ -72,13 +72,13 @@ export class WebhookService {
     return { ...pageOf(all, q.limit, q.after), total: all.length };
   }
 
-  get(p: Principal, id: string): WebhookObject {
+  get(p: Principal, id: string): ApiWebhook {
     const r = this.#repo.get(requireId(id));
     if (!visible(p, r)) missing(id);
     return toApiWebhook(r);
   }
 
-  async create(p: Principal, body: unknown): Promise<WebhookObject> {
+  async create(p: Principal, body: unknown): Promise<ApiWebhook> {
     const write = parseWebhookWrite(body, { allowLoopbackTargets: this.#allowLoopback });
     const tenant: Tenant = { userId: p.userId, projectId: projectFor(p, write.projectId, p.projectId) };
     const resource = newWebhookResource(
@@ -91,7 +91,7 @@ export class WebhookService {
     return toApiWebhook(await this.#repo.create(resource, write.sharedSecret || undefined));
   }
 
-  async update(p: Principal, id: string, body: unknown): Promise<WebhookObject> {
+  async update(p: Principal, id: string, body: unknown): Promise<ApiWebhook> {
     requireId(id);
     const write = parseWebhookWrite(body, { pathId: id, allowLoopbackTargets: this.#allowLoopback });
     const updated = await this.#repo.update(id, (current) => {
@@ -111,7 +111,7 @@ export class WebhookService {
     return toApiWebhook(updated);
   }
 
-  async remove(p: Principal, id: string): Promise<WebhookObject> {
+  async remove(p: Principal, id: string): Promise<ApiWebhook> {
     requireId(id);
     const removed = await this.#repo.remove(id, (current) => {
       if (!visible(p, current)) missing(id);

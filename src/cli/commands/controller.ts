@@ -4,13 +4,10 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import { CONTROLLER_NAMES, controllers } from "../../controller/controllers.ts";
 import { parseAddress } from "../../controller/runtime/health-server.ts";
-import {
-  createLogger,
-  LEADER_ELECTION_DEFAULTS,
-  loadKubeConfig,
-  Manager,
-} from "../../controller/runtime/index.ts";
-import type { LogLevel } from "../../controller/runtime/log.ts";
+import { LEADER_ELECTION_DEFAULTS, Manager } from "../../controller/runtime/index.ts";
+import { loadKubeConfig } from "../../kube/index.ts";
+import type { LogLevel } from "../../process/log.ts";
+import { createLogger } from "../../process/log.ts";
 import { type Command, UsageError } from "../command.ts";
 
 const IN_CLUSTER_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";

@@ -5,7 +5,7 @@
 // command builds it, the controllers' cache keeps only what they read, and a resource's chain
 // settings are resolved from it with a message naming the ConfigMap, the key and the fix.
 import type { V1ConfigMap } from "@kubernetes/client-node";
-import type { KubeObject } from "../runtime/index.ts";
+import type { KubeObject } from "../../kube/index.ts";
 
 export const DEVNET_KEYS = {
   ethUrl: "ethUrl",

@@ -1,14 +1,8 @@
 // Reads the devnet deployment a resource names: from the cache (which holds only labelled
 // ConfigMaps, reduced to what is read), and on a miss from the API server once, to tell "not
 // there" from "there but not labelled" - the fix differs.
-import {
-  type CacheReader,
-  ConfigMaps,
-  isNotFound,
-  type KubeClient,
-  type KubeObject,
-  keyFor,
-} from "../runtime/index.ts";
+import { ConfigMaps, isNotFound, type KubeClient, type KubeObject, keyFor } from "../../kube/index.ts";
+import type { CacheReader } from "../runtime/index.ts";
 import {
   type DevnetChainSpec,
   type DevnetResolution,

@@ -2,7 +2,7 @@
 // looks a second (each reads a log through the API server), the longest overdue first; a pod that
 // just changed is looked at at once.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { KubeClient } from "../runtime/index.ts";
+import type { KubeClient } from "../../kube/index.ts";
 import { NodeDoctor } from "./doctor.ts";
 import type { NodeTarget } from "./target.ts";
 

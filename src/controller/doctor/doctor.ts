@@ -11,15 +11,9 @@
 // holds nothing between periods, shares the limiter below with the endpoint reads, and cannot
 // leak. The price is latency: a line shows up within one period.
 import { createHash } from "node:crypto";
+import { errorMessage, isNotFound, type KubeClient, type ObjectKey } from "../../kube/index.ts";
 import { CATALOG_BY_ID, ConditionMatcher, type Finding } from "../../node/diagnosis/index.ts";
-import {
-  errorMessage,
-  isNotFound,
-  type KubeClient,
-  type Logger,
-  type ObjectKey,
-  silentLogger,
-} from "../runtime/index.ts";
+import { type Logger, silentLogger } from "../../process/log.ts";
 import { Limiter } from "./limiter.ts";
 import { LogCursor, parseTimedLine } from "./log-cursor.ts";
 import { LogFindings, type PodLife } from "./log-findings.ts";

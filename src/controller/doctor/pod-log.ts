@@ -1,7 +1,7 @@
 // One bounded read of a pod container's log through the Kubernetes API (GET .../pods/NAME/log),
 // without follow: the request ends by itself, so nothing stays open between reads.
-import { KubeApiError } from "../runtime/api-error.ts";
-import { bodyBytes, type KubeClient } from "../runtime/index.ts";
+import { KubeApiError } from "../../kube/api-error.ts";
+import { bodyBytes, type KubeClient } from "../../kube/index.ts";
 
 export interface PodLogRead {
   namespace: string;

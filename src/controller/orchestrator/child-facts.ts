@@ -2,8 +2,9 @@
 // server-side apply and reads back only what decides status or whether a write is needed, so
 // the cache drops pod templates, volume claims and the like: at 5,000 Orchestrators a full
 // StatefulSet per resource is most of the controller's memory.
+
+import type { KubeObject } from "../../kube/index.ts";
 import { devnetDataFacts, isDevnetConfigMap } from "../devnet/deployment-config-map.ts";
-import type { KubeObject } from "../runtime/index.ts";
 import { MANAGED_BY } from "./names.ts";
 
 /** Children and their pods are cached by this selector, never the cluster's other objects. */

@@ -1,5 +1,6 @@
 // Registration of the Orchestrator controller.
-import { ConfigMaps, type ControllerDefinition, Secrets, Services, StatefulSets } from "../runtime/index.ts";
+import { ConfigMaps, Secrets, Services, StatefulSets } from "../../kube/index.ts";
+import type { ControllerDefinition } from "../runtime/index.ts";
 import { type OrchestratorOptions, OrchestratorReconciler } from "./reconcile.ts";
 import { Orchestrators } from "./resource.ts";
 import { orchestratorCaches, orchestratorWatches } from "./watch.ts";

@@ -3,17 +3,18 @@
 // trailing newline, since the node reads the file literally and the unlock then fails. The cache
 // keeps only the Secret's key names; the password is read from the API once per version of the
 // Secret, tested, and dropped. It never reaches a status, an Event or a log line.
-import type { Finding } from "../../node/diagnosis/index.ts";
-import { passwordTrailingNewline } from "../../node/diagnosis/index.ts";
+
 import {
-  type CacheReader,
   errorMessage,
   isNotFound,
   type KubeClient,
   type KubeObject,
   keyFor,
   Secrets,
-} from "../runtime/index.ts";
+} from "../../kube/index.ts";
+import type { Finding } from "../../node/diagnosis/index.ts";
+import { passwordTrailingNewline } from "../../node/diagnosis/index.ts";
+import type { CacheReader } from "../runtime/index.ts";
 import type { Orchestrator } from "./resource.ts";
 
 export const KEYSTORE_KEYS = ["key.json", "password"] as const;

@@ -1,6 +1,6 @@
 // Restarting one node pod: delete it (its StatefulSet recreates it from the current template and
 // ConfigMap), guarded by its uid so a pod that was already replaced is never deleted by mistake.
-import { isConflict, isNotFound, type KubeClient, Pods, resourcePath } from "../runtime/index.ts";
+import { isConflict, isNotFound, type KubeClient, Pods, resourcePath } from "../../kube/index.ts";
 
 /** True when this pod was deleted, false when it was already gone or replaced. */
 export async function restartPod(

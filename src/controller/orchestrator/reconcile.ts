@@ -2,29 +2,31 @@
 // pure functions), then one status computation, written only when it changed.
 import { randomBytes } from "node:crypto";
 import type { V1Service } from "@kubernetes/client-node";
-import { readDevnet } from "../devnet/lookup.ts";
-import { type DoctorReport, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
 import {
   applyOwned,
   applyStatus,
-  type CacheReader,
-  ChildApplier,
   ConfigMaps,
-  done,
-  findCondition,
   type KubeClient,
   type KubeObject,
   keyFor,
   type ObjectKey,
+  Secrets,
+  Services,
+  StatefulSets,
+} from "../../kube/index.ts";
+import { readDevnet } from "../devnet/lookup.ts";
+import { type DoctorReport, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
+import {
+  type CacheReader,
+  ChildApplier,
+  done,
+  findCondition,
   type ReconcileContext,
   type ReconcileResult,
   type Reconciler,
   type Recorder,
   requeueAfter,
-  Secrets,
-  Services,
   type SetupContext,
-  StatefulSets,
   statusChanged,
 } from "../runtime/index.ts";
 import { KeystoreCheck } from "./keystore.ts";

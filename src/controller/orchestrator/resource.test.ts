@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KubeObject } from "../runtime/index.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { podFacts } from "./resource.ts";
 
 describe("podFacts", () => {

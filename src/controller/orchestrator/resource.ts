@@ -1,8 +1,9 @@
 // The Orchestrator custom resource as this controller reads it (types from src/schema), and the
 // cluster objects it reads besides its children.
+
+import type { KubeObject, ResourceType } from "../../kube/index.ts";
 import { GROUP, VERSION } from "../../schema/api-group.ts";
 import type { OrchestratorSpec, OrchestratorStatus } from "../../schema/orchestrator.ts";
-import type { KubeObject, ResourceType } from "../runtime/index.ts";
 
 export const Orchestrators: ResourceType = {
   group: GROUP,

@@ -7,7 +7,8 @@
 // operator does that delete: a pod on a revision other than the StatefulSet's update revision,
 // not Ready for longer than a grace period, is replaced. Such a pod serves nothing and the
 // StatefulSet would replace it anyway once it were healthy, so deleting it loses nothing.
-import type { KubeClient, Recorder } from "../runtime/index.ts";
+import type { KubeClient } from "../../kube/index.ts";
+import type { Recorder } from "../runtime/index.ts";
 import { restartPod } from "./pod-restart.ts";
 import type { Orchestrator, PodCondition } from "./resource.ts";
 

@@ -1,8 +1,10 @@
 // Pods and Nodes are not owned by an Orchestrator, but decide its status: pods map back to their
 // Orchestrator by the instance label, and a node change may change every session limit.
+
+import type { KubeObject, ObjectKey } from "../../kube/index.ts";
+import { ConfigMaps, keyFor, keyOf, Secrets, Services, StatefulSets } from "../../kube/index.ts";
 import { isDevnetConfigMap } from "../devnet/deployment-config-map.ts";
-import type { CacheSpec, KubeObject, ObjectKey, WatchSpec } from "../runtime/index.ts";
-import { ConfigMaps, keyFor, keyOf, Secrets, Services, StatefulSets } from "../runtime/index.ts";
+import type { CacheSpec, WatchSpec } from "../runtime/index.ts";
 import { secretKeysOnly } from "../webhook/secret-cache.ts";
 import { CHILD_SELECTOR, configMapFacts, serviceFacts, statefulSetFacts } from "./child-facts.ts";
 import { MANAGED_BY } from "./names.ts";

@@ -10,11 +10,11 @@
 // Memory is per process: after a restart every child is applied once, which is the convergence
 // the restart needs anyway.
 import { createHash } from "node:crypto";
-import { applyOwned, type ConflictRetryOptions, withOwner } from "./apply.ts";
-import type { KubeClient } from "./kube-client.ts";
-import { type KubeObject, keyFor, keyOf, type ObjectKey } from "./objects.ts";
+import { applyOwned, type ConflictRetryOptions, withOwner } from "../../kube/apply.ts";
+import type { KubeClient } from "../../kube/kube-client.ts";
+import { type KubeObject, keyFor, keyOf, type ObjectKey } from "../../kube/objects.ts";
+import { type ResourceType, resourceName } from "../../kube/resources.ts";
 import type { CacheReader } from "./reconciler.ts";
-import { type ResourceType, resourceName } from "./resources.ts";
 
 interface Applied {
   hash: string;

@@ -1,13 +1,13 @@
 // The controller's worker loop against a real work queue, with an in-memory cache (the
 // Kubernetes side is covered by the integration tests on the local control plane).
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Informer, InformerHandlers } from "../../kube/informer.ts";
+import type { KubeObject } from "../../kube/objects.ts";
+import { ConfigMaps, Secrets, StatefulSets } from "../../kube/resources.ts";
+import { silentLogger } from "../../process/log.ts";
 import { Controller } from "./controller.ts";
-import type { Informer, InformerHandlers } from "./informer.ts";
-import { silentLogger } from "./log.ts";
 import { RuntimeMetrics } from "./metrics.ts";
-import type { KubeObject } from "./objects.ts";
 import type { CacheReader, ControllerDefinition, ReconcileResult, Reconciler } from "./reconciler.ts";
-import { ConfigMaps, Secrets, StatefulSets } from "./resources.ts";
 
 const emptyCache = { list: () => [] } as unknown as CacheReader;
 

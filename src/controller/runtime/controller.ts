@@ -2,11 +2,9 @@
 // take keys from its work queue and call the reconciler. Handlers are attached once; the queue
 // and workers live only while this replica leads (a new queue per leadership term).
 
-import { errorMessage } from "./api-error.ts";
-import { backoffDelay, sleep } from "./backoff.ts";
-import type { Informer } from "./informer.ts";
-import type { Logger } from "./log.ts";
-import type { RuntimeMetrics } from "./metrics.ts";
+import { errorMessage } from "../../kube/api-error.ts";
+import { backoffDelay, sleep } from "../../kube/backoff.ts";
+import type { Informer } from "../../kube/informer.ts";
 import {
   changedBeyondStatus,
   changedBeyondVersion,
@@ -15,11 +13,13 @@ import {
   keyFor,
   keyOf,
   type ObjectKey,
-} from "./objects.ts";
+} from "../../kube/objects.ts";
+import { isOfType, resourceName } from "../../kube/resources.ts";
+import type { Logger } from "../../process/log.ts";
+import type { RuntimeMetrics } from "./metrics.ts";
 import type { RateLimiterOptions } from "./rate-limiter.ts";
 import { defaultControllerRateLimiter } from "./rate-limiter.ts";
 import type { CacheReader, ControllerDefinition, ReconcileResult, Reconciler } from "./reconciler.ts";
-import { isOfType, resourceName } from "./resources.ts";
 import { WorkQueue } from "./work-queue.ts";
 
 export interface ControllerOptions {

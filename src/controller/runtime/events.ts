@@ -4,12 +4,12 @@
 // token bucket (client-go's spam filter: burst 25, then one per 5 minutes). Writes are
 // asynchronous and never fail a reconcile; a failed write is logged.
 import { randomBytes } from "node:crypto";
-import { errorMessage } from "./api-error.ts";
+import { errorMessage } from "../../kube/api-error.ts";
+import type { KubeClient } from "../../kube/kube-client.ts";
+import type { KubeObject } from "../../kube/objects.ts";
+import { Events } from "../../kube/resources.ts";
+import { type Logger, silentLogger } from "../../process/log.ts";
 import { validateReason } from "./conditions.ts";
-import type { KubeClient } from "./kube-client.ts";
-import { type Logger, silentLogger } from "./log.ts";
-import type { KubeObject } from "./objects.ts";
-import { Events } from "./resources.ts";
 
 export type EventType = "Normal" | "Warning";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { silentLogger } from "../../process/log.ts";
 import { parseAddress, startHealthServer } from "./health-server.ts";
-import { silentLogger } from "./log.ts";
 import { RuntimeMetrics } from "./metrics.ts";
 
 describe("health server", () => {

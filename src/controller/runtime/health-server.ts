@@ -7,7 +7,7 @@ import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import { http } from "../../process/builtin-http.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../../process/log.ts";
 
 export interface Check {
   name: string;

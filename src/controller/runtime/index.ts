@@ -1,15 +1,5 @@
-// The project's controller-runtime: what reconcilers and the `controller` command import.
-export { errorMessage, isConflict, isGone, isNotFound, KubeApiError } from "./api-error.ts";
-export {
-  adopt,
-  applyOwned,
-  applyStatus,
-  FIELD_MANAGER,
-  retryOnConflict,
-  STATUS_FIELD_MANAGER,
-  updateWithRetry,
-  withOwner,
-} from "./apply.ts";
+// The project's controller-runtime: what makes a controller (work queue, reconcile loop, leader
+// election, conditions, events, metrics). The Kubernetes layer it stands on is src/kube.
 export { ChildApplier } from "./child-applier.ts";
 export {
   type Condition,
@@ -24,24 +14,8 @@ export {
   validateReason,
 } from "./conditions.ts";
 export { EventRecorder, type EventSpec, type EventType, type Recorder } from "./events.ts";
-export { dropManagedFields, Informer, type InformerHandlers, type InformerHealth } from "./informer.ts";
-export { bodyBytes, KubeClient, type KubeResponse } from "./kube-client.ts";
-export { loadKubeConfig, PooledKubeConfig } from "./kube-config.ts";
 export { LEADER_ELECTION_DEFAULTS, type LeaderElectionConfig, LeaderElector } from "./leader-election.ts";
-export { createLogger, type Logger, silentLogger } from "./log.ts";
 export { Manager, type ManagerOptions } from "./manager.ts";
-export {
-  controllerOf,
-  controllerReference,
-  type KubeList,
-  type KubeObject,
-  keyFor,
-  keyOf,
-  type ObjectKey,
-  type ObjectMeta,
-  type OwnerReference,
-  splitKey,
-} from "./objects.ts";
 export {
   type CacheReader,
   type CacheSpec,
@@ -54,5 +28,4 @@ export {
   type SetupContext,
   type WatchSpec,
 } from "./reconciler.ts";
-export * from "./resources.ts";
 export { WorkQueue } from "./work-queue.ts";

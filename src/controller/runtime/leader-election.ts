@@ -8,13 +8,13 @@
 //   (before leaseDuration, so no other replica can have taken over yet);
 // - release() (on SIGTERM) clears the holder and sets the duration to 1 s, so a successor takes
 //   over at its next poll (within one retry period) instead of waiting out the lease.
-import { errorMessage, isConflict, isNotFound } from "./api-error.ts";
-import { backoffDelay, sleep } from "./backoff.ts";
+import { errorMessage, isConflict, isNotFound } from "../../kube/api-error.ts";
+import { backoffDelay, sleep } from "../../kube/backoff.ts";
+import type { KubeClient } from "../../kube/kube-client.ts";
+import type { KubeObject } from "../../kube/objects.ts";
+import { Leases } from "../../kube/resources.ts";
+import { type Logger, silentLogger } from "../../process/log.ts";
 import { microTime } from "./events.ts";
-import type { KubeClient } from "./kube-client.ts";
-import { type Logger, silentLogger } from "./log.ts";
-import type { KubeObject } from "./objects.ts";
-import { Leases } from "./resources.ts";
 
 export interface LeaseSpec {
   holderIdentity?: string | null;

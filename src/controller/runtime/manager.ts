@@ -6,21 +6,21 @@
 // (bounded), release the lease so a successor takes over within one retry period, close the
 // watches, the server and the pooled connections.
 import type { KubeConfig } from "@kubernetes/client-node";
-import { errorMessage } from "./api-error.ts";
-import { sleep } from "./backoff.ts";
+import { errorMessage } from "../../kube/api-error.ts";
+import { sleep } from "../../kube/backoff.ts";
+import { Informer, type InformerOptions } from "../../kube/informer.ts";
+import { KubeClient } from "../../kube/kube-client.ts";
+import { PooledKubeConfig } from "../../kube/kube-config.ts";
+import type { KubeObject, ObjectKey } from "../../kube/objects.ts";
+import { type ResourceType, resourceName } from "../../kube/resources.ts";
+import { type Logger, silentLogger } from "../../process/log.ts";
 import { Controller } from "./controller.ts";
 import { EventRecorder } from "./events.ts";
 import { type Check, type HealthServer, startHealthServer } from "./health-server.ts";
-import { Informer, type InformerOptions } from "./informer.ts";
-import { KubeClient } from "./kube-client.ts";
-import { PooledKubeConfig } from "./kube-config.ts";
 import { type LeaderElectionConfig, LeaderElector } from "./leader-election.ts";
-import { type Logger, silentLogger } from "./log.ts";
 import { RuntimeMetrics } from "./metrics.ts";
-import type { KubeObject, ObjectKey } from "./objects.ts";
 import type { RateLimiterOptions } from "./rate-limiter.ts";
 import type { CacheReader, CacheSpec, ControllerDefinition } from "./reconciler.ts";
-import { type ResourceType, resourceName } from "./resources.ts";
 
 export const REPORTING_CONTROLLER = "livepeer.org/livepeer-operator";
 

@@ -1,7 +1,7 @@
 // Prometheus metrics under the names controller-runtime and client-go dashboards already use.
 // One registry per Manager (tests run several managers in one process).
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { InformerMetrics } from "./informer.ts";
+import type { InformerMetrics } from "../../kube/informer.ts";
 import type { QueueMetrics } from "./work-queue.ts";
 
 export type ReconcileResultLabel = "success" | "error" | "requeue" | "requeue_after";

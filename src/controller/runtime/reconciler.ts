@@ -1,13 +1,14 @@
 // The reconciler contract (controller-runtime's): given a key, read current state from the cache,
 // converge, and say "done", "again after T", or throw (retried with per-key backoff). Never
 // assume which event caused the call: level-based, idempotent, safe to run twice.
+
+import type { Informer } from "../../kube/informer.ts";
+import type { KubeClient } from "../../kube/kube-client.ts";
+import type { KubeObject, ObjectKey } from "../../kube/objects.ts";
+import type { ResourceType } from "../../kube/resources.ts";
+import type { IndexFunc } from "../../kube/store.ts";
+import type { Logger } from "../../process/log.ts";
 import type { EventRecorder } from "./events.ts";
-import type { Informer } from "./informer.ts";
-import type { KubeClient } from "./kube-client.ts";
-import type { Logger } from "./log.ts";
-import type { KubeObject, ObjectKey } from "./objects.ts";
-import type { ResourceType } from "./resources.ts";
-import type { IndexFunc } from "./store.ts";
 
 export type ReconcileResult =
   | { done: true }

@@ -2,7 +2,8 @@
 // API server generated) map back through their ownerReference, and any Secret named by a
 // Webhook's spec.sharedSecretRef wakes that Webhook (so creating the missing Secret, or adding
 // the key, makes it Ready without waiting for a resync).
-import { type ControllerDefinition, type KubeObject, keyOf, Secrets } from "../runtime/index.ts";
+import { type KubeObject, keyOf, Secrets } from "../../kube/index.ts";
+import type { ControllerDefinition } from "../runtime/index.ts";
 import { WebhookReconciler } from "./reconcile.ts";
 import { BY_SHARED_SECRET, sharedSecretKeys, type Webhook, Webhooks } from "./resource.ts";
 import { secretKeysOnly } from "./secret-cache.ts";

@@ -4,19 +4,21 @@
 import {
   adopt,
   applyStatus,
-  type CacheReader,
-  done,
   errorMessage,
-  findCondition,
   type KubeClient,
   keyFor,
-  type Logger,
   type ObjectKey,
+  Secrets,
+} from "../../kube/index.ts";
+import type { Logger } from "../../process/log.ts";
+import {
+  type CacheReader,
+  done,
+  findCondition,
   type ReconcileContext,
   type ReconcileResult,
   type Reconciler,
   type Recorder,
-  Secrets,
   type SetupContext,
   statusChanged,
 } from "../runtime/index.ts";

@@ -1,8 +1,9 @@
 // The Webhook custom resource as this controller reads it: types from the zod schema in
 // src/schema (the single source of truth), plus what the cache indexes by.
+
+import type { KubeObject, ResourceType } from "../../kube/index.ts";
 import { GROUP, VERSION } from "../../schema/api-group.ts";
 import type { WebhookSpec, WebhookStatus } from "../../schema/webhook.ts";
-import type { KubeObject, ResourceType } from "../runtime/index.ts";
 
 export const Webhooks: ResourceType = {
   group: GROUP,

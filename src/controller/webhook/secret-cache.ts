@@ -2,7 +2,7 @@
 // controller only needs to know that spec.sharedSecretRef resolves; the delivery side reads the
 // value from the API when it signs. last-applied-configuration is dropped too, since
 // `kubectl apply` puts the whole Secret, values included, in that annotation.
-import type { KubeObject, ObjectMeta } from "../runtime/index.ts";
+import type { KubeObject, ObjectMeta } from "../../kube/index.ts";
 
 export interface SecretKeys extends KubeObject {
   metadata: ObjectMeta;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KubeObject } from "../runtime/index.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import type { Webhook } from "./resource.ts";
 import { MANAGED_BY_API, MANAGED_BY_LABEL, secretOwnership } from "./secret-ownership.ts";
 

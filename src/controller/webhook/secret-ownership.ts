@@ -2,8 +2,9 @@
 // and marks it; the controller adopts exactly those (so the garbage collector deletes the Secret
 // with its Webhook). A Secret a user brought is only referenced, never owned: deleting the
 // Webhook must not delete the user's Secret.
+
+import { controllerOf, type KubeObject } from "../../kube/index.ts";
 import { WEBHOOK_SECRET_MANAGED_BY_API, WEBHOOK_SECRET_MANAGED_BY_LABEL } from "../../schema/webhook.ts";
-import { controllerOf, type KubeObject } from "../runtime/index.ts";
 import type { Webhook } from "./resource.ts";
 
 /** Set by the API server (src/api) on the Secrets it generates for webhooks. */

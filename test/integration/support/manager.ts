@@ -1,12 +1,9 @@
 // A controller Manager run in-process for one test file: watches only that file's namespace,
 // no leader election, no process metrics; log lines are kept for failure messages.
 import { inject } from "vitest";
-import {
-  type ControllerDefinition,
-  createLogger,
-  Manager,
-  PooledKubeConfig,
-} from "../../../src/controller/runtime/index.ts";
+import { type ControllerDefinition, Manager } from "../../../src/controller/runtime/index.ts";
+import { PooledKubeConfig } from "../../../src/kube/index.ts";
+import { createLogger } from "../../../src/process/log.ts";
 
 export async function startTestManager(
   identity: string,

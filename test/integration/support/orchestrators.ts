@@ -1,9 +1,9 @@
 // What the Orchestrator integration files share: apply one by server-side apply (fenced to a node
 // pool when given one), read it, and wait until its status says something.
 import { type Orchestrator, Orchestrators } from "../../../src/controller/orchestrator/resource.ts";
-import type { KubeClient } from "../../../src/controller/runtime/index.ts";
 import type { NodePool } from "../../../src/dev/cluster/fleet.ts";
 import { waitFor } from "../../../src/dev/cluster/process.ts";
+import type { KubeClient } from "../../../src/kube/index.ts";
 import { kubectl } from "./cluster.ts";
 
 export const condition = (o: Orchestrator | undefined, type: string) =>

@@ -6,7 +6,7 @@ import {
   toApiWebhook,
   type WebhookResource,
   webhookSpec,
-} from "./resource.ts";
+} from "./webhook-resource.ts";
 
 const tenant = { userId: "alice", projectId: "p1" };
 

@@ -83,7 +83,7 @@ describe("client-node without its generated API index and the npm undici", () =>
       }));
     `;
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
-      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+      cwd: fileURLToPath(new URL("../../..", import.meta.url)),
       encoding: "utf8",
     });
     expect(JSON.parse(out.trim().split("\n").at(-1)!)).toEqual({
@@ -105,7 +105,7 @@ describe("client-node without its generated API index and the npm undici", () =>
     const script = `
       const { slimClientNode } = await import(${JSON.stringify(new URL("./slim-client-node.ts", import.meta.url).href)});
       slimClientNode();
-      await import(${JSON.stringify(new URL("../cli/commands/controller.ts", import.meta.url).href)});
+      await import(${JSON.stringify(new URL("../../cli/commands/controller.ts", import.meta.url).href)});
       const { createRequire } = await import("node:module");
       const cache = createRequire(import.meta.url).cache;
       console.log(JSON.stringify({
@@ -114,7 +114,7 @@ describe("client-node without its generated API index and the npm undici", () =>
       }));
     `;
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
-      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+      cwd: fileURLToPath(new URL("../../..", import.meta.url)),
       encoding: "utf8",
     });
     expect(JSON.parse(out.trim().split("\n").at(-1)!)).toEqual({ npm: 0, bundled: [] });

@@ -4,8 +4,8 @@
 // livepeer.org/user-id and livepeer.org/project-id mirror them for kubectl, and are what a
 // kubectl-created Webhook may carry instead); createdAt is the exact ms in an annotation.
 import { createHash } from "node:crypto";
-import type { KubeObject } from "../../controller/runtime/objects.ts";
-import type { ResourceType } from "../../controller/runtime/resources.ts";
+import type { KubeObject } from "../../kube/objects.ts";
+import type { ResourceType } from "../../kube/resources.ts";
 import { API_VERSION, GROUP, VERSION } from "../../schema/api-group.ts";
 import {
   type SecretKeyRef,
@@ -15,8 +15,9 @@ import {
   WEBHOOK_SECRET_MANAGED_BY_LABEL,
   WEBHOOK_USER_ID_LABEL,
 } from "../../schema/webhook.ts";
+import type { ApiWebhook } from "../../schema/webhook-api.ts";
+import { WEBHOOK_EVENT_KINDS, type WebhookEventKind } from "../../schema/webhook-events.ts";
 import { DEFAULT_PROJECT } from "../auth/claims.ts";
-import { WEBHOOK_EVENT_KINDS, type WebhookEventKind, type WebhookObject } from "./api-schema.ts";
 
 export const Webhooks: ResourceType = {
   group: GROUP,
@@ -99,12 +100,12 @@ export function createdAtOf(r: WebhookResource): number {
 
 const KNOWN_EVENTS = new Set<string>(WEBHOOK_EVENT_KINDS);
 
-function apiStatus(s: WebhookResourceStatus | undefined): WebhookObject["status"] | undefined {
+function apiStatus(s: WebhookResourceStatus | undefined): ApiWebhook["status"] | undefined {
   if (!s) return undefined;
-  const out: NonNullable<WebhookObject["status"]> = {};
+  const out: NonNullable<ApiWebhook["status"]> = {};
   const f = s.lastFailure;
   if (f && typeof f === "object") {
-    const lastFailure: NonNullable<NonNullable<WebhookObject["status"]>["lastFailure"]> = {};
+    const lastFailure: NonNullable<NonNullable<ApiWebhook["status"]>["lastFailure"]> = {};
     const timestamp = toMillis(f.timestamp);
     if (timestamp !== undefined) lastFailure.timestamp = timestamp;
     if (typeof f.error === "string") lastFailure.error = f.error;
@@ -118,10 +119,10 @@ function apiStatus(s: WebhookResourceStatus | undefined): WebhookObject["status"
 }
 
 // Cached objects are replaced, never mutated, on every change: their API view can be memoised.
-const views = new WeakMap<WebhookResource, WebhookObject>();
+const views = new WeakMap<WebhookResource, ApiWebhook>();
 
 /** The API's view: exactly the spec's fields; never the secret nor its reference. */
-export function toApiWebhook(r: WebhookResource): WebhookObject {
+export function toApiWebhook(r: WebhookResource): ApiWebhook {
   let view = views.get(r);
   if (!view) {
     view = buildApiWebhook(r);
@@ -130,9 +131,9 @@ export function toApiWebhook(r: WebhookResource): WebhookObject {
   return view;
 }
 
-function buildApiWebhook(r: WebhookResource): WebhookObject {
+function buildApiWebhook(r: WebhookResource): ApiWebhook {
   const tenant = tenantOf(r);
-  const out: WebhookObject = {
+  const out: ApiWebhook = {
     id: r.metadata?.name ?? "",
     name: r.spec?.name ?? "",
     kind: "webhook",

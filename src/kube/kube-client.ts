@@ -4,14 +4,14 @@
 // streaming watches all go through one path, with one error type carrying the server's reason
 // and message. Responses stay plain JSON (timestamps as strings), which is what status comparison
 // and the caches want. Measured against client-node's own client in
-// src/controller/runtime/bench/transport.ts.
+// bench/transport.ts.
 import type { Agent } from "node:http";
 import https from "node:https";
 import type { Readable } from "node:stream";
 import type { KubeConfig } from "@kubernetes/client-node";
 // Deep import: the package index loads every generated API class (see slim-client-node.ts).
 import { PatchStrategy } from "@kubernetes/client-node/dist/patch.js";
-import { http } from "../../process/builtin-http.ts";
+import { http } from "../process/builtin-http.ts";
 import { KubeApiError } from "./api-error.ts";
 import { PooledKubeConfig } from "./kube-config.ts";
 import { KubeConnections } from "./kube-connections.ts";

@@ -8,9 +8,14 @@
 // destroyed: its streams fail, informers re-list and re-watch on a fresh connection. A GOAWAY,
 // an error or a close retires it (streams in flight finish where the server lets them).
 import http2 from "node:http2";
+import type { RequestOptions } from "node:https";
 import type { Readable } from "node:stream";
-import type { TlsOptions } from "./kube-connections.ts";
 
+/** The TLS material of one (cluster, user): what a connection is keyed and opened by. */
+export type TlsOptions = Pick<
+  RequestOptions,
+  "ca" | "cert" | "key" | "pfx" | "passphrase" | "rejectUnauthorized" | "servername"
+>;
 export interface H2SessionOptions {
   /** A PING this often while a stream is open (client-go: after 30 s of reading nothing). */
   pingEveryMs?: number;

@@ -10,10 +10,11 @@
 // - a server-side watch timeout or a quiet connection: resume from the last resourceVersion;
 // - any other error (403, 5xx, connection refused): retry with capped, jittered backoff,
 //   resuming the watch from the last resourceVersion (relisting only if that is gone).
+
+import { type Logger, silentLogger } from "../process/log.ts";
 import { errorMessage, isGone, KubeApiError } from "./api-error.ts";
 import { type BackoffOptions, backoffDelay, sleep } from "./backoff.ts";
 import type { KubeClient, StatusObject } from "./kube-client.ts";
-import { type Logger, silentLogger } from "./log.ts";
 import { type KubeObject, keyOf } from "./objects.ts";
 import { apiVersionOf, type ResourceType, resourceName } from "./resources.ts";
 import { Store } from "./store.ts";

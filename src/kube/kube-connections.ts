@@ -12,8 +12,8 @@ import { createHash } from "node:crypto";
 import type { Agent } from "node:http";
 import type { RequestOptions } from "node:https";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { http } from "../../process/builtin-http.ts";
-import { H2Session } from "./h2-session.ts";
+import { http } from "../process/builtin-http.ts";
+import { H2Session, type TlsOptions } from "./h2-session.ts";
 
 export type KubeConnection = (
   | { protocol: "http/2"; session: H2Session }
@@ -25,11 +25,6 @@ export type KubeConnection = (
 
 /** HTTP/1.1: client-node matches TCP keep-alive to client-go's 30 s (cloud load balancers drop idle flows at 60 s). */
 const KEEP_ALIVE_MS = 30_000;
-
-export type TlsOptions = Pick<
-  RequestOptions,
-  "ca" | "cert" | "key" | "pfx" | "passphrase" | "rejectUnauthorized" | "servername"
->;
 
 function tlsFingerprint(scope: string, o: TlsOptions): string {
   const h = createHash("sha256");

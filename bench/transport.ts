@@ -5,15 +5,15 @@
 // Each variant runs in its own child process (fair RSS), one after the other, in its own
 // namespace (deleted afterwards). Prints one line per variant and the ratios.
 //
-//   KUBECONFIG=... node src/controller/runtime/bench/transport.ts [--n 1000] [--concurrency 16]
+//   KUBECONFIG=... node bench/transport.ts [--n 1000] [--concurrency 16]
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
-import { KubeClient } from "../kube-client.ts";
-import { PooledKubeConfig } from "../kube-config.ts";
-import { ConfigMaps } from "../resources.ts";
+import { KubeClient } from "../src/kube/kube-client.ts";
+import { PooledKubeConfig } from "../src/kube/kube-config.ts";
+import { ConfigMaps } from "../src/kube/resources.ts";
 
 type Variant = "stock" | "runtime";
 interface Result {

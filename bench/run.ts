@@ -1,0 +1,89 @@
+// `npm run bench`: every benchmark in turn at a size that finishes in minutes on 2 cores, each in
+// its own process, printing its own ratios. `npm run bench -- NAME [ARGS]` runs one, with its own
+// arguments (see the header of bench/NAME.ts). Benchmarks are not tests: they print figures and
+// never fail on a number.
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startControlPlane } from "../src/dev/cluster/control-plane.ts";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+interface Benchmark {
+  /** What it measures, one line. */
+  what: string;
+  /** Arguments of the quick run `npm run bench` makes. */
+  quick: string[];
+  nodeFlags?: string[];
+  /** Measures against the cluster in KUBECONFIG (a local control plane is started when unset). */
+  needsCluster?: boolean;
+}
+
+const BENCHMARKS: Record<string, Benchmark> = {
+  orchestrators: {
+    what: "Orchestrator controller vs a bare script applying the same children (ratio, peak RSS, steady queue wait)",
+    quick: ["--count", "300", "--concurrency", "4", "--steady", "30"],
+  },
+  "api-get": {
+    what: "webhook API GET vs a bare fastify route, POST vs direct Kubernetes writes",
+    quick: ["--requests", "20000", "--creates", "400"],
+  },
+  "node-doctor": {
+    what: "node doctor cost per node pod (requests and CPU per look, heap per pod)",
+    quick: ["--pods", "1000"],
+    nodeFlags: ["--expose-gc"],
+  },
+  transport: {
+    what: "the Kubernetes client's transport vs client-node's stock client",
+    quick: ["--n", "1000", "--concurrency", "16"],
+    needsCluster: true,
+  },
+};
+
+function run(name: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const b = BENCHMARKS[name]!;
+  const file = path.join(here, `${name}.ts`);
+  process.stdout.write(
+    `\n== ${name}: ${b.what}\n   node ${path.relative(process.cwd(), file)} ${args.join(" ")}\n`,
+  );
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...(b.nodeFlags ?? []), file, ...args], { stdio: "inherit", env });
+    child.on("error", reject);
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+async function runWithCluster(name: string, args: string[]): Promise<number> {
+  if (!BENCHMARKS[name]!.needsCluster || process.env.KUBECONFIG) return run(name, args, process.env);
+  const cp = await startControlPlane({ progress: (l) => process.stderr.write(`${l}\n`) });
+  try {
+    return await run(name, args, { ...process.env, KUBECONFIG: cp.kubeconfig });
+  } finally {
+    await cp.stop();
+  }
+}
+
+async function main(): Promise<number> {
+  const [name, ...args] = process.argv.slice(2);
+  if (name === "--help" || name === "-h") {
+    process.stdout.write(
+      `usage: npm run bench [-- NAME [ARGS]]\n\n${Object.entries(BENCHMARKS)
+        .map(([n, b]) => `  ${n.padEnd(14)} ${b.what}\n${" ".repeat(17)}quick: ${b.quick.join(" ")}`)
+        .join("\n")}\n`,
+    );
+    return 0;
+  }
+  if (name) {
+    if (!BENCHMARKS[name]) {
+      process.stderr.write(`no benchmark "${name}": choose one of ${Object.keys(BENCHMARKS).join(", ")}\n`);
+      return 2;
+    }
+    return runWithCluster(name, args);
+  }
+  let failed = 0;
+  for (const [n, b] of Object.entries(BENCHMARKS)) if ((await runWithCluster(n, b.quick)) !== 0) failed++;
+  if (failed) process.stderr.write(`${failed} benchmark(s) did not finish; see their output above\n`);
+  return failed ? 1 : 0;
+}
+
+process.exitCode = await main();
