@@ -1,6 +1,7 @@
 // Where a node pod may run: GPU limits, node affinity on GPU Feature Discovery labels, the
 // GPU taint's toleration and the runtime class. The real kube-scheduler does the placing.
 import type { V1Affinity, V1NodeSelectorRequirement, V1Toleration } from "@kubernetes/client-node";
+import { requirementsMatch } from "../../kube/label-selector.ts";
 import { ENCODERLESS_PRODUCTS } from "./products.ts";
 
 export interface GpuRequest {
@@ -63,21 +64,7 @@ export function nvidiaDevices(count: number): string {
   return Array.from({ length: count }, (_, i) => String(i)).join(",");
 }
 
-/** Whether a node's labels satisfy every requirement (the In/NotIn/Exists subset used above). */
+/** Whether a node's labels satisfy every requirement. */
 export function labelsMatch(labels: Record<string, string>, reqs: V1NodeSelectorRequirement[]): boolean {
-  return reqs.every((r) => {
-    const v = labels[r.key];
-    switch (r.operator) {
-      case "In":
-        return v !== undefined && (r.values ?? []).includes(v);
-      case "NotIn":
-        return v === undefined || !(r.values ?? []).includes(v);
-      case "Exists":
-        return v !== undefined;
-      case "DoesNotExist":
-        return v === undefined;
-      default:
-        return false;
-    }
-  });
+  return requirementsMatch(labels, reqs);
 }
