@@ -198,9 +198,44 @@ export const GatewaySpecSchema = withRules(GatewaySpecBase, [
   },
 ]);
 
+export const GivenOrchestratorSchema = z
+  .strictObject({
+    name: z.string().max(253).describe("The Orchestrator resource in this namespace."),
+    address: z
+      .string()
+      .max(512)
+      .describe(
+        "The address the gateway was given for it, for example rtx3090-0.rtx3090-pods.video.svc.cluster.local:8935.",
+      ),
+    pricePerUnit: z
+      .string()
+      .max(96)
+      .optional()
+      .describe("Its price as its node reports it (else its spec): wei, or with a currency suffix."),
+    pixelsPerUnit: z.int().min(1).optional().describe("How many pixels pricePerUnit buys."),
+    priceCompatible: z
+      .boolean()
+      .optional()
+      .describe("Whether the gateway's cap reaches that price; absent when the two cannot be compared."),
+  })
+  .describe("An orchestrator the gateway was given by the operator's discovery hook.");
+
 export const GatewayStatusSchema = z
   .strictObject({
     ...commonStatusFields,
+    orchestrators: z
+      .array(GivenOrchestratorSchema)
+      .max(1024)
+      .optional()
+      .describe("What the gateway was given: the selected Orchestrators that are Ready, with their prices."),
+    orchestratorCount: z.int().min(0).optional().describe("How many orchestrators the gateway was given."),
+    hookTokenDigest: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional()
+      .describe(
+        "SHA-256 (hex) of the token in the gateway's node-hooks Secret: the API server checks the node's discovery calls against it.",
+      ),
     maxSessions: statusFacts.maxSessions,
     node: statusFacts.node,
     serviceAddr: statusFacts.serviceAddr,
@@ -224,3 +259,4 @@ export type GatewayStatus = z.infer<typeof GatewayStatusSchema>;
 export type Gateway = z.infer<typeof GatewaySchema>;
 export type OrchestratorsSource = z.infer<typeof OrchestratorsSourceSchema>;
 export type LabelSelector = z.infer<typeof LabelSelectorSchema>;
+export type GivenOrchestrator = z.infer<typeof GivenOrchestratorSchema>;

@@ -112,6 +112,8 @@ export const OrchestratorStatusSchema = z
     gpuProduct: statusFacts.gpuProduct,
     serviceAddr: statusFacts.serviceAddr,
     serviceURI: statusFacts.serviceURI,
+    pricePerUnit: statusFacts.pricePerUnit,
+    pixelsPerUnit: statusFacts.pixelsPerUnit,
   })
   .describe("What the operator observed: conditions, diagnoses and facts.");
 

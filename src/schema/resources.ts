@@ -1,4 +1,5 @@
 // The three custom resources as CRD definitions: names, columns and schemas.
+import { GROUP, VERSION } from "./api-group.ts";
 import { ConditionType } from "./condition.ts";
 import type { CrdDefinition, PrinterColumn } from "./crd.ts";
 import { GatewaySpecSchema, GatewayStatusSchema } from "./gateway.ts";
@@ -79,6 +80,13 @@ export const GatewayCrd: CrdDefinition = {
   status: GatewayStatusSchema,
   printerColumns: [
     conditionColumn(ConditionType.Ready, "status", "Ready"),
+    {
+      name: "Orchs",
+      type: "integer",
+      jsonPath: ".status.orchestratorCount",
+      description: "How many orchestrators the gateway was given.",
+    },
+    conditionColumn(ConditionType.PriceCompatible, "status", "Price"),
     conditionColumn(ConditionType.Funded, "status", "Funded"),
     {
       name: "Deposit",
@@ -141,3 +149,24 @@ export const WebhookCrd: CrdDefinition = {
 };
 
 export const CUSTOM_RESOURCES: readonly CrdDefinition[] = [OrchestratorCrd, GatewayCrd, WebhookCrd];
+
+/** How clients address a custom resource (structurally a src/kube ResourceType). */
+export interface CustomResourceType {
+  group: string;
+  version: string;
+  plural: string;
+  kind: string;
+  namespaced: true;
+}
+
+const resourceTypeOf = (crd: CrdDefinition): CustomResourceType => ({
+  group: GROUP,
+  version: VERSION,
+  plural: crd.plural,
+  kind: crd.kind,
+  namespaced: true,
+});
+
+export const Orchestrators = resourceTypeOf(OrchestratorCrd);
+export const Gateways = resourceTypeOf(GatewayCrd);
+export const Webhooks = resourceTypeOf(WebhookCrd);

@@ -47,6 +47,14 @@ export const statusFacts = {
     .describe(
       "The service URI registered on chain, for example https://orch.example.com:8935; on chain only.",
     ),
+  pricePerUnit: z
+    .string()
+    .max(96)
+    .optional()
+    .describe(
+      'The price the node charges per pixelsPerUnit pixels, as its /status reports it (else the spec\'s): wei ("1000") or with a currency suffix.',
+    ),
+  pixelsPerUnit: z.int().min(1).optional().describe("How many pixels pricePerUnit buys."),
   deposit: z
     .string()
     .max(96)

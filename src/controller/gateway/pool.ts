@@ -1,0 +1,88 @@
+// Which orchestrators a gateway is given (pure): the Orchestrators its selector picks in its
+// namespace, those that serve (Ready=True) and have an address the gateway can dial, each with the
+// price its node reports (else its spec) and whether the gateway's cap reaches it. The rest are
+// named with the reason they were left out, so the status can say why a gateway has none.
+import { type LabelSelector, selectorMatches } from "../../kube/label-selector.ts";
+import type { GivenOrchestrator } from "../../schema/gateway.ts";
+
+/** What the pool reads of an Orchestrator (a loose view: hand-written objects may lack fields). */
+export interface OrchestratorView {
+  metadata?: { name?: string; labels?: Record<string, string> };
+  spec?: { pricePerUnit?: string; pixelsPerUnit?: number };
+  status?: {
+    conditions?: { type: string; status: string; reason?: string }[];
+    serviceAddr?: string;
+    pricePerUnit?: string;
+    pixelsPerUnit?: number;
+  };
+}
+
+/**
+ * How the gateway reaches an orchestrator: its advertised service address (in a cluster: the
+ * pod's DNS name or the public address), or its pod's IP (the embedded default: fake pods live on
+ * loopback IPs and there is no cluster DNS).
+ */
+export type AddressMode = "service" | { podAddress: (orchestrator: string) => string | undefined };
+
+export interface LeftOut {
+  name: string;
+  reason: string;
+}
+
+export interface Pool {
+  selected: number;
+  given: GivenOrchestrator[];
+  leftOut: LeftOut[];
+}
+
+/** Whether the cap reaches a price; undefined when the two cannot be compared. */
+export type PriceCheck = (price: { pricePerUnit?: string; pixelsPerUnit?: number }) => boolean | undefined;
+
+export function orchestratorPool(
+  selector: LabelSelector,
+  orchestrators: readonly OrchestratorView[],
+  addressing: AddressMode,
+  priceCheck: PriceCheck,
+): Pool {
+  const selected = orchestrators
+    .filter((o) => selectorMatches(selector, o.metadata?.labels))
+    .sort((a, b) => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? ""));
+  const pool: Pool = { selected: selected.length, given: [], leftOut: [] };
+  for (const o of selected) {
+    const name = o.metadata?.name ?? "";
+    const ready = o.status?.conditions?.find((c) => c.type === "Ready");
+    if (ready?.status !== "True") {
+      pool.leftOut.push({
+        name,
+        reason: `not Ready (${ready ? (ready.reason ?? ready.status) : "no status yet"})`,
+      });
+      continue;
+    }
+    const address = addressing === "service" ? o.status?.serviceAddr : addressing.podAddress(name);
+    if (!address) {
+      pool.leftOut.push({ name, reason: "no address yet" });
+      continue;
+    }
+    const price = priceOf(o);
+    const compatible = priceCheck(price);
+    pool.given.push({
+      name,
+      address,
+      ...(price.pricePerUnit !== undefined ? { pricePerUnit: price.pricePerUnit } : {}),
+      ...(price.pixelsPerUnit !== undefined ? { pixelsPerUnit: price.pixelsPerUnit } : {}),
+      ...(compatible !== undefined ? { priceCompatible: compatible } : {}),
+    });
+  }
+  return pool;
+}
+
+/** The node's own price when the doctor has read it, else what the spec asks for. */
+export function priceOf(o: OrchestratorView): { pricePerUnit?: string; pixelsPerUnit?: number } {
+  if (o.status?.pricePerUnit !== undefined) {
+    return { pricePerUnit: o.status.pricePerUnit, pixelsPerUnit: o.status.pixelsPerUnit ?? 1 };
+  }
+  return {
+    ...(o.spec?.pricePerUnit !== undefined ? { pricePerUnit: o.spec.pricePerUnit } : {}),
+    pixelsPerUnit: o.spec?.pixelsPerUnit ?? 1,
+  };
+}
