@@ -81,6 +81,32 @@ async function materializeVolumes(core: CoreV1Api, pod: V1Pod, dir: string): Pro
   return mounts;
 }
 
+/**
+ * The container's environment as the kubelet would set it: plain values and Secret or ConfigMap
+ * keys (the node reads LP_* variables; a gateway's hook URLs come from its Secret this way).
+ */
+async function containerEnv(core: CoreV1Api, pod: V1Pod): Promise<Record<string, string>> {
+  const ns = pod.metadata?.namespace ?? "default";
+  const env: Record<string, string> = {};
+  for (const e of pod.spec?.containers[0]?.env ?? []) {
+    if (e.value !== undefined) env[e.name] = e.value;
+    const secretKey = e.valueFrom?.secretKeyRef;
+    if (secretKey?.name) {
+      const data = (await core.readNamespacedSecret({ name: secretKey.name, namespace: ns })).data ?? {};
+      const value = data[secretKey.key];
+      if (value !== undefined) env[e.name] = Buffer.from(value, "base64").toString();
+    }
+    const configKey = e.valueFrom?.configMapKeyRef;
+    if (configKey?.name) {
+      const value = (await core.readNamespacedConfigMap({ name: configKey.name, namespace: ns })).data?.[
+        configKey.key
+      ];
+      if (value !== undefined) env[e.name] = value;
+    }
+  }
+  return env;
+}
+
 function rewrite(args: string[], mounts: Map<string, string>): string[] {
   return args.map((a) => {
     for (const [from, to] of mounts) if (a.startsWith(from)) return to + a.slice(from.length);
@@ -115,10 +141,12 @@ export function startSimulatorFleet(
     // Another fleet (a test file running beside this one) may not have stopped the simulator of
     // the pod that held this IP before: wait for its ports rather than log a bind failure the
     // node doctor would rightly report.
-    await portsFree(pod.status!.podIP!, [1935, 7935, 8935], 15_000);
+    await portsFree(pod.status!.podIP!, [1935, 5935, 7935, 8935], 15_000);
+    const env = await containerEnv(core, pod);
     try {
       entry.sim = await startNodeSimulator({
         argv,
+        env,
         host: pod.status!.podIP!,
         log: (line) => appendFileSync(logFile, criLogLine(line)),
         availabilityCheckDelayMs: 0,
