@@ -253,3 +253,35 @@ describe("planOrchestrator renders the same children as before", () => {
     expect(planOrchestrator(input)).toMatchSnapshot();
   });
 });
+
+describe("what rolls the node pods", () => {
+  const hashes = (spec: Record<string, unknown>) => {
+    const plan = planOrchestrator({ orch: base(spec), nodes, defaultImage: "img" });
+    return {
+      config: plan.configMaps.map((c) => c.data?.["livepeer.conf"]),
+      hashes: plan.statefulSets.map(
+        (s) => s.spec?.template.metadata?.annotations?.["livepeer.org/config-hash"],
+      ),
+    };
+  };
+
+  it("a new session limit rewrites the orchestrator's config file but keeps its pod (set live)", () => {
+    const before = hashes({ maxSessions: 7 });
+    const after = hashes({ maxSessions: 8 });
+    expect(after.config).not.toEqual(before.config);
+    expect(after.hashes).toEqual(before.hashes);
+  });
+
+  it("a new price rolls the orchestrator", () => {
+    expect(hashes({ pricePerUnit: "2" }).hashes).not.toEqual(hashes({ pricePerUnit: "1" }).hashes);
+  });
+
+  it("a transcoder's new capacity rolls the transcoders only (they announce it when they connect)", () => {
+    const split = (sessionsPerGpu: number) =>
+      hashes({ transcoders: { replicas: 2, gpu: { count: 1, product: "Tesla-T4", sessionsPerGpu } } });
+    const [orchBefore, transcodersBefore] = split(3).hashes;
+    const [orchAfter, transcodersAfter] = split(4).hashes;
+    expect(orchAfter).toBe(orchBefore);
+    expect(transcodersAfter).not.toBe(transcodersBefore);
+  });
+});

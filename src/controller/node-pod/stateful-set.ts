@@ -1,4 +1,4 @@
-// The node's StatefulSet: built by a pure function (spec in, object out), applied by the reconciler.
+// A node's StatefulSet: spec in, object out (applied by the reconciler).
 import type {
   V1Container,
   V1PersistentVolumeClaim,
@@ -6,18 +6,13 @@ import type {
   V1Volume,
   V1VolumeMount,
 } from "@kubernetes/client-node";
+import type { z } from "zod";
+import type { PodTemplateOverrides } from "../../schema/pod-template.ts";
+import type { StorageSpecSchema } from "../../schema/workload.ts";
 import type { PodPlacement } from "../gpu/placement.ts";
-import { MOUNTS } from "./names.ts";
+import { MOUNTS, type SecretMount, secretVolume } from "./mounts.ts";
 
-export interface PodOverrides {
-  nodeSelector?: Record<string, string>;
-  tolerations?: { key?: string; operator?: string; value?: string; effect?: string }[];
-  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-  runtimeClassName?: string;
-  annotations?: Record<string, string>;
-  labels?: Record<string, string>;
-  serviceAccountName?: string;
-}
+export type StorageSpec = z.infer<typeof StorageSpecSchema>;
 
 export interface NodeStatefulSetInput {
   name: string;
@@ -35,10 +30,10 @@ export interface NodeStatefulSetInput {
   /** Port whose `/status` answers once the node is up (the CLI port). */
   statusPort: number;
   placement: PodPlacement;
-  keystoreSecret?: string;
-  orchSecret?: string;
-  storage?: { size: string; storageClassName?: string };
-  overrides?: PodOverrides;
+  /** Secrets to mount, in this order. */
+  secrets: [SecretMount, string][];
+  storage?: StorageSpec;
+  overrides?: PodTemplateOverrides;
 }
 
 export function buildNodeStatefulSet(input: NodeStatefulSetInput): V1StatefulSet {
@@ -47,23 +42,10 @@ export function buildNodeStatefulSet(input: NodeStatefulSetInput): V1StatefulSet
     { name: "config", mountPath: MOUNTS.config, readOnly: true },
     { name: "data", mountPath: MOUNTS.data },
   ];
-  if (input.keystoreSecret) {
-    volumes.push({
-      name: "keystore",
-      secret: {
-        secretName: input.keystoreSecret,
-        defaultMode: 0o400,
-        items: [
-          { key: "key.json", path: "key.json" },
-          { key: "password", path: "password" },
-        ],
-      },
-    });
-    mounts.push({ name: "keystore", mountPath: MOUNTS.keystore, readOnly: true });
-  }
-  if (input.orchSecret) {
-    volumes.push({ name: "orch-secret", secret: { secretName: input.orchSecret, defaultMode: 0o400 } });
-    mounts.push({ name: "orch-secret", mountPath: MOUNTS.orchSecret, readOnly: true });
+  for (const [mount, secretName] of input.secrets) {
+    const s = secretVolume(mount, secretName);
+    volumes.push(s.volume);
+    mounts.push(s.mount);
   }
   let claims: V1PersistentVolumeClaim[] | undefined;
   if (input.storage) {
