@@ -196,6 +196,13 @@ function serviceAddress(input: PlanInput, firstPod: string, clusterAddress: stri
   });
 }
 
+/** What the node's ConfigMap records, from its annotations. */
+export function recordedIn(annotations: Record<string, string> | undefined): PlanInput["recorded"] {
+  const maxSessions = annotations?.[SESSION_LIMIT_ANNOTATION];
+  const serviceAddr = annotations?.[SERVICE_ADDR_ANNOTATION];
+  return { ...(maxSessions ? { maxSessions } : {}), ...(serviceAddr ? { serviceAddr } : {}) };
+}
+
 const withChange = (change: SessionLimitChange | undefined) => (change ? { sessionLimitChange: change } : {});
 
 export const describeProblems = (problems: FlagProblem[]) => problems.map(formatProblem).join("; ");

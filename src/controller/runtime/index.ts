@@ -28,4 +28,12 @@ export {
   type SetupContext,
   type WatchSpec,
 } from "./reconciler.ts";
+export {
+  type StatusNews,
+  type StatusNewsItem,
+  type StatusWithNews,
+  type StatusWrite,
+  statusNews,
+  writeStatus,
+} from "./status-events.ts";
 export { WorkQueue } from "./work-queue.ts";

@@ -1,15 +1,7 @@
 // The Webhook reconciler: an ordered list of small named steps, then one status computation and
 // a status write only when it changed. Everything is read from the cache; the only writes are
 // adopting a Secret the API server generated for this Webhook, and the status.
-import {
-  adopt,
-  applyStatus,
-  errorMessage,
-  type KubeClient,
-  keyFor,
-  type ObjectKey,
-  Secrets,
-} from "../../kube/index.ts";
+import { adopt, errorMessage, type KubeClient, keyFor, type ObjectKey, Secrets } from "../../kube/index.ts";
 import type { Logger } from "../../process/log.ts";
 import {
   type CacheReader,
@@ -20,7 +12,8 @@ import {
   type Reconciler,
   type Recorder,
   type SetupContext,
-  statusChanged,
+  type StatusNews,
+  writeStatus,
 } from "../runtime/index.ts";
 import { checkSharedSecret, checkUrl, type Verdict } from "./checks.ts";
 import { type Webhook, Webhooks } from "./resource.ts";
@@ -34,6 +27,9 @@ interface Observed {
 }
 
 type Step = (seen: Observed, ctx: ReconcileContext) => Promise<Verdict> | Verdict;
+
+/** Ready's transitions are told as Events: they say whether deliveries can work. */
+const NEWS: StatusNews = { conditions: { Ready: "CheckDeliveryConfiguration" } };
 
 export class WebhookReconciler implements Reconciler {
   readonly #client: KubeClient;
@@ -100,22 +96,15 @@ export class WebhookReconciler implements Reconciler {
   }
 
   async #writeStatus(webhook: Webhook, next: WebhookStatusPatch, log: Logger): Promise<void> {
-    if (!statusChanged(ownedStatus(webhook), next)) return;
-    await applyStatus(this.#client, Webhooks, webhook, { ...next });
-    const before = findCondition(webhook.status?.conditions, "Ready");
-    const after = findCondition(next.conditions, "Ready");
-    if (!after || (before?.status === after.status && before.reason === after.reason)) return;
-    log.info(
-      `Ready ${before?.status ?? "(none)"} -> ${after.status} (${before?.reason ?? "first visit"} -> ${after.reason}): ${after.message}`,
-      { generation: next.observedGeneration },
-    );
-    if (after.status !== "Unknown") {
-      this.#events.event(webhook, {
-        type: after.status === "True" ? "Normal" : "Warning",
-        reason: after.reason,
-        message: after.message,
-        action: "CheckDeliveryConfiguration",
-      });
-    }
+    await writeStatus({
+      client: this.#client,
+      resource: Webhooks,
+      object: webhook,
+      current: ownedStatus(webhook),
+      next,
+      news: NEWS,
+      events: this.#events,
+      log,
+    });
   }
 }
