@@ -68,6 +68,16 @@ const publicService = (nodePort?: number, ingress?: { hostname?: string; ip?: st
   ...(ingress ? { status: { loadBalancer: { ingress: [ingress] } } } : {}),
 });
 
+/** An Orchestrator behind a NodePort Service with node port 31234. */
+const nodePort = (o: Partial<PlanInput>): PlanInput => ({
+  orch: base({ service: { type: "NodePort" } }),
+  nodes,
+  defaultImage: "img",
+  service: publicService(31234),
+  ...o,
+});
+const placed = (nodeName: string) => ({ metadata: { name: "o-0" }, spec: { nodeName } });
+
 const everything = {
   pricePerUnit: "1000",
   pixelsPerUnit: 3,
@@ -169,42 +179,13 @@ const cases: [string, PlanInput][] = [
   ],
   [
     "NodePort before a node port is assigned",
-    {
-      orch: base({ service: { type: "NodePort", port: 9000 } }),
-      nodes,
-      defaultImage: "img",
-      service: publicService(),
-    },
+    nodePort({ orch: base({ service: { type: "NodePort", port: 9000 } }), service: publicService() }),
   ],
-  [
-    "NodePort with the pod placed",
-    {
-      orch: base({ service: { type: "NodePort" } }),
-      nodes,
-      defaultImage: "img",
-      service: publicService(31234),
-      pods: [{ metadata: { name: "o-0" }, spec: { nodeName: "cpu-only" } }],
-    },
-  ],
-  [
-    "NodePort on a node without addresses",
-    {
-      orch: base({ service: { type: "NodePort" } }),
-      nodes,
-      defaultImage: "img",
-      service: publicService(31234),
-      pods: [{ metadata: { name: "o-0" }, spec: { nodeName: "gpu-rtx3090-b" } }],
-    },
-  ],
+  ["NodePort with the pod placed", nodePort({ pods: [placed("cpu-only")] })],
+  ["NodePort on a node without addresses", nodePort({ pods: [placed("gpu-rtx3090-b")] })],
   [
     "NodePort keeps the advertised address",
-    {
-      orch: base({ service: { type: "NodePort" } }),
-      nodes,
-      defaultImage: "img",
-      service: publicService(31234),
-      recorded: { serviceAddr: "10.0.0.3:31234", maxSessions: "5" },
-    },
+    nodePort({ recorded: { serviceAddr: "10.0.0.3:31234", maxSessions: "5" } }),
   ],
   [
     "LoadBalancer without an address (held)",

@@ -19,7 +19,6 @@ import {
   type CacheReader,
   ChildApplier,
   done,
-  findCondition,
   type ReconcileContext,
   type ReconcileResult,
   type Reconciler,
@@ -27,7 +26,7 @@ import {
   requeueAfter,
   type SetupContext,
   type StatusNews,
-  writeStatus,
+  StatusWriter,
 } from "../runtime/index.ts";
 import { KeystoreCheck } from "./keystore.ts";
 import { childNames, ORCH_SECRET_KEY, PORTS } from "./names.ts";
@@ -80,6 +79,7 @@ export class OrchestratorReconciler implements Reconciler {
   /** Looks at the node pods' endpoints and logs; wakes an Orchestrator when what it saw changed. */
   readonly doctor: NodeDoctor;
   readonly #keystore: KeystoreCheck;
+  readonly #status: StatusWriter;
   #sweptAt = Date.now();
 
   constructor(ctx: SetupContext, options: OrchestratorOptions) {
@@ -95,6 +95,7 @@ export class OrchestratorReconciler implements Reconciler {
       log: ctx.log.child("doctor"),
     });
     this.#keystore = new KeystoreCheck(ctx.client, ctx.cache);
+    this.#status = new StatusWriter(ctx, Orchestrators, NEWS);
   }
 
   /** Run in order, stopping at the first error (retried with backoff). */
@@ -123,17 +124,8 @@ export class OrchestratorReconciler implements Reconciler {
       });
     }
     const status = computeStatus(await this.#seen(key, orch, run, ctx), new Date());
-    await writeStatus({
-      client: this.#client,
-      resource: Orchestrators,
-      object: orch,
-      current: ownedStatus(orch),
-      next: status,
-      news: NEWS,
-      events: this.#events,
-      log: ctx.log,
-    });
-    const next = revisitAfter(findCondition(status.conditions, "Ready"), run.recheckAfterMs, Math.random());
+    await this.#status.write(orch, ownedStatus(orch), status, ctx.log);
+    const next = revisitAfter(status.conditions, run.recheckAfterMs, Math.random());
     return next === undefined ? done : requeueAfter(next);
   }
 

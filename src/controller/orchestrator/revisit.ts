@@ -3,7 +3,7 @@
 // key itself (the node doctor). A devnet ConfigMap that is missing or not labelled yet is outside
 // the cache, and a keystore read may fail: those are looked at again soon; any other unready state
 // slowly, spread so 5,000 unready Orchestrators do not come back in one burst.
-import type { Condition } from "../runtime/index.ts";
+import { type Condition, findCondition } from "../runtime/index.ts";
 
 /** Look again this long after a reconcile that left Ready not True (jittered by 10%). */
 export const NOT_READY_RECHECK_MS = 5 * 60_000;
@@ -12,14 +12,15 @@ const POLLED_REASONS = new Set(["DevnetDeploymentUnavailable", "KeystoreSecretUn
 export const POLL_MS = 30_000;
 
 /**
- * Milliseconds until the next look, or undefined for none. `stepsAfterMs`: a step asked to look
+ * Milliseconds until the next look (from Ready), or undefined for none. `stepsAfterMs`: a step asked to look
  * again then (a pod's grace period ends); `random` in [0, 1) spreads the slow recheck.
  */
 export function revisitAfter(
-  ready: Pick<Condition, "status" | "reason"> | undefined,
+  conditions: readonly Condition[] | undefined,
   stepsAfterMs: number | undefined,
   random: number,
 ): number | undefined {
+  const ready = findCondition(conditions, "Ready");
   const again =
     ready?.status === "True"
       ? undefined

@@ -32,8 +32,7 @@ export {
   type StatusNews,
   type StatusNewsItem,
   type StatusWithNews,
-  type StatusWrite,
+  StatusWriter,
   statusNews,
-  writeStatus,
 } from "./status-events.ts";
 export { WorkQueue } from "./work-queue.ts";

@@ -72,27 +72,38 @@ export function statusNews(
   return items;
 }
 
-export interface StatusWrite<S extends StatusWithNews> {
-  client: KubeClient;
-  resource: ResourceType;
-  object: KubeObject;
-  /** The part of the object's status this controller owns, as it is now. */
-  current: S;
-  next: S;
-  news: StatusNews;
-  events: Recorder;
-  log: Logger;
-}
+/** Writes one resource kind's status and tells its news, for one reconciler. */
+export class StatusWriter {
+  readonly #client: KubeClient;
+  readonly #events: Recorder;
+  readonly #resource: ResourceType;
+  readonly #news: StatusNews;
 
-/** Applies the status when it changed and tells what is news; says whether it wrote. */
-export async function writeStatus<S extends StatusWithNews>(w: StatusWrite<S>): Promise<boolean> {
-  if (!statusChanged(w.current, w.next)) return false;
-  const next: StatusWithNews = w.next;
-  await applyStatus(w.client, w.resource, w.object, { ...next });
-  const fields = w.next.observedGeneration !== undefined ? { generation: w.next.observedGeneration } : {};
-  for (const item of statusNews(w.current, w.next, w.news)) {
-    w.log.info(item.log, fields);
-    if (item.event) w.events.event(w.object, item.event);
+  constructor(ctx: { client: KubeClient; events: Recorder }, resource: ResourceType, news: StatusNews) {
+    this.#client = ctx.client;
+    this.#events = ctx.events;
+    this.#resource = resource;
+    this.#news = news;
   }
-  return true;
+
+  /**
+   * Applies `next` when it differs from `current` (the part of the object's status this
+   * controller owns, as it is now), then logs and records what is news. Says whether it wrote.
+   */
+  async write<S extends StatusWithNews>(
+    object: KubeObject,
+    current: S,
+    next: S,
+    log: Logger,
+  ): Promise<boolean> {
+    if (!statusChanged(current, next)) return false;
+    const status: StatusWithNews = next;
+    await applyStatus(this.#client, this.#resource, object, { ...status });
+    const fields = next.observedGeneration !== undefined ? { generation: next.observedGeneration } : {};
+    for (const item of statusNews(current, next, this.#news)) {
+      log.info(item.log, fields);
+      if (item.event) this.#events.event(object, item.event);
+    }
+    return true;
+  }
 }

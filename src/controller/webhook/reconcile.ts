@@ -2,7 +2,6 @@
 // a status write only when it changed. Everything is read from the cache; the only writes are
 // adopting a Secret the API server generated for this Webhook, and the status.
 import { adopt, errorMessage, type KubeClient, keyFor, type ObjectKey, Secrets } from "../../kube/index.ts";
-import type { Logger } from "../../process/log.ts";
 import {
   type CacheReader,
   done,
@@ -10,16 +9,15 @@ import {
   type ReconcileContext,
   type ReconcileResult,
   type Reconciler,
-  type Recorder,
   type SetupContext,
   type StatusNews,
-  writeStatus,
+  StatusWriter,
 } from "../runtime/index.ts";
 import { checkSharedSecret, checkUrl, type Verdict } from "./checks.ts";
 import { type Webhook, Webhooks } from "./resource.ts";
 import type { SecretKeys } from "./secret-cache.ts";
 import { secretOwnership } from "./secret-ownership.ts";
-import { computeStatus, ownedStatus, unknownStatus, type WebhookStatusPatch } from "./status.ts";
+import { computeStatus, ownedStatus, unknownStatus } from "./status.ts";
 
 interface Observed {
   webhook: Webhook;
@@ -34,12 +32,12 @@ const NEWS: StatusNews = { conditions: { Ready: "CheckDeliveryConfiguration" } }
 export class WebhookReconciler implements Reconciler {
   readonly #client: KubeClient;
   readonly #cache: CacheReader;
-  readonly #events: Recorder;
+  readonly #status: StatusWriter;
 
   constructor(ctx: SetupContext) {
     this.#client = ctx.client;
     this.#cache = ctx.cache;
-    this.#events = ctx.events;
+    this.#status = new StatusWriter(ctx, Webhooks, NEWS);
   }
 
   /** Run in order; the first failing verdict decides Ready. */
@@ -67,15 +65,21 @@ export class WebhookReconciler implements Reconciler {
     } catch (err) {
       // First visit: give kubectl wait a condition to look at while the error is retried.
       if (!findCondition(webhook.status?.conditions, "Ready")) {
-        await this.#writeStatus(
+        const unknown = unknownStatus(
           webhook,
-          unknownStatus(webhook, `checking failed, will retry: ${errorMessage(err)}`, new Date()),
-          ctx.log,
+          `checking failed, will retry: ${errorMessage(err)}`,
+          new Date(),
         );
+        await this.#status.write(webhook, ownedStatus(webhook), unknown, ctx.log);
       }
       throw err;
     }
-    await this.#writeStatus(webhook, computeStatus(webhook, verdicts, new Date()), ctx.log);
+    await this.#status.write(
+      webhook,
+      ownedStatus(webhook),
+      computeStatus(webhook, verdicts, new Date()),
+      ctx.log,
+    );
     return done;
   }
 
@@ -93,18 +97,5 @@ export class WebhookReconciler implements Reconciler {
       return secretOwnership(webhook, fresh) === "adopt";
     });
     return { ok: true };
-  }
-
-  async #writeStatus(webhook: Webhook, next: WebhookStatusPatch, log: Logger): Promise<void> {
-    await writeStatus({
-      client: this.#client,
-      resource: Webhooks,
-      object: webhook,
-      current: ownedStatus(webhook),
-      next,
-      news: NEWS,
-      events: this.#events,
-      log,
-    });
   }
 }
