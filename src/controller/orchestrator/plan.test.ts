@@ -10,6 +10,7 @@ import type { V1Service } from "@kubernetes/client-node";
 import { loadAll } from "js-yaml";
 import { describe, expect, it } from "vitest";
 import { OrchestratorSchema } from "../../schema/orchestrator.ts";
+import { ORCH_SECRET_KEY } from "./names.ts";
 import { type PlanInput, planOrchestrator } from "./plan.ts";
 import type { NodeFacts, Orchestrator } from "./resource.ts";
 
@@ -264,5 +265,28 @@ describe("what rolls the node pods", () => {
     const [orchAfter, transcodersAfter] = split(4).hashes;
     expect(orchAfter).toBe(orchBefore);
     expect(transcodersAfter).not.toBe(transcodersBefore);
+  });
+});
+
+describe("the split setup's orchestrator secret", () => {
+  it("is mounted where both roles' -orchSecret flag reads its key", () => {
+    const plan = planOrchestrator({
+      orch: base({ transcoders: { replicas: 1, gpu: { count: 1 } } }),
+      nodes,
+      defaultImage: "img",
+    });
+    expect(plan.orchSecretName).toBe("o-orch-secret");
+    expect(plan.statefulSets).toHaveLength(2);
+    for (const [set, config] of plan.statefulSets.map((s, i) => [s, plan.configMaps[i]] as const)) {
+      const volume = set.spec?.template.spec?.volumes?.find(
+        (v) => v.secret?.secretName === plan.orchSecretName,
+      );
+      const mount = set.spec?.template.spec?.containers[0]?.volumeMounts?.find(
+        (m) => m.name === volume?.name,
+      );
+      expect(config?.data?.["livepeer.conf"]).toContain(
+        `\norchSecret ${mount?.mountPath}/${ORCH_SECRET_KEY}\n`,
+      );
+    }
   });
 });
