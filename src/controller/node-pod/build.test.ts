@@ -80,6 +80,14 @@ describe("a gateway-shaped role from test data", () => {
     expect(containerOf(node.statefulSet).args).toEqual(["-config", "/etc/livepeer/livepeer.conf", "-v", "6"]);
   });
 
+  it("takes a flag from its Secret as an LP_ variable, never into the ConfigMap", () => {
+    const hook = { name: "LP_ORCHWEBHOOKURL", valueFrom: { secretKeyRef: { name: "gw-hooks", key: "url" } } };
+    const withHook = buildNodePod(gatewayRole(), input({ env: [hook] }));
+    expect(containerOf(withHook.statefulSet).env).toEqual([hook]);
+    expect(withHook.configMap).toEqual(node.configMap);
+    expect(containerOf(node.statefulSet).env).toBeUndefined();
+  });
+
   it("labels children and pods with its component and the resource's instance", () => {
     expect(node.statefulSet.spec?.selector.matchLabels).toMatchObject({
       "app.kubernetes.io/instance": "gw",

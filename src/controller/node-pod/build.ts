@@ -3,7 +3,7 @@
 // objects without a cluster). Only `-config` and spec.extraArgs are on the command line: the
 // command line overrides the config file, so everything the operator decides is in the file.
 import { createHash } from "node:crypto";
-import type { V1ConfigMap, V1Service, V1StatefulSet } from "@kubernetes/client-node";
+import type { V1ConfigMap, V1EnvVar, V1Service, V1StatefulSet } from "@kubernetes/client-node";
 import {
   type FlagProblem,
   type FlagValues,
@@ -30,6 +30,11 @@ export interface NodePodInput<Facts> {
   extraArgs?: readonly string[];
   /** What the role's flags function reads. */
   facts: Facts;
+  /**
+   * Flags that must not be in the ConfigMap, as the node's LP_<FLAG> variables from a Secret (a
+   * gateway's hook URLs carry its token).
+   */
+  env?: V1EnvVar[];
   /** GPUs per pod the spec asks for (absent or 0: none). */
   gpu?: { count?: number; product?: string };
   /** Secret names by mount: the pod mounts those its role lists. */
@@ -108,6 +113,7 @@ export function buildNodePod<Facts>(role: NodePodRole<Facts>, input: NodePodInpu
     replicas: input.replicas,
     image: input.image,
     args,
+    ...(input.env?.length ? { env: input.env } : {}),
     configMap: names.config,
     configHash,
     ports: role.ports.map(({ name, containerPort }) => ({ name, containerPort })),

@@ -1,6 +1,7 @@
 // A node's StatefulSet: spec in, object out (applied by the reconciler).
 import type {
   V1Container,
+  V1EnvVar,
   V1PersistentVolumeClaim,
   V1StatefulSet,
   V1Volume,
@@ -23,6 +24,7 @@ export interface NodeStatefulSetInput {
   image: string;
   /** Flags only the command line can carry (the rest is in the config file). */
   args: string[];
+  env?: V1EnvVar[];
   configMap: string;
   /** Hash of everything the pod reads at start: a change rolls the pod. */
   configHash: string;
@@ -68,6 +70,7 @@ export function buildNodeStatefulSet(input: NodeStatefulSetInput): V1StatefulSet
     name: "livepeer",
     image: input.image,
     args: input.args,
+    ...(input.env ? { env: input.env } : {}),
     ports: input.ports.map((p) => ({ ...p, protocol: "TCP" })),
     volumeMounts: mounts,
     resources: {
