@@ -1,23 +1,24 @@
-// What an Orchestrator resource means in go-livepeer flags. Pure: the reconciler renders the
-// result into the node's config file (only `-config` stays on the command line, since command
-// line flags override the file).
-import { MOUNTS, PORTS } from "./names.ts";
-
-export type FlagValues = Record<string, string | number | boolean>;
+// What an Orchestrator resource means in go-livepeer flags, for the orchestrator and for its
+// transcoders (pure). The node-pod builder renders the result into the node's config file.
+import type { FlagValue, FlagValues } from "../../node/config/index.ts";
+import type { OrchestratorSpec } from "../../schema/orchestrator.ts";
+import { MOUNTS } from "../node-pod/index.ts";
+import { ORCH_SECRET_KEY, PORTS } from "./names.ts";
 
 export interface OrchestratorFlagsInput {
-  spec: {
-    network?: string;
-    ethUrl?: string;
-    ethAcctAddr?: string;
-    ethController?: string;
-    keystoreSecret?: string;
-    pricePerUnit?: string;
-    pixelsPerUnit?: number;
-    transcodingOptions?: string;
-    reward?: boolean;
-    ai?: { models?: unknown[] };
-  };
+  spec: Pick<
+    OrchestratorSpec,
+    | "network"
+    | "ethUrl"
+    | "ethAcctAddr"
+    | "ethController"
+    | "keystoreSecret"
+    | "pricePerUnit"
+    | "pixelsPerUnit"
+    | "transcodingOptions"
+    | "reward"
+    | "ai"
+  >;
   /** The devnet deployment's chain URL and Controller, when `spec.devnet` names one. */
   devnet?: { ethUrl?: string; controller?: string };
   serviceAddr: string;
@@ -28,9 +29,11 @@ export interface OrchestratorFlagsInput {
   split: boolean;
 }
 
+const ORCH_SECRET_FILE = `${MOUNTS.orchSecret}/${ORCH_SECRET_KEY}`;
+
 export function orchestratorFlags(i: OrchestratorFlagsInput): FlagValues {
   const network = i.spec.network ?? "offchain";
-  const f: FlagValues = {
+  const f: Record<string, FlagValue> = {
     orchestrator: true,
     network,
     cliAddr: `0.0.0.0:${PORTS.cli}`,
@@ -43,7 +46,7 @@ export function orchestratorFlags(i: OrchestratorFlagsInput): FlagValues {
   if (!i.split) f.transcoder = true;
   if (!i.selfCheckReachable) f.startupAvailabilityCheck = false;
   if (i.nvidiaDevices && !i.split) f.nvidia = i.nvidiaDevices;
-  if (i.split) f.orchSecret = `${MOUNTS.orchSecret}/secret`;
+  if (i.split) f.orchSecret = ORCH_SECRET_FILE;
   // Explicit spec fields win over what the devnet deployment supplies.
   const ethUrl = i.spec.ethUrl ?? i.devnet?.ethUrl;
   const controller = i.spec.ethController ?? i.devnet?.controller;
@@ -64,16 +67,19 @@ export function orchestratorFlags(i: OrchestratorFlagsInput): FlagValues {
   return f;
 }
 
-export function transcoderFlags(i: {
+export interface TranscoderFlagsInput {
+  /** The orchestrator's in-cluster address, which the transcoder dials. */
   orchAddr: string;
+  /** The capacity the transcoder announces when it connects. */
   maxSessions: number;
   nvidiaDevices?: string;
-  transcodingOptions?: string;
-}): FlagValues {
-  const f: FlagValues = {
+}
+
+export function transcoderFlags(i: TranscoderFlagsInput): FlagValues {
+  const f: Record<string, FlagValue> = {
     transcoder: true,
     orchAddr: i.orchAddr,
-    orchSecret: `${MOUNTS.orchSecret}/secret`,
+    orchSecret: ORCH_SECRET_FILE,
     cliAddr: `0.0.0.0:${PORTS.transcoderCli}`,
     monitor: true,
     maxSessions: String(i.maxSessions),

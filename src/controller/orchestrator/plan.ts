@@ -1,10 +1,13 @@
 // Everything an Orchestrator should have, computed from what was observed (pure: tests compare
-// built objects without a cluster). The reconciler applies the plan; status reads it.
-import { createHash } from "node:crypto";
+// built objects without a cluster). The reconciler applies the plan; status reads it. The pods
+// and their config come from the node-pod builder (roles in roles.ts); what is decided here is the
+// Orchestrator's own: the session limit its GPUs carry, the address gateways use, and what holds
+// the rollout back.
 import type { V1ConfigMap, V1Service, V1StatefulSet } from "@kubernetes/client-node";
-import { type FlagProblem, formatProblem, renderConfigFile, validateFlags } from "../../node/config/index.ts";
+import { type FlagProblem, formatProblem } from "../../node/config/index.ts";
+import type { OrchestratorSpec } from "../../schema/orchestrator.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
-import { gpuNodeRequirements, labelsMatch, placementFor } from "../gpu/placement.ts";
+import { gpuNodeRequirements, labelsMatch } from "../gpu/placement.ts";
 import { renditionsIn } from "../gpu/renditions.ts";
 import {
   type NodeGpus,
@@ -12,19 +15,18 @@ import {
   type SessionLimit,
   sessionLimitFor,
 } from "../gpu/session-limit.ts";
-import { childLabels, childNames, MOUNTS, PORTS } from "./names.ts";
-import { orchestratorFlags, transcoderFlags } from "./node-flags.ts";
+import { buildNodePod, type NodePod } from "../node-pod/index.ts";
+import { keystoreSecretOf } from "./keystore.ts";
+import { childNames, PORTS } from "./names.ts";
 import type { NodeFacts, Orchestrator, PodFacts } from "./resource.ts";
+import { ORCHESTRATOR, TRANSCODER } from "./roles.ts";
 import { type Hold, rolloutHolds } from "./rollout-holds.ts";
-import { SERVICE_ADDR_ANNOTATION, serviceAddressFor } from "./service-address.ts";
-import { buildServices } from "./services.ts";
+import { SERVICE_ADDR_ANNOTATION, type ServiceAddress, serviceAddressFor } from "./service-address.ts";
 import {
-  restartingFlags,
   SESSION_LIMIT_ANNOTATION,
   type SessionLimitChange,
   sessionLimitChange,
 } from "./session-limit-live.ts";
-import { buildNodeStatefulSet } from "./stateful-set.ts";
 
 export interface PlanInput {
   orch: Orchestrator;
@@ -58,8 +60,111 @@ export interface Plan {
   candidates: NodeGpus[];
 }
 
-const hash = (...parts: string[]) =>
-  createHash("sha256").update(parts.join("\u0000")).digest("hex").slice(0, 16);
+export function planOrchestrator(input: PlanInput): Plan {
+  const { orch } = input;
+  const { spec } = orch;
+  const name = orch.metadata?.name ?? "";
+  const namespace = orch.metadata?.namespace ?? "default";
+  const names = childNames(name);
+  const split = (spec.transcoders?.replicas ?? 0) > 0;
+  const limits = sessionLimits(spec, input.nodes);
+  const clusterAddress = `${names.statefulSet}-0.${names.podsService}.${namespace}.svc.cluster.local:${PORTS.service}`;
+  const address = serviceAddress(input, `${names.statefulSet}-0`, clusterAddress);
+  const devnet: DevnetResolution = input.devnet ?? { state: "unused" };
+  const maxSessions = split ? ("auto" as const) : limits.sessionLimit.maxSessions;
+  const pod = {
+    namespace,
+    instance: name,
+    image: spec.image ?? input.defaultImage,
+    podTemplate: spec.podTemplate,
+    secrets: { keystore: keystoreSecretOf(orch), orchSecret: split ? names.orchSecret : undefined },
+  };
+  const nodes: NodePod[] = [
+    buildNodePod(ORCHESTRATOR, {
+      ...pod,
+      name,
+      replicas: 1,
+      extraArgs: spec.extraArgs,
+      // In a split setup the transcoders have the GPUs.
+      gpu: split ? undefined : spec.gpu,
+      storage: spec.storage,
+      service: {
+        type: spec.service?.type ?? "ClusterIP",
+        ports: { service: spec.service?.port ?? PORTS.service },
+      },
+      facts: {
+        spec,
+        ...(devnet.state === "resolved" ? { devnet } : {}),
+        // Held back until known (see holds): this placeholder never reaches the cluster.
+        serviceAddr: address.address ?? clusterAddress,
+        // The headless Service publishes the pod before it is Ready, so the in-cluster address
+        // answers the node's own startup check; an external address may not hairpin back.
+        selfCheckReachable: address.source === "cluster",
+        maxSessions,
+        split,
+      },
+      files: spec.ai?.models?.length
+        ? { "aiModels.json": `${JSON.stringify(spec.ai.models, null, 2)}\n` }
+        : {},
+      configAnnotations: {
+        [SESSION_LIMIT_ANNOTATION]: String(maxSessions),
+        ...(address.address ? { [SERVICE_ADDR_ANNOTATION]: address.address } : {}),
+      },
+    }),
+  ];
+  if (split && spec.transcoders && limits.perTranscoder) {
+    nodes.push(
+      buildNodePod(TRANSCODER, {
+        ...pod,
+        name: names.transcoders,
+        replicas: spec.transcoders.replicas,
+        gpu: spec.transcoders.gpu,
+        governingService: names.podsService,
+        facts: { orchAddr: clusterAddress, maxSessions: limits.perTranscoder.maxSessions },
+      }),
+    );
+  }
+
+  return {
+    configMaps: nodes.map((n) => n.configMap),
+    services: nodes.flatMap((n) => n.services),
+    statefulSets: nodes.map((n) => n.statefulSet),
+    ...(split ? { orchSecretName: names.orchSecret } : {}),
+    sessionLimit: limits.sessionLimit,
+    ...(address.address !== undefined ? { serviceAddr: address.address } : {}),
+    holds: rolloutHolds(devnet, address),
+    ...withChange(sessionLimitChange(maxSessions, input.recorded?.maxSessions)),
+    problems: nodes.flatMap((n) => n.problems),
+    candidates: limits.candidates,
+  };
+}
+
+/**
+ * The session limit, from the GPUs that transcode (the orchestrator's, or in a split setup each
+ * transcoder's: the orchestrator's `auto` limit is their sum) and the nodes they may land on.
+ */
+function sessionLimits(spec: OrchestratorSpec, nodes: NodeFacts[]) {
+  const replicas = spec.transcoders?.replicas ?? 0;
+  const gpu = replicas > 0 ? spec.transcoders?.gpu : spec.gpu;
+  const gpus = gpu?.count ?? 0;
+  const required = gpuNodeRequirements({ count: gpus, product: gpu?.product, needsEncoder: true });
+  const candidates = gpus > 0 ? candidateNodes(nodes, required, spec.podTemplate?.nodeSelector) : [];
+  const limit = {
+    gpus,
+    candidates,
+    renditions: renditionsIn(spec.transcodingOptions),
+    sessionsPerGpu: gpu?.sessionsPerGpu,
+  };
+  if (replicas === 0)
+    return { sessionLimit: sessionLimitFor({ ...limit, override: spec.maxSessions }), candidates };
+  const perTranscoder = sessionLimitFor(limit);
+  const sessionLimit: SessionLimit = {
+    ...perTranscoder,
+    reason: `auto: the sum of ${replicas} transcoder(s), each ${perTranscoder.reason}`,
+    maxSessions: perTranscoder.maxSessions * replicas,
+  };
+  return { sessionLimit, candidates, perTranscoder };
+}
 
 /** Nodes a pod with these requirements may land on (pool selectors from podTemplate included). */
 function candidateNodes(
@@ -74,40 +179,11 @@ function candidateNodes(
     .filter((n): n is NodeGpus => !!n);
 }
 
-export function planOrchestrator(input: PlanInput): Plan {
-  const { orch } = input;
-  const spec = orch.spec;
-  const name = orch.metadata?.name ?? "";
-  const namespace = orch.metadata?.namespace ?? "default";
-  const names = childNames(name);
-  const split = (spec.transcoders?.replicas ?? 0) > 0;
-  const overrides = spec.podTemplate;
-  const renditions = renditionsIn(spec.transcodingOptions);
-
-  // Where the transcoding happens decides which GPUs size the limit.
-  const gpu = split ? spec.transcoders?.gpu : spec.gpu;
-  const gpuCount = gpu?.count ?? 0;
-  const request = {
-    count: gpuCount,
-    product: gpu?.product,
-    needsEncoder: true,
-    runtimeClassName: overrides?.runtimeClassName,
-  };
-  const candidates =
-    gpuCount > 0 ? candidateNodes(input.nodes, gpuNodeRequirements(request), overrides?.nodeSelector) : [];
-  const sessionLimit = sessionLimitFor({
-    gpus: gpuCount,
-    candidates,
-    renditions,
-    sessionsPerGpu: gpu?.sessionsPerGpu,
-    override: split ? undefined : spec.maxSessions,
-  });
-
-  // A pod being replaced still names the node its address came from.
-  const podNode = input.pods?.find((p) => p.metadata?.name === `${names.statefulSet}-0` && p.spec?.nodeName)
-    ?.spec?.nodeName;
-  const clusterAddress = `${names.statefulSet}-0.${names.podsService}.${namespace}.svc.cluster.local:${PORTS.service}`;
-  const address = serviceAddressFor({
+/** The address gateways use; a pod being replaced still names the node its address came from. */
+function serviceAddress(input: PlanInput, firstPod: string, clusterAddress: string): ServiceAddress {
+  const { spec, status } = input.orch;
+  const podNode = input.pods?.find((p) => p.metadata?.name === firstPod && p.spec?.nodeName)?.spec?.nodeName;
+  return serviceAddressFor({
     ...(spec.serviceAddr ? { specServiceAddr: spec.serviceAddr } : {}),
     type: spec.service?.type ?? "ClusterIP",
     ...(input.service ? { service: input.service } : {}),
@@ -115,152 +191,16 @@ export function planOrchestrator(input: PlanInput): Plan {
     portName: "service",
     ...(podNode ? { podNode } : {}),
     nodes: input.nodes,
-    advertised: [input.recorded?.serviceAddr, orch.status?.serviceAddr].filter((a): a is string => !!a),
+    advertised: [input.recorded?.serviceAddr, status?.serviceAddr].filter((a): a is string => !!a),
     clusterAddress,
   });
-  const devnet: DevnetResolution = input.devnet ?? { state: "unused" };
-  const maxSessions = split ? ("auto" as const) : sessionLimit.maxSessions;
-  const holds = rolloutHolds(devnet, address);
-  // The headless Service publishes the pod before it is Ready, so the in-cluster address answers
-  // the node's own startup check; an external address may not hairpin back into the cluster.
-  const selfCheckReachable = address.source === "cluster";
+}
 
-  const flags = orchestratorFlags({
-    spec,
-    ...(devnet.state === "resolved" ? { devnet } : {}),
-    // Held back until known (see holds): this placeholder never reaches the cluster.
-    serviceAddr: address.address ?? clusterAddress,
-    selfCheckReachable,
-    maxSessions,
-    ...(split
-      ? {}
-      : { nvidiaDevices: placementFor({ ...request, count: spec.gpu?.count ?? 0 }).nvidiaDevices }),
-    split,
-  });
-  const problems = validateFlags(flags);
-  const configText = renderConfigFile(flags, {
-    header: [`Rendered by livepeer-operator for Orchestrator ${namespace}/${name}; edits are overwritten.`],
-  });
-  const configData: Record<string, string> = { "livepeer.conf": configText };
-  // The pod template's hash covers every flag but the live ones: a new session limit alone does
-  // not restart the node (it is set on the running node; see session-limit-live.ts).
-  const restartText = renderConfigFile(restartingFlags(flags));
-  if (spec.ai?.models?.length) configData["aiModels.json"] = `${JSON.stringify(spec.ai.models, null, 2)}\n`;
-
-  const orchLabels = childLabels(name, "orchestrator");
-  const configMaps: V1ConfigMap[] = [
-    {
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: {
-        name: names.config,
-        namespace,
-        labels: orchLabels,
-        annotations: {
-          [SESSION_LIMIT_ANNOTATION]: String(maxSessions),
-          ...(address.address ? { [SERVICE_ADDR_ANNOTATION]: address.address } : {}),
-        },
-      },
-      data: configData,
-    },
-  ];
-  const args = ["-config", MOUNTS.configFile, ...(spec.extraArgs ?? [])];
-  const image = spec.image ?? input.defaultImage;
-  const orchPlacement = placementFor({ ...request, count: split ? 0 : (spec.gpu?.count ?? 0) });
-  const statefulSets: V1StatefulSet[] = [
-    buildNodeStatefulSet({
-      name: names.statefulSet,
-      namespace,
-      labels: orchLabels,
-      serviceName: names.podsService,
-      replicas: 1,
-      image,
-      args,
-      configMap: names.config,
-      configHash: hash(restartText, configData["aiModels.json"] ?? "", image, args.join(" ")),
-      ports: [
-        { name: "service", containerPort: PORTS.service },
-        { name: "cli", containerPort: PORTS.cli },
-      ],
-      statusPort: PORTS.cli,
-      placement: orchPlacement,
-      ...(spec.keystoreSecret && spec.network !== "offchain" ? { keystoreSecret: spec.keystoreSecret } : {}),
-      ...(split ? { orchSecret: names.orchSecret } : {}),
-      ...(spec.storage ? { storage: spec.storage } : {}),
-      ...(overrides ? { overrides } : {}),
-    }),
-  ];
-
-  if (split && spec.transcoders) {
-    const tLabels = childLabels(name, "transcoder");
-    const tPlacement = placementFor(request);
-    // Each transcoder reports its own capacity; the orchestrator's `auto` limit is their sum.
-    const perTranscoder = sessionLimitFor({
-      gpus: gpuCount,
-      candidates,
-      renditions,
-      sessionsPerGpu: gpu?.sessionsPerGpu,
-    });
-    const tFlags = transcoderFlags({
-      orchAddr: `${names.statefulSet}-0.${names.podsService}.${namespace}.svc.cluster.local:${PORTS.service}`,
-      maxSessions: perTranscoder.maxSessions,
-      ...(tPlacement.nvidiaDevices ? { nvidiaDevices: tPlacement.nvidiaDevices } : {}),
-    });
-    problems.push(...validateFlags(tFlags));
-    const tConfig = renderConfigFile(tFlags, {
-      header: [`Transcoder of Orchestrator ${namespace}/${name}.`],
-    });
-    configMaps.push({
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: names.transcoderConfig, namespace, labels: tLabels },
-      data: { "livepeer.conf": tConfig },
-    });
-    statefulSets.push(
-      buildNodeStatefulSet({
-        name: names.transcoders,
-        namespace,
-        labels: tLabels,
-        serviceName: names.podsService,
-        replicas: spec.transcoders.replicas,
-        image,
-        args: ["-config", MOUNTS.configFile],
-        configMap: names.transcoderConfig,
-        configHash: hash(tConfig, image),
-        ports: [{ name: "cli", containerPort: PORTS.transcoderCli }],
-        statusPort: PORTS.transcoderCli,
-        placement: tPlacement,
-        orchSecret: names.orchSecret,
-        ...(overrides ? { overrides } : {}),
-      }),
-    );
-    sessionLimit.reason = `auto: the sum of ${spec.transcoders.replicas} transcoder(s), each ${perTranscoder.reason}`;
-    sessionLimit.maxSessions = perTranscoder.maxSessions * spec.transcoders.replicas;
-  }
-
-  const services = buildServices({
-    namespace,
-    selector: orchLabels,
-    labels: orchLabels,
-    names,
-    type: spec.service?.type ?? "ClusterIP",
-    port: spec.service?.port ?? PORTS.service,
-    servicePort: PORTS.service,
-    cliPort: PORTS.cli,
-  });
-
-  return {
-    configMaps,
-    services,
-    statefulSets,
-    ...(split ? { orchSecretName: names.orchSecret } : {}),
-    sessionLimit,
-    ...(address.address !== undefined ? { serviceAddr: address.address } : {}),
-    holds,
-    ...withChange(sessionLimitChange(maxSessions, input.recorded?.maxSessions)),
-    problems,
-    candidates,
-  };
+/** What the node's ConfigMap records, from its annotations. */
+export function recordedIn(annotations: Record<string, string> | undefined): PlanInput["recorded"] {
+  const maxSessions = annotations?.[SESSION_LIMIT_ANNOTATION];
+  const serviceAddr = annotations?.[SERVICE_ADDR_ANNOTATION];
+  return { ...(maxSessions ? { maxSessions } : {}), ...(serviceAddr ? { serviceAddr } : {}) };
 }
 
 const withChange = (change: SessionLimitChange | undefined) => (change ? { sessionLimitChange: change } : {});

@@ -1,10 +1,8 @@
 // The Orchestrator reconciler: an ordered list of named steps (each applies children built by
 // pure functions), then one status computation, written only when it changed.
-import { randomBytes } from "node:crypto";
 import type { V1Service } from "@kubernetes/client-node";
 import {
   applyOwned,
-  applyStatus,
   ConfigMaps,
   type KubeClient,
   type KubeObject,
@@ -15,31 +13,32 @@ import {
   StatefulSets,
 } from "../../kube/index.ts";
 import { readDevnet } from "../devnet/lookup.ts";
-import { type DoctorReport, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
+import { NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
+import { generatedSecret, newSecretValue } from "../node-pod/index.ts";
 import {
   type CacheReader,
   ChildApplier,
   done,
-  findCondition,
   type ReconcileContext,
   type ReconcileResult,
   type Reconciler,
   type Recorder,
   requeueAfter,
   type SetupContext,
-  statusChanged,
+  type StatusNews,
+  StatusWriter,
 } from "../runtime/index.ts";
 import { KeystoreCheck } from "./keystore.ts";
-import { childNames, PORTS } from "./names.ts";
+import { childNames, ORCH_SECRET_KEY, PORTS } from "./names.ts";
 import { nodeTargets } from "./observe.ts";
-import { describeProblems, type Plan, planOrchestrator } from "./plan.ts";
+import { describeProblems, type Plan, planOrchestrator, recordedIn } from "./plan.ts";
 import { restartPod } from "./pod-restart.ts";
 import { type NodeFacts, Nodes, type Orchestrator, Orchestrators, type PodFacts } from "./resource.ts";
+import { revisitAfter } from "./revisit.ts";
 import { blocksRollout } from "./rollout-holds.ts";
 import { type RolloutStatefulSet, recoverStuckRollouts } from "./rollout-recovery.ts";
-import { SERVICE_ADDR_ANNOTATION } from "./service-address.ts";
-import { SESSION_LIMIT_ANNOTATION, setSessionLimitLive } from "./session-limit-live.ts";
-import { computeStatus, type OwnedStatus } from "./status.ts";
+import { setSessionLimitLive } from "./session-limit-live.ts";
+import { computeStatus, type OwnedStatus, type Seen } from "./status.ts";
 import { INSTANCE_INDEX, Pods } from "./watch.ts";
 
 export interface OrchestratorOptions {
@@ -53,14 +52,9 @@ export interface OrchestratorOptions {
   liveCallTimeoutMs?: number;
 }
 
-/** Look again this long after a reconcile that left Ready not True (jittered by 10%). */
-const NOT_READY_RECHECK_MS = 5 * 60_000;
-/** Ready reasons whose cause no watch announces, and how soon to look again at them. */
-const POLLED_REASONS = new Set(["DevnetDeploymentUnavailable", "KeystoreSecretUnreadable"]);
-const POLL_MS = 30_000;
-
-/** What one reconcile's steps share besides the plan. */
+/** What one reconcile's steps share. */
 interface Run {
+  plan: Plan;
   /** This Orchestrator's pods as cached when the reconcile began. */
   pods: PodFacts[];
   signal: AbortSignal;
@@ -70,7 +64,10 @@ interface Run {
   recheckAfterMs?: number;
 }
 
-type Step = (orch: Orchestrator, plan: Plan, run: Run) => Promise<void>;
+type Step = (orch: Orchestrator, run: Run) => Promise<void>;
+
+/** Transitions told as Events, with the action each names; and every new finding. */
+const NEWS: StatusNews = { conditions: { Scheduled: "Schedule", Ready: "Reconcile" } };
 
 export class OrchestratorReconciler implements Reconciler {
   readonly #client: KubeClient;
@@ -82,6 +79,7 @@ export class OrchestratorReconciler implements Reconciler {
   /** Looks at the node pods' endpoints and logs; wakes an Orchestrator when what it saw changed. */
   readonly doctor: NodeDoctor;
   readonly #keystore: KeystoreCheck;
+  readonly #status: StatusWriter;
   #sweptAt = Date.now();
 
   constructor(ctx: SetupContext, options: OrchestratorOptions) {
@@ -97,91 +95,84 @@ export class OrchestratorReconciler implements Reconciler {
       log: ctx.log.child("doctor"),
     });
     this.#keystore = new KeystoreCheck(ctx.client, ctx.cache);
+    this.#status = new StatusWriter(ctx, Orchestrators, NEWS);
   }
 
   /** Run in order, stopping at the first error (retried with backoff). */
   readonly steps: ReadonlyArray<[name: string, step: Step]> = [
-    ["orchestrator secret (split setup)", (o, p) => this.#orchSecret(o, p)],
-    ["session limit, live", (o, p, r) => this.#sessionLimitLive(o, p, r)],
+    ["orchestrator secret (split setup)", (o, r) => this.#orchSecret(o, r.plan)],
+    ["session limit, live", (o, r) => this.#sessionLimitLive(o, r)],
     [
       "config maps",
-      (o, p) => this.#unlessHeld(p, () => this.#applyAll(ConfigMaps, o, p.configMaps as KubeObject[])),
+      (o, r) => this.#unlessHeld(r.plan, () => this.#applyAll(ConfigMaps, o, r.plan.configMaps)),
     ],
-    ["services", (o, p) => this.#applyAll(Services, o, p.services as KubeObject[])],
-    ["stateful sets", (o, p) => this.#unlessHeld(p, () => this.#statefulSets(o, p))],
-    ["pods the live change missed", (o, _p, r) => this.#restartMissed(o, r)],
-    ["stuck rollout recovery", (o, p, r) => this.#recoverStuckRollouts(o, p, r)],
+    ["services", (o, r) => this.#applyAll(Services, o, r.plan.services)],
+    ["stateful sets", (o, r) => this.#unlessHeld(r.plan, () => this.#statefulSets(o, r.plan))],
+    ["pods the live change missed", (o, r) => this.#restartMissed(o, r)],
+    ["stuck rollout recovery", (o, r) => this.#recoverStuckRollouts(o, r)],
   ];
 
   async reconcile(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {
     const orch = this.#cache.get<Orchestrator>(Orchestrators, key);
     // Deleted: the garbage collector removes every child through its ownerReference.
-    if (!orch || orch.metadata?.deletionTimestamp) {
-      this.#children.forget(key);
-      this.doctor.forget(key);
-      return done;
+    if (!orch || orch.metadata?.deletionTimestamp) return this.#forget(key);
+    const run = await this.#plan(orch, ctx);
+    for (const [name, step] of this.steps) {
+      await step(orch, run).catch((err: Error) => {
+        ctx.log.warn(`step "${name}" failed; will retry`, { error: err.message });
+        throw err;
+      });
     }
+    const status = computeStatus(await this.#seen(key, orch, run, ctx), new Date());
+    await this.#status.write(orch, ownedStatus(orch), status, ctx.log);
+    const next = revisitAfter(status.conditions, run.recheckAfterMs, Math.random());
+    return next === undefined ? done : requeueAfter(next);
+  }
+
+  #forget(key: ObjectKey): ReconcileResult {
+    this.#children.forget(key);
+    this.doctor.forget(key);
+    return done;
+  }
+
+  /** The plan, from the cache and the devnet deployment the spec names. */
+  async #plan(orch: Orchestrator, ctx: ReconcileContext): Promise<Run> {
     const ns = orch.metadata?.namespace;
-    const name = orch.metadata?.name ?? "";
-    const pods = this.#cache.byIndex<PodFacts>(Pods, INSTANCE_INDEX, keyFor(ns, name));
-    const recorded =
-      this.#cache.get(ConfigMaps, keyFor(ns, childNames(name).config))?.metadata?.annotations ?? {};
+    const names = childNames(orch.metadata?.name ?? "");
+    const pods = this.#cache.byIndex<PodFacts>(Pods, INSTANCE_INDEX, keyFor(ns, names.statefulSet));
     const plan = planOrchestrator({
       orch,
       nodes: this.#cache.list<NodeFacts>(Nodes),
-      service: this.#cache.get<V1Service & KubeObject>(Services, keyFor(ns, childNames(name).service)),
+      service: this.#cache.get<V1Service & KubeObject>(Services, keyFor(ns, names.service)),
       defaultImage: this.#options.defaultImage,
       pods,
       devnet: await readDevnet(orch.spec, ns ?? "default", this.#cache, this.#client),
-      recorded: {
-        ...(recorded[SESSION_LIMIT_ANNOTATION] ? { maxSessions: recorded[SESSION_LIMIT_ANNOTATION] } : {}),
-        ...(recorded[SERVICE_ADDR_ANNOTATION] ? { serviceAddr: recorded[SERVICE_ADDR_ANNOTATION] } : {}),
-      },
+      recorded: recordedIn(this.#cache.get(ConfigMaps, keyFor(ns, names.config))?.metadata?.annotations),
     });
-    const run: Run = { pods, signal: ctx.signal, restart: [] };
-    for (const [stepName, step] of this.steps) {
-      try {
-        await step(orch, plan, run);
-      } catch (err) {
-        ctx.log.warn(`step "${stepName}" failed; will retry`, { error: (err as Error).message });
-        throw err;
-      }
-    }
-    const doctor = this.#observeNode(key, orch, pods, ctx);
-    const keystore = await this.#keystore.check(orch);
-    const status = computeStatus(
-      { orch, plan, pods, nodes: this.#cache.list<NodeFacts>(Nodes), doctor, keystore },
-      new Date(),
-    );
-    await this.#writeStatus(orch, status, ctx);
-    // What the status reads is watched (pods, children, Nodes, the keystore Secret, labelled
-    // devnet ConfigMaps) or wakes the key itself (the doctor). A devnet ConfigMap that is missing
-    // or not labelled yet is outside the cache, and a keystore read may fail: those are looked at
-    // again soon; any other unready state slowly, spread so 5,000 unready Orchestrators do not
-    // come back in one burst.
-    const ready = findCondition(status.conditions, "Ready");
-    const again =
-      ready?.status === "True"
-        ? undefined
-        : (POLLED_REASONS.has(ready?.reason ?? "") ? POLL_MS : NOT_READY_RECHECK_MS) *
-          (0.9 + 0.2 * Math.random());
-    const next = Math.min(again ?? Number.POSITIVE_INFINITY, run.recheckAfterMs ?? Number.POSITIVE_INFINITY);
-    return Number.isFinite(next) ? requeueAfter(next) : done;
+    return { plan, pods, signal: ctx.signal, restart: [] };
   }
 
-  /** Hands the doctor the pods as they are now; its latest report comes back at once. */
-  #observeNode(key: ObjectKey, orch: Orchestrator, pods: PodFacts[], ctx: ReconcileContext) {
+  /** What the status reads besides the plan: the node doctor's latest report and the keystore. */
+  async #seen(key: ObjectKey, orch: Orchestrator, run: Run, ctx: ReconcileContext): Promise<Seen> {
     if (Date.now() - this.#sweptAt > 60_000) {
       this.#sweptAt = Date.now();
       this.doctor.sweep((k) => this.#cache.get(Orchestrators, k) !== undefined);
     }
-    const targets = nodeTargets(orch, pods);
-    const report: DoctorReport = this.doctor.observe(key, targets, {
+    // The doctor gets the pods as they are now; its latest report comes back at once.
+    const targets = nodeTargets(orch, run.pods);
+    const report = this.doctor.observe(key, targets, {
       namespace: orch.metadata?.namespace ?? "default",
       seed: orch.status?.findings ?? [],
       signal: ctx.signal,
     });
-    return { targets, report };
+    return {
+      orch,
+      plan: run.plan,
+      pods: run.pods,
+      nodes: this.#cache.list<NodeFacts>(Nodes),
+      doctor: { targets, report },
+      keystore: await this.#keystore.check(orch),
+    };
   }
 
   /** Config and pods stay as they are while a hold lasts (Ready says why). */
@@ -189,8 +180,22 @@ export class OrchestratorReconciler implements Reconciler {
     if (!blocksRollout(plan.holds)) await step();
   }
 
+  /** Generated once and never rotated: running transcoders hold the current one. */
+  async #orchSecret(orch: Orchestrator, plan: Plan): Promise<void> {
+    if (!plan.orchSecretName) return;
+    const ns = orch.metadata?.namespace;
+    if (this.#cache.get(Secrets, keyFor(ns, plan.orchSecretName))) return;
+    const secret = generatedSecret({
+      name: plan.orchSecretName,
+      namespace: ns,
+      values: { [ORCH_SECRET_KEY]: newSecretValue() },
+    });
+    await applyOwned(this.#client, Secrets, orch, secret as KubeObject);
+  }
+
   /** A new session limit goes to running pods before the ConfigMap records it. */
-  async #sessionLimitLive(orch: Orchestrator, plan: Plan, run: Run): Promise<void> {
+  async #sessionLimitLive(orch: Orchestrator, run: Run): Promise<void> {
+    const { plan } = run;
     const change = plan.sessionLimitChange;
     if (!change || blocksRollout(plan.holds) || plan.problems.some((p) => p.severity === "error")) return;
     run.restart = await setSessionLimitLive({
@@ -204,6 +209,25 @@ export class OrchestratorReconciler implements Reconciler {
     });
   }
 
+  async #applyAll(type: typeof ConfigMaps, orch: Orchestrator, objects: object[]): Promise<void> {
+    await Promise.all(objects.map((o) => this.#children.apply(type, orch, o as KubeObject)));
+  }
+
+  async #statefulSets(orch: Orchestrator, plan: Plan): Promise<void> {
+    const errors = plan.problems.filter((p) => p.severity === "error");
+    if (errors.length) {
+      // Keep the last good pods: a bad spec must not replace a serving node with a crashing one.
+      this.#events.event(orch, {
+        type: "Warning",
+        reason: "InvalidNodeConfiguration",
+        message: `not rolling out: ${describeProblems(errors)}`,
+        action: "Validate",
+      });
+      return;
+    }
+    await this.#applyAll(StatefulSets, orch, plan.statefulSets);
+  }
+
   async #restartMissed(orch: Orchestrator, run: Run): Promise<void> {
     for (const pod of run.restart) {
       await restartPod(
@@ -215,9 +239,9 @@ export class OrchestratorReconciler implements Reconciler {
     }
   }
 
-  async #recoverStuckRollouts(orch: Orchestrator, plan: Plan, run: Run): Promise<void> {
+  async #recoverStuckRollouts(orch: Orchestrator, run: Run): Promise<void> {
     const ns = orch.metadata?.namespace;
-    const statefulSets = plan.statefulSets
+    const statefulSets = run.plan.statefulSets
       .map((s) =>
         this.#cache.get<RolloutStatefulSet & KubeObject>(StatefulSets, keyFor(ns, s.metadata?.name ?? "")),
       )
@@ -233,85 +257,19 @@ export class OrchestratorReconciler implements Reconciler {
     });
     if (recheck !== undefined) run.recheckAfterMs = recheck + 1_000;
   }
+}
 
-  async #applyAll(type: typeof ConfigMaps, orch: Orchestrator, objects: KubeObject[]): Promise<void> {
-    await Promise.all(objects.map((o) => this.#children.apply(type, orch, o)));
-  }
-
-  async #statefulSets(orch: Orchestrator, plan: Plan): Promise<void> {
-    const errors = plan.problems.filter((p) => p.severity === "error");
-    if (errors.length) {
-      // Keep the last good pods: a bad spec must not replace a serving node with a crashing one.
-      this.#events.event(orch, {
-        type: "Warning",
-        reason: "InvalidNodeConfiguration",
-        message: `not rolling out: ${describeProblems(errors)}`,
-        action: "Validate",
-      });
-      return;
-    }
-    await this.#applyAll(StatefulSets, orch, plan.statefulSets as KubeObject[]);
-  }
-
-  async #orchSecret(orch: Orchestrator, plan: Plan): Promise<void> {
-    if (!plan.orchSecretName) return;
-    const ns = orch.metadata?.namespace;
-    if (this.#cache.get(Secrets, keyFor(ns, plan.orchSecretName))) return;
-    await applyOwned(this.#client, Secrets, orch, {
-      apiVersion: "v1",
-      kind: "Secret",
-      metadata: {
-        name: plan.orchSecretName,
-        namespace: ns,
-        labels: { "app.kubernetes.io/managed-by": "livepeer-operator" },
-      },
-      type: "Opaque",
-      stringData: { secret: randomBytes(32).toString("hex") },
-    } as KubeObject);
-  }
-
-  async #writeStatus(orch: Orchestrator, next: OwnedStatus, ctx: ReconcileContext): Promise<void> {
-    const s = orch.status ?? {};
-    const current: OwnedStatus = {
-      ...(s.observedGeneration !== undefined ? { observedGeneration: s.observedGeneration } : {}),
-      conditions: s.conditions ?? [],
-      findings: s.findings ?? [],
-      maxSessions: s.maxSessions,
-      maxSessionsReason: s.maxSessionsReason,
-      ...(s.node ? { node: s.node } : {}),
-      ...(s.gpuProduct ? { gpuProduct: s.gpuProduct } : {}),
-      serviceAddr: s.serviceAddr,
-    };
-    if (!statusChanged(current, next)) return;
-    await applyStatus(this.#client, Orchestrators, orch, { ...next });
-    // A new warning or error finding is news; normal ones (a loop that timed out) are not.
-    const announced = new Set<string>();
-    for (const f of next.findings ?? []) {
-      if (f.severity === "normal" || current.findings?.some((x) => x.id === f.id)) continue;
-      ctx.log.info(`finding ${f.id} (${f.severity}): ${f.message}`);
-      this.#events.event(orch, { type: "Warning", reason: f.id, message: f.message, action: "Diagnose" });
-      announced.add(f.id);
-    }
-    for (const type of ["Scheduled", "Ready"]) {
-      const before = findCondition(s.conditions, type);
-      const after = findCondition(next.conditions, type);
-      if (
-        !after ||
-        after.status === "Unknown" ||
-        (before?.status === after.status && before.reason === after.reason) ||
-        // Ready=False because of a finding just announced: one Event says it.
-        announced.has(after.reason)
-      )
-        continue;
-      ctx.log.info(
-        `${type} ${before?.status ?? "(none)"} -> ${after.status} (${after.reason}): ${after.message}`,
-      );
-      this.#events.event(orch, {
-        type: after.status === "True" ? "Normal" : "Warning",
-        reason: after.reason,
-        message: after.message,
-        action: type === "Scheduled" ? "Schedule" : "Reconcile",
-      });
-    }
-  }
+/** The part of the status this controller owns, as it is now (to compare with computeStatus). */
+function ownedStatus(orch: Orchestrator): OwnedStatus {
+  const s = orch.status ?? {};
+  return {
+    ...(s.observedGeneration !== undefined ? { observedGeneration: s.observedGeneration } : {}),
+    conditions: s.conditions ?? [],
+    findings: s.findings ?? [],
+    maxSessions: s.maxSessions,
+    maxSessionsReason: s.maxSessionsReason,
+    ...(s.node ? { node: s.node } : {}),
+    ...(s.gpuProduct ? { gpuProduct: s.gpuProduct } : {}),
+    serviceAddr: s.serviceAddr,
+  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cliUrl, type LivePod, livePods, restartingFlags, sessionLimitChange } from "./session-limit-live.ts";
+import { cliUrl, type LivePod, livePods, sessionLimitChange } from "./session-limit-live.ts";
 
 describe("sessionLimitChange", () => {
   it.each<[string, number | "auto", string | undefined, ReturnType<typeof sessionLimitChange>]>([
@@ -21,15 +21,6 @@ describe("sessionLimitChange", () => {
       undefined,
     ],
   ])("%s", (_n, desired, recorded, want) => expect(sessionLimitChange(desired, recorded)).toEqual(want));
-});
-
-describe("restartingFlags (what the pod template's config hash covers)", () => {
-  it("leaves maxSessions out and keeps everything else", () => {
-    expect(restartingFlags({ orchestrator: true, maxSessions: "8", pricePerUnit: "1000" })).toEqual({
-      orchestrator: true,
-      pricePerUnit: "1000",
-    });
-  });
 });
 
 describe("livePods", () => {

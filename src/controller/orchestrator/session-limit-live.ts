@@ -12,16 +12,12 @@
 // the orchestrator when they connected, so a new one needs a restart (their hash keeps it).
 import { setMaxSessions } from "../../node/client/index.ts";
 import type { Recorder } from "../runtime/index.ts";
-import type { FlagValues } from "./node-flags.ts";
 import type { Orchestrator } from "./resource.ts";
 
 export const SESSION_LIMIT_ANNOTATION = "livepeer.org/max-sessions";
 
-/** The flags whose change restarts the node: all but the ones applied live. */
-export function restartingFlags(flags: FlagValues): FlagValues {
-  const { maxSessions: _live, ...rest } = flags;
-  return rest;
-}
+/** The flags set on a running orchestrator: a change of them alone does not restart it. */
+export const LIVE_FLAGS = ["maxSessions"] as const;
 
 export interface SessionLimitChange {
   /** What the ConfigMap held (and running pods were started or last set with). */

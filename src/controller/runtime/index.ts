@@ -28,4 +28,11 @@ export {
   type SetupContext,
   type WatchSpec,
 } from "./reconciler.ts";
+export {
+  type StatusNews,
+  type StatusNewsItem,
+  type StatusWithNews,
+  StatusWriter,
+  statusNews,
+} from "./status-events.ts";
 export { WorkQueue } from "./work-queue.ts";

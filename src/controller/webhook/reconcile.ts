@@ -1,16 +1,7 @@
 // The Webhook reconciler: an ordered list of small named steps, then one status computation and
 // a status write only when it changed. Everything is read from the cache; the only writes are
 // adopting a Secret the API server generated for this Webhook, and the status.
-import {
-  adopt,
-  applyStatus,
-  errorMessage,
-  type KubeClient,
-  keyFor,
-  type ObjectKey,
-  Secrets,
-} from "../../kube/index.ts";
-import type { Logger } from "../../process/log.ts";
+import { adopt, errorMessage, type KubeClient, keyFor, type ObjectKey, Secrets } from "../../kube/index.ts";
 import {
   type CacheReader,
   done,
@@ -18,15 +9,15 @@ import {
   type ReconcileContext,
   type ReconcileResult,
   type Reconciler,
-  type Recorder,
   type SetupContext,
-  statusChanged,
+  type StatusNews,
+  StatusWriter,
 } from "../runtime/index.ts";
 import { checkSharedSecret, checkUrl, type Verdict } from "./checks.ts";
 import { type Webhook, Webhooks } from "./resource.ts";
 import type { SecretKeys } from "./secret-cache.ts";
 import { secretOwnership } from "./secret-ownership.ts";
-import { computeStatus, ownedStatus, unknownStatus, type WebhookStatusPatch } from "./status.ts";
+import { computeStatus, ownedStatus, unknownStatus } from "./status.ts";
 
 interface Observed {
   webhook: Webhook;
@@ -35,15 +26,18 @@ interface Observed {
 
 type Step = (seen: Observed, ctx: ReconcileContext) => Promise<Verdict> | Verdict;
 
+/** Ready's transitions are told as Events: they say whether deliveries can work. */
+const NEWS: StatusNews = { conditions: { Ready: "CheckDeliveryConfiguration" } };
+
 export class WebhookReconciler implements Reconciler {
   readonly #client: KubeClient;
   readonly #cache: CacheReader;
-  readonly #events: Recorder;
+  readonly #status: StatusWriter;
 
   constructor(ctx: SetupContext) {
     this.#client = ctx.client;
     this.#cache = ctx.cache;
-    this.#events = ctx.events;
+    this.#status = new StatusWriter(ctx, Webhooks, NEWS);
   }
 
   /** Run in order; the first failing verdict decides Ready. */
@@ -71,15 +65,21 @@ export class WebhookReconciler implements Reconciler {
     } catch (err) {
       // First visit: give kubectl wait a condition to look at while the error is retried.
       if (!findCondition(webhook.status?.conditions, "Ready")) {
-        await this.#writeStatus(
+        const unknown = unknownStatus(
           webhook,
-          unknownStatus(webhook, `checking failed, will retry: ${errorMessage(err)}`, new Date()),
-          ctx.log,
+          `checking failed, will retry: ${errorMessage(err)}`,
+          new Date(),
         );
+        await this.#status.write(webhook, ownedStatus(webhook), unknown, ctx.log);
       }
       throw err;
     }
-    await this.#writeStatus(webhook, computeStatus(webhook, verdicts, new Date()), ctx.log);
+    await this.#status.write(
+      webhook,
+      ownedStatus(webhook),
+      computeStatus(webhook, verdicts, new Date()),
+      ctx.log,
+    );
     return done;
   }
 
@@ -97,25 +97,5 @@ export class WebhookReconciler implements Reconciler {
       return secretOwnership(webhook, fresh) === "adopt";
     });
     return { ok: true };
-  }
-
-  async #writeStatus(webhook: Webhook, next: WebhookStatusPatch, log: Logger): Promise<void> {
-    if (!statusChanged(ownedStatus(webhook), next)) return;
-    await applyStatus(this.#client, Webhooks, webhook, { ...next });
-    const before = findCondition(webhook.status?.conditions, "Ready");
-    const after = findCondition(next.conditions, "Ready");
-    if (!after || (before?.status === after.status && before.reason === after.reason)) return;
-    log.info(
-      `Ready ${before?.status ?? "(none)"} -> ${after.status} (${before?.reason ?? "first visit"} -> ${after.reason}): ${after.message}`,
-      { generation: next.observedGeneration },
-    );
-    if (after.status !== "Unknown") {
-      this.#events.event(webhook, {
-        type: after.status === "True" ? "Normal" : "Warning",
-        reason: after.reason,
-        message: after.message,
-        action: "CheckDeliveryConfiguration",
-      });
-    }
   }
 }

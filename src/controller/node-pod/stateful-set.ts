@@ -1,23 +1,19 @@
-// The node's StatefulSet: built by a pure function (spec in, object out), applied by the reconciler.
+// A node's StatefulSet: spec in, object out (applied by the reconciler).
 import type {
   V1Container,
+  V1EnvVar,
   V1PersistentVolumeClaim,
   V1StatefulSet,
   V1Volume,
   V1VolumeMount,
 } from "@kubernetes/client-node";
+import type { z } from "zod";
+import type { PodTemplateOverrides } from "../../schema/pod-template.ts";
+import type { StorageSpecSchema } from "../../schema/workload.ts";
 import type { PodPlacement } from "../gpu/placement.ts";
-import { MOUNTS } from "./names.ts";
+import { MOUNTS, type SecretMount, secretVolume } from "./mounts.ts";
 
-export interface PodOverrides {
-  nodeSelector?: Record<string, string>;
-  tolerations?: { key?: string; operator?: string; value?: string; effect?: string }[];
-  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-  runtimeClassName?: string;
-  annotations?: Record<string, string>;
-  labels?: Record<string, string>;
-  serviceAccountName?: string;
-}
+export type StorageSpec = z.infer<typeof StorageSpecSchema>;
 
 export interface NodeStatefulSetInput {
   name: string;
@@ -28,6 +24,7 @@ export interface NodeStatefulSetInput {
   image: string;
   /** Flags only the command line can carry (the rest is in the config file). */
   args: string[];
+  env?: V1EnvVar[];
   configMap: string;
   /** Hash of everything the pod reads at start: a change rolls the pod. */
   configHash: string;
@@ -35,10 +32,10 @@ export interface NodeStatefulSetInput {
   /** Port whose `/status` answers once the node is up (the CLI port). */
   statusPort: number;
   placement: PodPlacement;
-  keystoreSecret?: string;
-  orchSecret?: string;
-  storage?: { size: string; storageClassName?: string };
-  overrides?: PodOverrides;
+  /** Secrets to mount, in this order. */
+  secrets: [SecretMount, string][];
+  storage?: StorageSpec;
+  overrides?: PodTemplateOverrides;
 }
 
 export function buildNodeStatefulSet(input: NodeStatefulSetInput): V1StatefulSet {
@@ -47,23 +44,10 @@ export function buildNodeStatefulSet(input: NodeStatefulSetInput): V1StatefulSet
     { name: "config", mountPath: MOUNTS.config, readOnly: true },
     { name: "data", mountPath: MOUNTS.data },
   ];
-  if (input.keystoreSecret) {
-    volumes.push({
-      name: "keystore",
-      secret: {
-        secretName: input.keystoreSecret,
-        defaultMode: 0o400,
-        items: [
-          { key: "key.json", path: "key.json" },
-          { key: "password", path: "password" },
-        ],
-      },
-    });
-    mounts.push({ name: "keystore", mountPath: MOUNTS.keystore, readOnly: true });
-  }
-  if (input.orchSecret) {
-    volumes.push({ name: "orch-secret", secret: { secretName: input.orchSecret, defaultMode: 0o400 } });
-    mounts.push({ name: "orch-secret", mountPath: MOUNTS.orchSecret, readOnly: true });
+  for (const [mount, secretName] of input.secrets) {
+    const s = secretVolume(mount, secretName);
+    volumes.push(s.volume);
+    mounts.push(s.mount);
   }
   let claims: V1PersistentVolumeClaim[] | undefined;
   if (input.storage) {
@@ -86,6 +70,7 @@ export function buildNodeStatefulSet(input: NodeStatefulSetInput): V1StatefulSet
     name: "livepeer",
     image: input.image,
     args: input.args,
+    ...(input.env ? { env: input.env } : {}),
     ports: input.ports.map((p) => ({ ...p, protocol: "TCP" })),
     volumeMounts: mounts,
     resources: {

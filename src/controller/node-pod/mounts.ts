@@ -1,0 +1,39 @@
+// Where a node pod finds its files, and the Secrets it may mount: one table, so the flags that
+// name a path and the volumes that put a file there agree.
+import type { V1Volume, V1VolumeMount } from "@kubernetes/client-node";
+
+export const MOUNTS = {
+  config: "/etc/livepeer",
+  configFile: "/etc/livepeer/livepeer.conf",
+  keystore: "/var/run/secrets/livepeer/keystore",
+  orchSecret: "/var/run/secrets/livepeer/orch-secret",
+  data: "/data",
+} as const;
+
+/** A Secret a role may mount: the keystore (on chain) or the split setup's shared secret. */
+export type SecretMount = "keystore" | "orchSecret";
+
+/** In mount order; read-only, owner-readable only. */
+const SECRET_VOLUMES: Record<SecretMount, { volume: string; mountPath: string; items?: string[] }> = {
+  // Only the two files the node reads, whatever else the user's Secret holds.
+  keystore: { volume: "keystore", mountPath: MOUNTS.keystore, items: ["key.json", "password"] },
+  orchSecret: { volume: "orch-secret", mountPath: MOUNTS.orchSecret },
+};
+
+export function secretVolume(
+  mount: SecretMount,
+  secretName: string,
+): { volume: V1Volume; mount: V1VolumeMount } {
+  const s = SECRET_VOLUMES[mount];
+  return {
+    volume: {
+      name: s.volume,
+      secret: {
+        secretName,
+        defaultMode: 0o400,
+        ...(s.items ? { items: s.items.map((key) => ({ key, path: key })) } : {}),
+      },
+    },
+    mount: { name: s.volume, mountPath: s.mountPath, readOnly: true },
+  };
+}

@@ -1,0 +1,43 @@
+// The two node roles an Orchestrator runs, as data for the node-pod builder: the orchestrator
+// itself and, in a split setup, its transcoders.
+import type { NodePodRole } from "../node-pod/index.ts";
+import { PORTS } from "./names.ts";
+import {
+  type OrchestratorFlagsInput,
+  orchestratorFlags,
+  type TranscoderFlagsInput,
+  transcoderFlags,
+} from "./node-flags.ts";
+import { LIVE_FLAGS } from "./session-limit-live.ts";
+
+export const ORCHESTRATOR: NodePodRole<Omit<OrchestratorFlagsInput, "nvidiaDevices">> = {
+  component: "orchestrator",
+  ports: [
+    // Gateways' gRPC and HTTP, on one port.
+    { name: "service", containerPort: PORTS.service, publish: "public" },
+    { name: "cli", containerPort: PORTS.cli, publish: "cluster" },
+  ],
+  statusPort: "cli",
+  gpu: "video-encoder",
+  secrets: ["keystore", "orchSecret"],
+  flags: (facts, placement) => orchestratorFlags({ ...facts, ...placement }),
+  liveFlags: LIVE_FLAGS,
+  configHeader: (owner) => `Rendered by livepeer-operator for Orchestrator ${owner}; edits are overwritten.`,
+  // Every flag but the live ones, aiModels.json, the image and the command line.
+  rolloutInputs: (n) => [n.restartConfig, n.files["aiModels.json"] ?? "", n.image, n.args.join(" ")],
+};
+
+export const TRANSCODER: NodePodRole<Omit<TranscoderFlagsInput, "nvidiaDevices">> = {
+  component: "transcoder",
+  // Read by the operator from the pod's IP; transcoders dial their orchestrator, nothing dials them.
+  ports: [{ name: "cli", containerPort: PORTS.transcoderCli, publish: "none" }],
+  statusPort: "cli",
+  gpu: "video-encoder",
+  secrets: ["orchSecret"],
+  flags: (facts, placement) => transcoderFlags({ ...facts, ...placement }),
+  // A transcoder announces its capacity when it connects: a new session limit needs a restart.
+  liveFlags: [],
+  configHeader: (owner) => `Transcoder of Orchestrator ${owner}.`,
+  // The whole file as mounted and the image (its command line is fixed).
+  rolloutInputs: (n) => [n.config, n.image],
+};

@@ -1,0 +1,109 @@
+// A status change, told as Events (what `kubectl describe` shows) and log lines, the same way for
+// every reconciler: each new warning or error finding is one Event; a transition of a condition
+// type the reconciler names is one Event, except to Unknown (not news yet) and except a Ready=False
+// whose reason is a finding just announced (one Event says it). The status is written only when
+// it changed, so a steady state makes neither writes nor Events.
+import { applyStatus } from "../../kube/apply.ts";
+import type { KubeClient } from "../../kube/kube-client.ts";
+import type { KubeObject } from "../../kube/objects.ts";
+import type { ResourceType } from "../../kube/resources.ts";
+import type { Logger } from "../../process/log.ts";
+import type { Finding } from "../../schema/finding.ts";
+import { type Condition, findCondition, statusChanged } from "./conditions.ts";
+import type { EventSpec, Recorder } from "./events.ts";
+
+/** The part of a status that can be news. */
+export interface StatusWithNews {
+  observedGeneration?: number;
+  conditions?: readonly Condition[];
+  findings?: readonly Pick<Finding, "id" | "severity" | "message">[];
+}
+
+/** What a reconciler announces: condition types by the Event action each transition gets. */
+export interface StatusNews {
+  conditions: Readonly<Record<string, string>>;
+  /** The Event action of a new finding (default Diagnose). */
+  findingAction?: string;
+}
+
+export interface StatusNewsItem {
+  log: string;
+  /** Absent: logged only (a transition to Unknown, or one a finding's Event already said). */
+  event?: EventSpec;
+}
+
+/** The news in a status change (pure). */
+export function statusNews(
+  before: StatusWithNews,
+  after: StatusWithNews,
+  news: StatusNews,
+): StatusNewsItem[] {
+  const items: StatusNewsItem[] = [];
+  const announced = new Set<string>();
+  for (const f of after.findings ?? []) {
+    // Normal findings (a loop that timed out) are recognised, never alarmed on.
+    if (f.severity === "normal" || before.findings?.some((x) => x.id === f.id)) continue;
+    items.push({
+      log: `finding ${f.id} (${f.severity}): ${f.message}`,
+      event: { type: "Warning", reason: f.id, message: f.message, action: news.findingAction ?? "Diagnose" },
+    });
+    announced.add(f.id);
+  }
+  for (const [type, action] of Object.entries(news.conditions)) {
+    const was = findCondition(before.conditions, type);
+    const now = findCondition(after.conditions, type);
+    if (!now || (was?.status === now.status && was.reason === now.reason)) continue;
+    const log = `${type} ${was?.status ?? "(none)"} -> ${now.status} (${was?.reason ?? "first visit"} -> ${now.reason}): ${now.message}`;
+    const quiet = now.status === "Unknown" || announced.has(now.reason);
+    items.push({
+      log,
+      ...(quiet
+        ? {}
+        : {
+            event: {
+              type: now.status === "True" ? "Normal" : "Warning",
+              reason: now.reason,
+              message: now.message,
+              action,
+            },
+          }),
+    });
+  }
+  return items;
+}
+
+/** Writes one resource kind's status and tells its news, for one reconciler. */
+export class StatusWriter {
+  readonly #client: KubeClient;
+  readonly #events: Recorder;
+  readonly #resource: ResourceType;
+  readonly #news: StatusNews;
+
+  constructor(ctx: { client: KubeClient; events: Recorder }, resource: ResourceType, news: StatusNews) {
+    this.#client = ctx.client;
+    this.#events = ctx.events;
+    this.#resource = resource;
+    this.#news = news;
+  }
+
+  /**
+   * Applies `next` when it differs from `current` (the part of the object's status this
+   * controller owns, as it is now), then logs and records what is news. Says whether it wrote.
+   */
+  async write<S extends StatusWithNews>(
+    object: KubeObject,
+    current: S,
+    next: S,
+    log: Logger,
+  ): Promise<boolean> {
+    if (!statusChanged(current, next)) return false;
+    const status: StatusWithNews = next;
+    await applyStatus(this.#client, this.#resource, object, { ...status });
+    const fields = next.observedGeneration !== undefined ? { generation: next.observedGeneration } : {};
+    for (const item of statusNews(current, next, this.#news)) {
+      log.info(item.log, fields);
+      if (item.event) this.#events.event(object, item.event);
+    }
+    return true;
+  }
+}
