@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import type { V1ConfigMap, V1Service, V1StatefulSet } from "@kubernetes/client-node";
 import { type FlagProblem, formatProblem, renderConfigFile, validateFlags } from "../../node/config/index.ts";
+import type { StoredOrchestrator as Orchestrator } from "../../schema/orchestrator.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { gpuNodeRequirements, labelsMatch, placementFor } from "../gpu/placement.ts";
 import { renditionsIn } from "../gpu/renditions.ts";
@@ -14,7 +15,7 @@ import {
 } from "../gpu/session-limit.ts";
 import { childLabels, childNames, MOUNTS, PORTS } from "./names.ts";
 import { orchestratorFlags, transcoderFlags } from "./node-flags.ts";
-import type { NodeFacts, Orchestrator, PodFacts } from "./resource.ts";
+import type { NodeFacts, PodFacts } from "./resource.ts";
 import { type Hold, rolloutHolds } from "./rollout-holds.ts";
 import { SERVICE_ADDR_ANNOTATION, serviceAddressFor } from "./service-address.ts";
 import { buildServices } from "./services.ts";

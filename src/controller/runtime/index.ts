@@ -2,8 +2,6 @@
 // election, conditions, events, metrics). The Kubernetes layer it stands on is src/kube.
 export { ChildApplier } from "./child-applier.ts";
 export {
-  type Condition,
-  type ConditionStatus,
   type ConditionUpdate,
   conditionTime,
   ensureConditions,
@@ -28,4 +26,5 @@ export {
   type SetupContext,
   type WatchSpec,
 } from "./reconciler.ts";
+export type { Verdict } from "./verdict.ts";
 export { WorkQueue } from "./work-queue.ts";

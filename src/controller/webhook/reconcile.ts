@@ -11,6 +11,8 @@ import {
   Secrets,
 } from "../../kube/index.ts";
 import type { Logger } from "../../process/log.ts";
+import { Webhooks } from "../../schema/resources.ts";
+import type { StoredWebhook as Webhook } from "../../schema/webhook.ts";
 import {
   type CacheReader,
   done,
@@ -21,9 +23,9 @@ import {
   type Recorder,
   type SetupContext,
   statusChanged,
+  type Verdict,
 } from "../runtime/index.ts";
-import { checkSharedSecret, checkUrl, type Verdict } from "./checks.ts";
-import { type Webhook, Webhooks } from "./resource.ts";
+import { checkSharedSecret, checkUrl } from "./checks.ts";
 import type { SecretKeys } from "./secret-cache.ts";
 import { secretOwnership } from "./secret-ownership.ts";
 import { computeStatus, ownedStatus, unknownStatus, type WebhookStatusPatch } from "./status.ts";
@@ -34,6 +36,8 @@ interface Observed {
 }
 
 type Step = (seen: Observed, ctx: ReconcileContext) => Promise<Verdict> | Verdict;
+
+const NOTHING_TO_ADOPT: Verdict = { status: "True", reason: "NoSecretToAdopt", message: "" };
 
 export class WebhookReconciler implements Reconciler {
   readonly #client: KubeClient;
@@ -63,7 +67,7 @@ export class WebhookReconciler implements Reconciler {
       for (const [name, step] of this.steps) {
         const verdict = await step(seen, ctx);
         verdicts.push(verdict);
-        if (!verdict.ok) {
+        if (verdict.status !== "True") {
           ctx.log.debug(`step "${name}" found a problem`, { reason: verdict.reason });
           break;
         }
@@ -91,12 +95,12 @@ export class WebhookReconciler implements Reconciler {
   }
 
   async #adoptGeneratedSecret({ webhook, secret }: Observed): Promise<Verdict> {
-    if (!secret || secretOwnership(webhook, secret) !== "adopt") return { ok: true };
+    if (!secret || secretOwnership(webhook, secret) !== "adopt") return NOTHING_TO_ADOPT;
     const name = secret.metadata.name ?? "";
     await adopt(this.#client, Secrets, webhook, secret.metadata.namespace, name, (fresh) => {
       return secretOwnership(webhook, fresh) === "adopt";
     });
-    return { ok: true };
+    return { status: "True", reason: "SecretAdopted", message: `owns Secret ${name}` };
   }
 
   async #writeStatus(webhook: Webhook, next: WebhookStatusPatch, log: Logger): Promise<void> {
