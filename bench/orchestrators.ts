@@ -88,9 +88,9 @@ try {
     "bench",
     Array.from({ length: nodes }, (_, i) => ({ name: `cpu-${i}`, cpu: "256", memory: "1Ti" })),
   );
-  const spec = OrchestratorSpecSchema.parse({
-    podTemplate: { nodeSelector: p.nodeSelector, tolerations: p.tolerations },
-  });
+  const spec = { podTemplate: { nodeSelector: p.nodeSelector, tolerations: p.tolerations } };
+  // As the API server admits it (defaults applied): what the controller plans from.
+  const admitted = OrchestratorSpecSchema.parse(spec);
   const podsRunning = async (ns: string) =>
     (await client.list<KubeObject & { status?: { phase?: string } }>(Pods, { namespace: ns })).items.filter(
       (x) => x.status?.phase === "Running",
@@ -109,7 +109,7 @@ try {
       apiVersion: "livepeer.org/v1alpha1",
       kind: "Orchestrator",
       metadata: { name: `o-${i}`, namespace: "bare" },
-      spec,
+      spec: admitted,
     };
     const plan = planOrchestrator({ orch, nodes: [], defaultImage: "livepeer/go-livepeer:bench" });
     for (const cm of plan.configMaps) await applyOwned(client, ConfigMaps, owner, cm as KubeObject);

@@ -41,7 +41,7 @@ afterAll(async () => {
   await kc.close();
 });
 
-describe("StoredOrchestrator controller crash in a burst", () => {
+describe("Orchestrator controller crash in a burst", () => {
   it(`killed mid-burst of ${COUNT} creates and restarted: all converge, no duplicate or orphan`, async () => {
     const args = [
       `--kubeconfig=${inject("kubeconfig")}`,

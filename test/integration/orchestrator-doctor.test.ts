@@ -99,7 +99,7 @@ async function eventsAbout(name: string): Promise<{ reason: string; note: string
   return list.items.filter((e) => e.regarding?.name === name);
 }
 
-describe("StoredOrchestrator status and the node doctor", () => {
+describe("Orchestrator status and the node doctor", () => {
   it("a simulated node that answers: Ready, NodeReachable=True, Simulated=True", async () => {
     await apply("serving");
     const o = await until("serving", isServing);

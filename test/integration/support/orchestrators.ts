@@ -1,6 +1,5 @@
 // What the Orchestrator integration files share: apply one by server-side apply (fenced to a node
 // pool when given one), read it, and wait until its status says something.
-
 import type { NodePool } from "../../../src/dev/cluster/fleet.ts";
 import { waitFor } from "../../../src/dev/cluster/process.ts";
 import type { KubeClient } from "../../../src/kube/index.ts";
@@ -49,7 +48,7 @@ export function orchestratorKit(
     async until(name, ok, timeoutMs = 60_000) {
       let last: StoredOrchestrator | undefined;
       await waitFor(
-        `StoredOrchestrator ${name}`,
+        `Orchestrator ${name}`,
         async () => {
           last = await read(name);
           return !!last && ok(last);
