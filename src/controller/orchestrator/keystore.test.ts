@@ -61,17 +61,7 @@ describe("keystoreFromPassword", () => {
 });
 
 describe("keystoreVerdict", () => {
-  const newline: KeystoreState = {
-    state: "trailing-newline",
-    secret: "keys",
-    finding: {
-      id: "KeystorePasswordTrailingNewline",
-      severity: "error",
-      message: "m",
-      meaning: "x",
-      action: "y",
-    },
-  };
+  const newline = keystoreFromPassword("keys", "pw\n", 'Secret video/keys key "password"');
   it.each<[string, KeystoreState, string | undefined, string | undefined]>([
     ["no keystore", { state: "unused" }, undefined, undefined],
     ["a usable one", { state: "ok", secret: "keys" }, undefined, undefined],
