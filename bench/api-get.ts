@@ -18,15 +18,12 @@ import Fastify from "fastify";
 import { mintToken } from "../src/api/auth/mint.ts";
 import { type RunningApiServer, startApiServer } from "../src/api/server.ts";
 import { createSecret, newSecretRef } from "../src/api/store/shared-secrets.ts";
-import {
-  newWebhookResource,
-  type WebhookResource,
-  Webhooks,
-  webhookSpec,
-} from "../src/api/store/webhook-resource.ts";
+import { newWebhookResource, webhookSpec } from "../src/api/store/webhook-resource.ts";
 import { runKubectl, startControlPlane } from "../src/dev/cluster/control-plane.ts";
 import { KubeClient } from "../src/kube/kube-client.ts";
 import { loadKubeConfig } from "../src/kube/kube-config.ts";
+import { Webhooks } from "../src/schema/resources.ts";
+import type { StoredWebhook } from "../src/schema/webhook.ts";
 
 interface LoadResult {
   /** Kept for pooling rounds; not printed. */
@@ -200,7 +197,7 @@ async function bareCreates(
         );
         const s = performance.now();
         try {
-          const created = await client.create<WebhookResource>(Webhooks, resource, "bench");
+          const created = await client.create<StoredWebhook>(Webhooks, resource, "bench");
           await createSecret(client, ref, created, "bench-secret-value", "bench");
         } catch {
           failures++;

@@ -10,7 +10,7 @@ import { fork } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
-import { NodeDoctor, type NodeTarget } from "../src/controller/doctor/index.ts";
+import { KubePodLogs, NodeDoctor, type NodeTarget } from "../src/controller/doctor/index.ts";
 import { KubeClient, PooledKubeConfig } from "../src/kube/index.ts";
 
 const { values } = parseArgs({
@@ -104,7 +104,7 @@ async function measure(): Promise<void> {
   });
   const woken = new Set<string>();
   const doctor = new NodeDoctor({
-    client: new KubeClient(kc),
+    logs: new KubePodLogs(new KubeClient(kc)),
     wake: (key) => woken.add(key),
     concurrency: Number(values.concurrency),
     tickMs: 50,

@@ -22,7 +22,6 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { load } from "js-yaml";
 import { planOrchestrator } from "../src/controller/orchestrator/plan.ts";
-import { type Orchestrator, Orchestrators } from "../src/controller/orchestrator/resource.ts";
 import { runKubectl, startControlPlane } from "../src/dev/cluster/control-plane.ts";
 import { createNodePool } from "../src/dev/cluster/fleet.ts";
 import { waitFor } from "../src/dev/cluster/process.ts";
@@ -36,6 +35,8 @@ import {
   Services,
   StatefulSets,
 } from "../src/kube/index.ts";
+import { OrchestratorSpecSchema, type StoredOrchestrator } from "../src/schema/orchestrator.ts";
+import { Orchestrators } from "../src/schema/resources.ts";
 import { startController } from "../test/integration/support/controller-process.ts";
 
 const { values } = parseArgs({
@@ -88,6 +89,8 @@ try {
     Array.from({ length: nodes }, (_, i) => ({ name: `cpu-${i}`, cpu: "256", memory: "1Ti" })),
   );
   const spec = { podTemplate: { nodeSelector: p.nodeSelector, tolerations: p.tolerations } };
+  // As the API server admits it (defaults applied): what the controller plans from.
+  const admitted = OrchestratorSpecSchema.parse(spec);
   const podsRunning = async (ns: string) =>
     (await client.list<KubeObject & { status?: { phase?: string } }>(Pods, { namespace: ns })).items.filter(
       (x) => x.status?.phase === "Running",
@@ -102,12 +105,12 @@ try {
   );
   const t0 = Date.now();
   await pool(values["skip-bare"] ? [] : [...Array(N).keys()], C, async (i) => {
-    const orch = {
+    const orch: StoredOrchestrator = {
       apiVersion: "livepeer.org/v1alpha1",
       kind: "Orchestrator",
       metadata: { name: `o-${i}`, namespace: "bare" },
-      spec,
-    } as unknown as Orchestrator;
+      spec: admitted,
+    };
     const plan = planOrchestrator({ orch, nodes: [], defaultImage: "livepeer/go-livepeer:bench" });
     for (const cm of plan.configMaps) await applyOwned(client, ConfigMaps, owner, cm as KubeObject);
     for (const s of plan.services) await applyOwned(client, Services, owner, s as KubeObject);
@@ -152,7 +155,7 @@ try {
   await waitFor(
     "Orchestrators at their generation with pods Running",
     async () => {
-      const list = await client.list<Orchestrator>(Orchestrators, { namespace: "operated" });
+      const list = await client.list<StoredOrchestrator>(Orchestrators, { namespace: "operated" });
       const current = list.items.filter(
         (o) => o.status?.observedGeneration === o.metadata?.generation,
       ).length;
@@ -190,15 +193,15 @@ try {
     edits.push(
       (async () => {
         const t = Date.now();
-        const patched = await client.mergePatch<Orchestrator>(Orchestrators, "operated", name, {
+        const patched = await client.mergePatch<StoredOrchestrator>(Orchestrators, "operated", name, {
           spec: { pricePerUnit: String(1000 + i) },
         });
         const generation = patched.metadata?.generation ?? 0;
         await waitFor(
           `${name} to observe generation ${generation}`,
           async () =>
-            ((await client.get<Orchestrator>(Orchestrators, "operated", name)).status?.observedGeneration ??
-              0) >= generation,
+            ((await client.get<StoredOrchestrator>(Orchestrators, "operated", name)).status
+              ?.observedGeneration ?? 0) >= generation,
           120_000,
         );
         editLatencies.push((Date.now() - t) / 1000);

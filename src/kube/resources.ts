@@ -65,6 +65,13 @@ export const Services: ResourceType = {
   namespaced: true,
 };
 export const Pods: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
+export const Nodes: ResourceType = {
+  group: "",
+  version: "v1",
+  plural: "nodes",
+  kind: "Node",
+  namespaced: false,
+};
 export const StatefulSets: ResourceType = {
   group: "apps",
   version: "v1",

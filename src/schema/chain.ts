@@ -59,12 +59,8 @@ export const chainFields = {
     ),
 };
 
-export interface ChainSpec {
-  network: string;
-  ethUrl?: string;
-  devnet?: string;
-  keystoreSecret?: string;
-}
+/** The chain fields of a parsed spec (both kinds' specs have them). */
+export type ChainSpec = z.infer<z.ZodObject<typeof chainFields>>;
 
 export const chainRules: readonly CrossFieldRule<ChainSpec>[] = [
   {

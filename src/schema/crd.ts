@@ -2,7 +2,7 @@
 // (or YAML text) out; writing files is generate.ts's job.
 import { dump } from "js-yaml";
 import { z } from "zod";
-import { CATEGORY, GROUP, VERSION } from "./api-group.ts";
+import { CATEGORY, customResourceType, GROUP } from "./api-group.ts";
 import { type JsonSchema, toStructural } from "./structural.ts";
 
 export interface PrinterColumn {
@@ -61,27 +61,29 @@ export function openApiV3Schema(def: CrdDefinition): JsonSchema {
 }
 
 export function customResourceDefinition(def: CrdDefinition): JsonSchema {
+  // The same group, version and scope the operator's clients address it by.
+  const type = customResourceType(def);
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
     metadata: {
-      name: `${def.plural}.${GROUP}`,
+      name: `${type.plural}.${type.group}`,
       labels: { "app.kubernetes.io/part-of": "livepeer-operator" },
     },
     spec: {
-      group: GROUP,
+      group: type.group,
       names: {
-        kind: def.kind,
-        listKind: `${def.kind}List`,
-        plural: def.plural,
+        kind: type.kind,
+        listKind: `${type.kind}List`,
+        plural: type.plural,
         singular: def.singular,
         shortNames: def.shortNames,
         categories: [CATEGORY],
       },
-      scope: "Namespaced",
+      scope: type.namespaced ? "Namespaced" : "Cluster",
       versions: [
         {
-          name: VERSION,
+          name: type.version,
           served: true,
           storage: true,
           subresources: { status: {} },

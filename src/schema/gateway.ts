@@ -1,9 +1,8 @@
 // The Gateway resource: a go-livepeer gateway that finds the cluster's orchestrators and pays them.
 import { z } from "zod";
-import { API_VERSION } from "./api-group.ts";
 import { chainFields, chainRules } from "./chain.ts";
 import { withRules } from "./cross-field-rule.ts";
-import { ObjectMetaLiteSchema } from "./object-meta.ts";
+import { customResourceSchema, type Stored } from "./custom-resource.ts";
 import { priceSchema } from "./price.ts";
 import { commonStatusFields, statusFacts } from "./status.ts";
 import { serviceSpecSchema, workloadFields } from "./workload.ts";
@@ -244,19 +243,15 @@ export const GatewayStatusSchema = z
   })
   .describe("What the operator observed: conditions, diagnoses and facts.");
 
-export const GatewaySchema = z
-  .strictObject({
-    apiVersion: z.literal(API_VERSION),
-    kind: z.literal("Gateway"),
-    metadata: ObjectMetaLiteSchema,
-    spec: GatewaySpecSchema,
-    status: GatewayStatusSchema.optional(),
-  })
-  .describe("A Livepeer gateway: takes in streams and AI requests and pays orchestrators to process them.");
+export const GatewaySchema = customResourceSchema("Gateway", GatewaySpecSchema, GatewayStatusSchema).describe(
+  "A Livepeer gateway: takes in streams and AI requests and pays orchestrators to process them.",
+);
 
 export type GatewaySpec = z.infer<typeof GatewaySpecSchema>;
 export type GatewayStatus = z.infer<typeof GatewayStatusSchema>;
 export type Gateway = z.infer<typeof GatewaySchema>;
+/** A Gateway as read from the cluster (see Stored). */
+export type StoredGateway = Stored<GatewaySpec, GatewayStatus>;
 export type OrchestratorsSource = z.infer<typeof OrchestratorsSourceSchema>;
 export type LabelSelector = z.infer<typeof LabelSelectorSchema>;
 export type GivenOrchestrator = z.infer<typeof GivenOrchestratorSchema>;

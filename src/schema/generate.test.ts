@@ -120,9 +120,11 @@ describe("CRD contents", () => {
     ]);
   });
 
-  it("shows readiness, funding, deposit and reserve for gateways", () => {
+  it("shows readiness, orchestrators given, price compatibility, funding, deposit and reserve for gateways", () => {
     expect(GatewayCrd.printerColumns.filter((c) => !c.priority).map((c) => c.name)).toEqual([
       "Ready",
+      "Orchs",
+      "Price",
       "Funded",
       "Deposit",
       "Reserve",

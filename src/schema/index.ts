@@ -1,5 +1,5 @@
 // The single source of truth for the custom resources and the webhook API objects.
-export { API_VERSION, CATEGORY, GROUP, VERSION } from "./api-group.ts";
+export { API_VERSION, CATEGORY, customResourceType, GROUP, VERSION } from "./api-group.ts";
 export { type ChainSpec, chainFields, chainRules } from "./chain.ts";
 export {
   CONDITION_STATUSES,
@@ -23,6 +23,7 @@ export {
 } from "./crd.ts";
 export { CRD_DIR, type GeneratedFile, generatedFiles } from "./crd-files.ts";
 export { type CelValidation, type CrossFieldRule, celValidation, withRules } from "./cross-field-rule.ts";
+export { customResourceSchema, type Loose, type Stored } from "./custom-resource.ts";
 export {
   FINDING_SEVERITIES,
   type Finding,
@@ -45,6 +46,7 @@ export {
   MaxPriceForCapabilitySchema,
   type OrchestratorsSource,
   OrchestratorsSourceSchema,
+  type StoredGateway,
   StreamEventsSpecSchema,
 } from "./gateway.ts";
 export { GPU_PRODUCT_PATTERN, type GpuSpec, GpuSpecSchema } from "./gpu.ts";
@@ -60,16 +62,26 @@ export {
   OrchestratorSpecSchema,
   type OrchestratorStatus,
   OrchestratorStatusSchema,
+  type StoredOrchestrator,
   type TranscodersSpec,
   TranscodersSpecSchema,
 } from "./orchestrator.ts";
 export { type PodTemplateOverrides, PodTemplateOverridesSchema, TolerationSchema } from "./pod-template.ts";
 export { PRICE_PATTERN, priceSchema } from "./price.ts";
-export { CUSTOM_RESOURCES, GatewayCrd, OrchestratorCrd, WebhookCrd } from "./resources.ts";
+export {
+  CUSTOM_RESOURCES,
+  GatewayCrd,
+  Gateways,
+  OrchestratorCrd,
+  Orchestrators,
+  WebhookCrd,
+  Webhooks,
+} from "./resources.ts";
 export { StructuralSchemaError, toStructural, undescribedFields } from "./structural.ts";
 export {
   type SecretKeyRef,
   SecretKeyRefSchema,
+  type StoredWebhook,
   WEBHOOK_CREATED_AT_ANNOTATION,
   WEBHOOK_PROJECT_ID_LABEL,
   WEBHOOK_USER_ID_LABEL,

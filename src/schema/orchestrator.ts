@@ -1,11 +1,10 @@
 // The Orchestrator resource: a go-livepeer orchestrator (plus, in a split setup, transcoders).
 import { z } from "zod";
 import { AiModelsSchema } from "../node/ai-models/index.ts";
-import { API_VERSION } from "./api-group.ts";
 import { chainFields, chainRules } from "./chain.ts";
 import { withRules } from "./cross-field-rule.ts";
+import { customResourceSchema, type Stored } from "./custom-resource.ts";
 import { GpuSpecSchema } from "./gpu.ts";
-import { ObjectMetaLiteSchema } from "./object-meta.ts";
 import { priceSchema } from "./price.ts";
 import { commonStatusFields, statusFacts } from "./status.ts";
 import { serviceSpecSchema, workloadFields } from "./workload.ts";
@@ -117,18 +116,16 @@ export const OrchestratorStatusSchema = z
   })
   .describe("What the operator observed: conditions, diagnoses and facts.");
 
-export const OrchestratorSchema = z
-  .strictObject({
-    apiVersion: z.literal(API_VERSION),
-    kind: z.literal("Orchestrator"),
-    metadata: ObjectMetaLiteSchema,
-    spec: OrchestratorSpecSchema,
-    status: OrchestratorStatusSchema.optional(),
-  })
-  .describe("A Livepeer orchestrator: transcodes video and runs AI inference for gateways.");
+export const OrchestratorSchema = customResourceSchema(
+  "Orchestrator",
+  OrchestratorSpecSchema,
+  OrchestratorStatusSchema,
+).describe("A Livepeer orchestrator: transcodes video and runs AI inference for gateways.");
 
 export type OrchestratorSpec = z.infer<typeof OrchestratorSpecSchema>;
 export type OrchestratorStatus = z.infer<typeof OrchestratorStatusSchema>;
 export type Orchestrator = z.infer<typeof OrchestratorSchema>;
+/** An Orchestrator as read from the cluster (see Stored). */
+export type StoredOrchestrator = Stored<OrchestratorSpec, OrchestratorStatus>;
 export type TranscodersSpec = z.infer<typeof TranscodersSpecSchema>;
 export type AiSpec = z.infer<typeof AiSpecSchema>;

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { CONDITION_TYPES, ConditionType } from "./condition.ts";
 import { GatewaySpecSchema } from "./gateway.ts";
 import { OrchestratorSpecSchema, OrchestratorStatusSchema } from "./orchestrator.ts";
+import { Gateways, Orchestrators, Webhooks } from "./resources.ts";
 import { WebhookSpecSchema } from "./webhook.ts";
 
 function problems(schema: z.ZodType, value: unknown): string[] {
@@ -218,5 +219,15 @@ describe("status", () => {
         ],
       }),
     ).toEqual(expect.arrayContaining([expect.stringMatching(/^conditions.0.reason:/)]));
+  });
+});
+
+describe("REST resources", () => {
+  it.each([
+    ["Orchestrator", Orchestrators, "orchestrators"],
+    ["Gateway", Gateways, "gateways"],
+    ["Webhook", Webhooks, "webhooks"],
+  ])("%s: namespaced, in livepeer.org/v1alpha1, at its plural", (kind, type, plural) => {
+    expect(type).toEqual({ group: "livepeer.org", version: "v1alpha1", plural, kind, namespaced: true });
   });
 });

@@ -1,5 +1,6 @@
-// The three custom resources as CRD definitions: names, columns and schemas.
-import { GROUP, VERSION } from "./api-group.ts";
+// The three custom resources as CRD definitions (names, columns and schemas), and their REST
+// resources derived from them.
+import { customResourceType } from "./api-group.ts";
 import { ConditionType } from "./condition.ts";
 import type { CrdDefinition, PrinterColumn } from "./crd.ts";
 import { GatewaySpecSchema, GatewayStatusSchema } from "./gateway.ts";
@@ -26,6 +27,14 @@ const age: PrinterColumn = {
   type: "date",
   jsonPath: ".metadata.creationTimestamp",
   description: "Time since creation.",
+};
+
+const network: PrinterColumn = {
+  name: "Network",
+  type: "string",
+  jsonPath: ".spec.network",
+  description: "Network the node joins.",
+  priority: 1,
 };
 
 export const OrchestratorCrd: CrdDefinition = {
@@ -58,13 +67,7 @@ export const OrchestratorCrd: CrdDefinition = {
       description: "Kubernetes node the pod runs on.",
     },
     conditionColumn(ConditionType.Ready, "reason", "Reason", 1),
-    {
-      name: "Network",
-      type: "string",
-      jsonPath: ".spec.network",
-      description: "Network the node joins.",
-      priority: 1,
-    },
+    network,
     age,
   ],
 };
@@ -101,13 +104,7 @@ export const GatewayCrd: CrdDefinition = {
       description: "TicketBroker reserve, in ETH.",
     },
     conditionColumn(ConditionType.Ready, "reason", "Reason", 1),
-    {
-      name: "Network",
-      type: "string",
-      jsonPath: ".spec.network",
-      description: "Network the node joins.",
-      priority: 1,
-    },
+    network,
     age,
   ],
 };
@@ -150,23 +147,6 @@ export const WebhookCrd: CrdDefinition = {
 
 export const CUSTOM_RESOURCES: readonly CrdDefinition[] = [OrchestratorCrd, GatewayCrd, WebhookCrd];
 
-/** How clients address a custom resource (structurally a src/kube ResourceType). */
-export interface CustomResourceType {
-  group: string;
-  version: string;
-  plural: string;
-  kind: string;
-  namespaced: true;
-}
-
-const resourceTypeOf = (crd: CrdDefinition): CustomResourceType => ({
-  group: GROUP,
-  version: VERSION,
-  plural: crd.plural,
-  kind: crd.kind,
-  namespaced: true,
-});
-
-export const Orchestrators = resourceTypeOf(OrchestratorCrd);
-export const Gateways = resourceTypeOf(GatewayCrd);
-export const Webhooks = resourceTypeOf(WebhookCrd);
+export const Orchestrators = customResourceType(OrchestratorCrd);
+export const Gateways = customResourceType(GatewayCrd);
+export const Webhooks = customResourceType(WebhookCrd);

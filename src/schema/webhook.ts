@@ -1,9 +1,8 @@
 // The Webhook resource: the API's webhook as a custom resource. metadata.name is the API id; the
 // secret lives in a Secret the spec points at, never in the resource.
 import { z } from "zod";
-import { API_VERSION } from "./api-group.ts";
+import { customResourceSchema, type Stored } from "./custom-resource.ts";
 import { objectName, SecretKeySchema } from "./kubernetes-fields.ts";
-import { ObjectMetaLiteSchema } from "./object-meta.ts";
 import { commonStatusFields } from "./status.ts";
 import {
   ProjectIdSchema,
@@ -60,19 +59,13 @@ export const WebhookStatusSchema = z
   })
   .describe("Delivery status and conditions.");
 
-export const WebhookSchema = z
-  .strictObject({
-    apiVersion: z.literal(API_VERSION),
-    kind: z.literal("Webhook"),
-    metadata: ObjectMetaLiteSchema,
-    spec: WebhookSpecSchema,
-    status: WebhookStatusSchema.optional(),
-  })
-  .describe(
-    "A webhook of the Livepeer API: a URL that receives signed notifications for chosen event kinds.",
-  );
+export const WebhookSchema = customResourceSchema("Webhook", WebhookSpecSchema, WebhookStatusSchema).describe(
+  "A webhook of the Livepeer API: a URL that receives signed notifications for chosen event kinds.",
+);
 
 export type SecretKeyRef = z.infer<typeof SecretKeyRefSchema>;
 export type WebhookSpec = z.infer<typeof WebhookSpecSchema>;
 export type WebhookStatus = z.infer<typeof WebhookStatusSchema>;
 export type Webhook = z.infer<typeof WebhookSchema>;
+/** A Webhook as read from the cluster (see Stored). */
+export type StoredWebhook = Stored<WebhookSpec, WebhookStatus>;

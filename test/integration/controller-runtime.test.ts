@@ -11,7 +11,6 @@ import {
   Manager,
 } from "../../src/controller/runtime/index.ts";
 import type { Lease } from "../../src/controller/runtime/leader-election.ts";
-import { Webhooks } from "../../src/controller/webhook/resource.ts";
 import { renderKubeconfig } from "../../src/dev/cluster/kubeconfig.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import {
@@ -26,6 +25,7 @@ import {
   PooledKubeConfig,
   updateWithRetry,
 } from "../../src/kube/index.ts";
+import { Webhooks } from "../../src/schema/resources.ts";
 import { kubectl, testNamespace, uniqueName } from "./support/cluster.ts";
 import {
   type ControllerProcess,

@@ -11,11 +11,11 @@ import { fileURLToPath } from "node:url";
 import { loadAll } from "js-yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { planOrchestrator } from "../../src/controller/orchestrator/plan.ts";
-import type { Orchestrator } from "../../src/controller/orchestrator/resource.ts";
 import { type BuiltImages, buildImages } from "../../src/dev/image/build.ts";
 import { type ArchiveContents, readArchive, unpackArchive } from "../../src/dev/image/unpack.ts";
 import { type AnnouncingChild, spawnAnnouncing } from "../../src/process/announcing-child.ts";
 import { freePorts } from "../../src/process/ports.ts";
+import { OrchestratorSpecSchema, type StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const version = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string })
@@ -94,12 +94,12 @@ const ready = (s: AnnouncingChild) => s.ready(30_000);
 
 /** A node pod's objects as the Orchestrator controller builds them, with the simulator image. */
 function simulatorPod() {
-  const orch = {
+  const orch: StoredOrchestrator = {
     apiVersion: "livepeer.org/v1alpha1",
     kind: "Orchestrator",
     metadata: { name: "sim", namespace: "images" },
-    spec: { maxSessions: 7 },
-  } as unknown as Orchestrator;
+    spec: OrchestratorSpecSchema.parse({ maxSessions: 7 }),
+  };
   const plan = planOrchestrator({ orch, nodes: [], defaultImage: built.simulator.ref });
   const container = plan.statefulSets[0]!.spec!.template.spec!.containers[0]!;
   return { plan, container, configFile: plan.configMaps[0]!.data!["livepeer.conf"]! };

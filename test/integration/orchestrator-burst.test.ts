@@ -1,7 +1,6 @@
 // Crash safety of the Orchestrator controller: it is SIGKILLed in the middle of a burst of 200
 // creates and restarted; everything must converge with no duplicate and no orphaned child.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type Orchestrator, Orchestrators } from "../../src/controller/orchestrator/resource.ts";
 import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import {
@@ -12,6 +11,8 @@ import {
   Services,
   StatefulSets,
 } from "../../src/kube/index.ts";
+import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
+import { Orchestrators } from "../../src/schema/resources.ts";
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { startController, stopAllControllers } from "./support/controller-process.ts";
 import { installCrds } from "./support/crds.ts";
@@ -76,7 +77,7 @@ describe("Orchestrator controller crash in a burst", () => {
     await waitFor(
       `all ${COUNT} Orchestrators converged at their generation`,
       async () => {
-        const list = await client.list<Orchestrator>(Orchestrators, { namespace: ns.name });
+        const list = await client.list<StoredOrchestrator>(Orchestrators, { namespace: ns.name });
         ready = list.items.filter(
           (o) =>
             o.status?.observedGeneration === o.metadata?.generation &&
@@ -93,7 +94,7 @@ describe("Orchestrator controller crash in a burst", () => {
       `[burst] ${COUNT} Orchestrators converged ${((Date.now() - t0) / 1000).toFixed(1)} s after the restart\n`,
     );
 
-    const orchs = (await client.list<Orchestrator>(Orchestrators, { namespace: ns.name })).items;
+    const orchs = (await client.list<StoredOrchestrator>(Orchestrators, { namespace: ns.name })).items;
     const uids = new Set(orchs.map((o) => o.metadata?.uid));
     for (const [type, perOrchestrator] of [
       [StatefulSets, 1],

@@ -1,20 +1,24 @@
 // The Orchestrator's status tells the truth about its node: the real control plane, kwok pods on
 // loopback IPs, and a node simulator bound on each pod's own IP (as `npm start` runs them), with
 // the controller's node doctor reading the pods' endpoints and, through the Kubernetes API, their
-// logs. Failures and log lines are injected through the simulator's /__sim/actions.
+// logs (and that log source, KubePodLogs, on its own). Failures and log lines are injected
+// through the simulator's /__sim/actions.
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { KubePodLogs, type PodLogChunk } from "../../src/controller/doctor/index.ts";
+import { parseTimedLine } from "../../src/controller/doctor/log-cursor.ts";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
 import type { OrchestratorReconciler } from "../../src/controller/orchestrator/reconcile.ts";
-import type { Orchestrator } from "../../src/controller/orchestrator/resource.ts";
 import type { Manager } from "../../src/controller/runtime/index.ts";
 import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
 import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
 import { Events, KubeClient, type KubeObject, keyFor, Pods, PooledKubeConfig } from "../../src/kube/index.ts";
+import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { startTestManager } from "./support/manager.ts";
@@ -72,7 +76,8 @@ const kit = orchestratorKit(
 );
 const { read, until } = kit;
 const apply = (name: string, spec: Record<string, unknown> = {}) => kit.apply(name, spec, pool);
-const finding = (o: Orchestrator | undefined, id: string) => o?.status?.findings?.find((f) => f.id === id);
+const finding = (o: StoredOrchestrator | undefined, id: string) =>
+  o?.status?.findings?.find((f) => f.id === id);
 
 /** Tells the simulator behind pod NAME-0 what to do (it listens on the pod's own loopback IP). */
 async function sim(name: string, action: unknown): Promise<void> {
@@ -231,6 +236,43 @@ describe("Orchestrator status and the node doctor", () => {
     expect(JSON.stringify(await eventsAbout("onchain"))).not.toContain(secretValue);
     await apply("after-keystore");
     await until("after-keystore", isServing);
+  });
+
+  it("the doctor's log source reads a node pod's log through the API: the last lines, then from a second on", async () => {
+    await until("serving", isServing);
+    const logs = new KubePodLogs(client);
+    const pod = {
+      namespace: ns.name,
+      pod: "serving-0",
+      container: "livepeer",
+      limitBytes: 256 * 1024,
+      timeoutMs: 10_000,
+    };
+    const tail = await logs.read({ ...pod, from: { tailLines: 3 } });
+    expect(tail?.truncated).toBe(false);
+    expect(tail?.lines.length).toBeGreaterThan(0);
+    expect(tail?.lines.length).toBeLessThanOrEqual(3);
+    for (const line of tail?.lines ?? []) expect(parseTimedLine(line), line).toBeDefined();
+
+    const since = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const marker = `log source check ${randomUUID()}`;
+    await sim("serving", { log: marker });
+    let read: PodLogChunk | undefined;
+    await waitFor(
+      "the simulator's line through the Kubernetes API",
+      async () => {
+        read = await logs.read({ ...pod, from: { since } });
+        return read?.lines.some((l) => l.endsWith(marker)) ?? false;
+      },
+      15_000,
+      () => JSON.stringify(read),
+    );
+    for (const line of read?.lines ?? []) {
+      expect(parseTimedLine(line)?.at.getTime(), line).toBeGreaterThanOrEqual(since.getTime());
+    }
+    // A read the byte limit cuts says so; a pod that does not exist has no log (not an error).
+    expect((await logs.read({ ...pod, from: { tailLines: 100 }, limitBytes: 64 }))?.truncated).toBe(true);
+    expect(await logs.read({ ...pod, pod: "no-such-pod-0", from: { tailLines: 1 } })).toBeUndefined();
   });
 
   it("deleting the Orchestrators stops every read of their nodes: no request left running or scheduled", async () => {

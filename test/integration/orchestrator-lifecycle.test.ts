@@ -8,7 +8,6 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { devnetConfigMap } from "../../src/controller/devnet/deployment-config-map.ts";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
-import type { Orchestrator } from "../../src/controller/orchestrator/resource.ts";
 import type { Manager } from "../../src/controller/runtime/index.ts";
 import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
 import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
@@ -23,6 +22,7 @@ import {
   StatefulSets,
 } from "../../src/kube/index.ts";
 import { readStatus } from "../../src/node/client/index.ts";
+import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { startTestManager } from "./support/manager.ts";
@@ -86,8 +86,8 @@ const { read, until } = kit;
 const apply = (name: string, spec: Record<string, unknown>, p: NodePool, podTemplate = {}) =>
   kit.apply(name, spec, p, podTemplate);
 
-const current = (o: Orchestrator) => o.status?.observedGeneration === o.metadata?.generation;
-const readyFor = (reason: string) => (o: Orchestrator) =>
+const current = (o: StoredOrchestrator) => o.status?.observedGeneration === o.metadata?.generation;
+const readyFor = (reason: string) => (o: StoredOrchestrator) =>
   current(o) && condition(o, "Ready")?.reason === reason;
 
 async function config(name: string): Promise<string | undefined> {

@@ -3,12 +3,14 @@
 // are owned (and garbage-collected with their Webhook) while a user's Secret never is, and status
 // is written only when it changes.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Condition, Manager } from "../../src/controller/runtime/index.ts";
+import type { Manager } from "../../src/controller/runtime/index.ts";
 import { webhookController } from "../../src/controller/webhook/controller.ts";
-import { type Webhook, Webhooks } from "../../src/controller/webhook/resource.ts";
 import { MANAGED_BY_API, MANAGED_BY_LABEL } from "../../src/controller/webhook/secret-ownership.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { KubeClient, type KubeObject, PooledKubeConfig, Secrets } from "../../src/kube/index.ts";
+import type { Condition } from "../../src/schema/condition.ts";
+import { Webhooks } from "../../src/schema/resources.ts";
+import type { StoredWebhook } from "../../src/schema/webhook.ts";
 import { kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { startTestManager } from "./support/manager.ts";
@@ -31,7 +33,7 @@ afterAll(async () => {
   await kc.close();
 });
 
-const webhook = (name: string, spec: Partial<Webhook["spec"]> = {}): Webhook => ({
+const webhook = (name: string, spec: Partial<StoredWebhook["spec"]> = {}): StoredWebhook => ({
   metadata: { name, namespace: ns.name },
   spec: { name, url: "https://example.com/hooks", events: ["stream.started"], ...spec },
 });
@@ -39,11 +41,12 @@ const secret = (name: string, data: Record<string, string>, labels: Record<strin
   metadata: { name, namespace: ns.name, labels },
   stringData: data,
 });
-const read = (name: string) => client.get<Webhook>(Webhooks, ns.name, name);
-const ready = (w: Webhook): Condition | undefined => w.status?.conditions?.find((c) => c.type === "Ready");
+const read = (name: string) => client.get<StoredWebhook>(Webhooks, ns.name, name);
+const ready = (w: StoredWebhook): Condition | undefined =>
+  w.status?.conditions?.find((c) => c.type === "Ready");
 
-async function readyWhen(name: string, status: Condition["status"], reason: string): Promise<Webhook> {
-  let last: Webhook | undefined;
+async function readyWhen(name: string, status: Condition["status"], reason: string): Promise<StoredWebhook> {
+  let last: StoredWebhook | undefined;
   await waitFor(
     `webhook ${name} Ready=${status} ${reason}`,
     async () => {

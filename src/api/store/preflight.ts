@@ -2,7 +2,7 @@
 // deployment mistakes into errors that say what to run.
 import { KubeApiError } from "../../kube/api-error.ts";
 import type { KubeClient } from "../../kube/kube-client.ts";
-import { Webhooks } from "./webhook-resource.ts";
+import { Webhooks } from "../../schema/resources.ts";
 
 export async function preflight(client: KubeClient, namespace: string): Promise<void> {
   try {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { StoredWebhook } from "../../schema/webhook.ts";
 import { newSecretRef, secretObject } from "./shared-secrets.ts";
-import type { WebhookResource } from "./webhook-resource.ts";
 
-const owner: WebhookResource = {
+const owner: StoredWebhook = {
   apiVersion: "livepeer.org/v1alpha1",
   kind: "Webhook",
   metadata: { name: "0b9f4c1e-7a52-4d7e-9a55-3c1f0f7b2a10", namespace: "ns", uid: "uid-1" },

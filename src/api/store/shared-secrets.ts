@@ -7,13 +7,8 @@ import { randomBytes } from "node:crypto";
 import type { KubeClient } from "../../kube/kube-client.ts";
 import { controllerReference, type KubeObject } from "../../kube/objects.ts";
 import { resourcePath, Secrets } from "../../kube/resources.ts";
-import {
-  labelValue,
-  MANAGED_BY_API,
-  MANAGED_BY_LABEL,
-  type SecretKeyRef,
-  type WebhookResource,
-} from "./webhook-resource.ts";
+import type { SecretKeyRef, StoredWebhook } from "../../schema/webhook.ts";
+import { labelValue, MANAGED_BY_API, MANAGED_BY_LABEL } from "./webhook-resource.ts";
 
 export const SECRET_KEY = "sharedSecret";
 export const WEBHOOK_LABEL = "livepeer.org/webhook";
@@ -25,7 +20,7 @@ export function newSecretRef(webhookName: string): SecretKeyRef {
   return { name: `${base}-secret-${randomBytes(4).toString("hex")}`, key: SECRET_KEY };
 }
 
-export function secretObject(ref: SecretKeyRef, owner: WebhookResource, value: string): KubeObject {
+export function secretObject(ref: SecretKeyRef, owner: StoredWebhook, value: string): KubeObject {
   return {
     apiVersion: "v1",
     kind: "Secret",
@@ -46,7 +41,7 @@ export function secretObject(ref: SecretKeyRef, owner: WebhookResource, value: s
 export async function createSecret(
   client: KubeClient,
   ref: SecretKeyRef,
-  owner: WebhookResource,
+  owner: StoredWebhook,
   value: string,
   fieldManager: string,
 ): Promise<void> {

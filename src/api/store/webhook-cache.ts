@@ -6,17 +6,18 @@ import { Informer, type InformerHealth } from "../../kube/informer.ts";
 import type { KubeClient } from "../../kube/kube-client.ts";
 import { keyFor } from "../../kube/objects.ts";
 import type { Logger } from "../../process/log.ts";
-import { type WebhookResource, Webhooks } from "./webhook-resource.ts";
+import { Webhooks } from "../../schema/resources.ts";
+import type { StoredWebhook } from "../../schema/webhook.ts";
 
 interface Overlay {
   /** undefined: deleted by us (a tombstone). */
-  obj: WebhookResource | undefined;
+  obj: StoredWebhook | undefined;
   version: bigint | undefined;
   at: number;
 }
 
 /** resourceVersions are etcd revisions in practice; anything else is treated as unordered. */
-function versionOf(obj: WebhookResource | undefined): bigint | undefined {
+function versionOf(obj: StoredWebhook | undefined): bigint | undefined {
   const rv = obj?.metadata?.resourceVersion;
   return rv && /^\d{1,30}$/.test(rv) ? BigInt(rv) : undefined;
 }
@@ -26,19 +27,19 @@ const OVERLAY_TTL_MS = 60_000;
 
 export class WebhookCache {
   readonly namespace: string;
-  readonly #informer: Informer<WebhookResource>;
+  readonly #informer: Informer<StoredWebhook>;
   readonly #overlay = new Map<string, Overlay>();
   /** Deletes the watch reported recently, so a write answered after them is not resurrected. */
   readonly #recentDeletes = new Map<string, { version: bigint | undefined; at: number }>();
 
   constructor(client: KubeClient, namespace: string, log: Logger) {
     this.namespace = namespace;
-    this.#informer = new Informer<WebhookResource>(client, {
+    this.#informer = new Informer<StoredWebhook>(client, {
       resource: Webhooks,
       namespaces: [namespace],
       log,
     });
-    const settle = (obj: WebhookResource, deleted: boolean) => {
+    const settle = (obj: StoredWebhook, deleted: boolean) => {
       const name = obj.metadata?.name;
       if (name) this.#settle(name, versionOf(obj), deleted);
     };
@@ -69,7 +70,7 @@ export class WebhookCache {
     return this.#informer.health();
   }
 
-  get(name: string): WebhookResource | undefined {
+  get(name: string): StoredWebhook | undefined {
     const cached = this.#informer.store.get(keyFor(this.namespace, name));
     const o = this.#overlay.get(name);
     if (!o) return cached;
@@ -80,8 +81,8 @@ export class WebhookCache {
     return o.obj;
   }
 
-  list(): WebhookResource[] {
-    const out: WebhookResource[] = [];
+  list(): StoredWebhook[] {
+    const out: StoredWebhook[] = [];
     for (const cached of this.#informer.store.list(this.namespace)) {
       const name = cached.metadata?.name ?? "";
       if (!this.#overlay.has(name)) out.push(cached);
@@ -94,7 +95,7 @@ export class WebhookCache {
   }
 
   /** Call with what the API server returned for a create or update. */
-  wrote(obj: WebhookResource): void {
+  wrote(obj: StoredWebhook): void {
     const name = obj.metadata?.name;
     if (!name) return;
     const current = this.#overlay.get(name);
@@ -106,7 +107,7 @@ export class WebhookCache {
   }
 
   /** Call after a delete succeeded (`last` = the object as it was). */
-  deleted(name: string, last: WebhookResource | undefined): void {
+  deleted(name: string, last: StoredWebhook | undefined): void {
     this.#overlay.set(name, { obj: undefined, version: versionOf(last), at: Date.now() });
   }
 
@@ -119,7 +120,7 @@ export class WebhookCache {
     return gone?.version !== undefined && gone.version >= version;
   }
 
-  #cacheCaughtUp(cached: WebhookResource | undefined, o: Overlay): boolean {
+  #cacheCaughtUp(cached: StoredWebhook | undefined, o: Overlay): boolean {
     if (Date.now() - o.at > OVERLAY_TTL_MS) return true;
     if (o.obj === undefined) {
       // A tombstone holds until the watch reports the delete (the object leaves the cache) or

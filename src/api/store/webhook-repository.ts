@@ -11,12 +11,13 @@ import { backoffDelay, sleep } from "../../kube/backoff.ts";
 import type { KubeClient } from "../../kube/kube-client.ts";
 import { resourcePath } from "../../kube/resources.ts";
 import type { Logger } from "../../process/log.ts";
+import { Webhooks } from "../../schema/resources.ts";
+import type { SecretKeyRef, StoredWebhook, WebhookSpec } from "../../schema/webhook.ts";
 import { conflict } from "../errors/http-error.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 import { translateKubeError } from "./kube-errors.ts";
 import { createSecret, deleteOurSecret, newSecretRef } from "./shared-secrets.ts";
 import type { WebhookCache } from "./webhook-cache.ts";
-import { type SecretKeyRef, type WebhookResource, type WebhookSpec, Webhooks } from "./webhook-resource.ts";
 
 export interface WebhookChange {
   spec: Omit<WebhookSpec, "sharedSecretRef">;
@@ -26,7 +27,7 @@ export interface WebhookChange {
 }
 
 /** Decides the change from the current object (undefined = gone); throws an HttpError to refuse. */
-export type Decide = (current: WebhookResource | undefined) => WebhookChange;
+export type Decide = (current: StoredWebhook | undefined) => WebhookChange;
 
 interface NewSecret {
   ref: SecretKeyRef;
@@ -62,21 +63,21 @@ export class WebhookRepository {
     return this.#cache.namespace;
   }
 
-  get(id: string): WebhookResource | undefined {
+  get(id: string): StoredWebhook | undefined {
     return this.#cache.get(id);
   }
 
-  list(): WebhookResource[] {
+  list(): StoredWebhook[] {
     return this.#cache.list();
   }
 
-  async create(resource: WebhookResource, sharedSecret: string | undefined): Promise<WebhookResource> {
+  async create(resource: StoredWebhook, sharedSecret: string | undefined): Promise<StoredWebhook> {
     const id = resource.metadata?.name ?? "";
     const ref = sharedSecret ? newSecretRef(id) : undefined;
-    const body: WebhookResource = ref
+    const body: StoredWebhook = ref
       ? { ...resource, spec: { ...resource.spec, sharedSecretRef: ref } }
       : resource;
-    let created: WebhookResource;
+    let created: StoredWebhook;
     try {
       created = await this.#client.create(Webhooks, body, this.#fieldManager);
     } catch (err) {
@@ -94,7 +95,7 @@ export class WebhookRepository {
     return created;
   }
 
-  async #rollBackCreate(created: WebhookResource): Promise<void> {
+  async #rollBackCreate(created: StoredWebhook): Promise<void> {
     const id = created.metadata?.name ?? "";
     try {
       await this.#deleteWebhook(id, created.metadata?.uid);
@@ -107,7 +108,7 @@ export class WebhookRepository {
     }
   }
 
-  async update(id: string, decide: Decide): Promise<WebhookResource> {
+  async update(id: string, decide: Decide): Promise<StoredWebhook> {
     // A new secret value goes into its own Secret before the serialised part, so concurrent
     // updates only queue for the Webhook write itself.
     const seen = this.#cache.get(id);
@@ -125,7 +126,7 @@ export class WebhookRepository {
     }
   }
 
-  async #newSecret(owner: WebhookResource, value: string): Promise<NewSecret> {
+  async #newSecret(owner: StoredWebhook, value: string): Promise<NewSecret> {
     const ref = newSecretRef(owner.metadata?.name ?? "");
     await createSecret(this.#client, ref, owner, value, this.#fieldManager);
     return { ref, ownerUid: owner.metadata?.uid, value };
@@ -136,7 +137,7 @@ export class WebhookRepository {
     id: string,
     decide: Decide,
     made: NewSecret | undefined,
-  ): Promise<{ updated: WebhookResource; replaced: string | undefined }> {
+  ): Promise<{ updated: StoredWebhook; replaced: string | undefined }> {
     let current = this.#cache.get(id);
     for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
       const change = decide(current);
@@ -149,7 +150,7 @@ export class WebhookRepository {
       const oldRef = live.spec?.sharedSecretRef;
       const ref = change.sharedSecret ? made?.ref : change.sharedSecret === "" ? undefined : oldRef;
       const spec: WebhookSpec = ref ? { ...change.spec, sharedSecretRef: ref } : { ...change.spec };
-      const next: WebhookResource = {
+      const next: StoredWebhook = {
         ...live,
         metadata: { ...live.metadata, labels: { ...live.metadata?.labels, ...change.labels } },
         spec,
@@ -175,7 +176,7 @@ export class WebhookRepository {
   }
 
   /** Deletes the webhook `decide` accepts; returns it as it was. */
-  remove(id: string, decide: (current: WebhookResource | undefined) => void): Promise<WebhookResource> {
+  remove(id: string, decide: (current: StoredWebhook | undefined) => void): Promise<StoredWebhook> {
     return this.#lock.run(id, async () => {
       const current = this.#cache.get(id);
       decide(current);
@@ -202,9 +203,9 @@ export class WebhookRepository {
     });
   }
 
-  async #fetch(id: string): Promise<WebhookResource | undefined> {
+  async #fetch(id: string): Promise<StoredWebhook | undefined> {
     try {
-      return await this.#client.get<WebhookResource>(Webhooks, this.namespace, id);
+      return await this.#client.get<StoredWebhook>(Webhooks, this.namespace, id);
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;

@@ -1,12 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  labelValue,
-  newWebhookResource,
-  tenantOf,
-  toApiWebhook,
-  type WebhookResource,
-  webhookSpec,
-} from "./webhook-resource.ts";
+import type { Loose } from "../../schema/custom-resource.ts";
+import type { StoredWebhook } from "../../schema/webhook.ts";
+import { labelValue, newWebhookResource, tenantOf, toApiWebhook, webhookSpec } from "./webhook-resource.ts";
 
 const tenant = { userId: "alice", projectId: "p1" };
 
@@ -46,7 +41,9 @@ describe("newWebhookResource + toApiWebhook", () => {
 });
 
 describe("toApiWebhook of hand-written resources", () => {
-  const handMade = (o: Partial<WebhookResource>): WebhookResource => ({
+  // Read back from a cluster: objects the current CRD would refuse (an unknown event kind, a
+  // time as a string) may have been admitted under an older one.
+  const handMade = (o: Loose<StoredWebhook>): Loose<StoredWebhook> => ({
     metadata: {
       name: "hand",
       creationTimestamp: "2026-01-02T03:04:05Z",

@@ -1,60 +1,35 @@
-// The Webhook custom resource (livepeer.org/v1alpha1; its schema is src/schema/webhook.ts) as
-// this API reads it (loosely: hand-written objects may lack fields) and its mapping to the API's webhook
-// object. metadata.name is the API id; the tenant is spec.userId/spec.projectId (labels
-// livepeer.org/user-id and livepeer.org/project-id mirror them for kubectl, and are what a
-// kubectl-created Webhook may carry instead); createdAt is the exact ms in an annotation.
+// The Webhook custom resource (livepeer.org/v1alpha1; its schema is src/schema/webhook.ts) and its
+// mapping to the API's webhook object. Mapped loosely: a hand-written Webhook, or one admitted
+// under an older CRD, may lack fields or hold values this version does not know, and the answer
+// must match the public contract anyway. metadata.name is the API id; the tenant is
+// spec.userId/spec.projectId (labels livepeer.org/user-id and livepeer.org/project-id mirror them
+// for kubectl, and are what a kubectl-created Webhook may carry instead); createdAt is the exact
+// ms in an annotation.
 import { createHash } from "node:crypto";
-import type { KubeObject } from "../../kube/objects.ts";
-import type { ResourceType } from "../../kube/resources.ts";
-import { API_VERSION, GROUP, VERSION } from "../../schema/api-group.ts";
+import { API_VERSION } from "../../schema/api-group.ts";
+import type { Loose } from "../../schema/custom-resource.ts";
 import {
   type SecretKeyRef,
+  type StoredWebhook,
   WEBHOOK_CREATED_AT_ANNOTATION,
   WEBHOOK_PROJECT_ID_LABEL,
   WEBHOOK_SECRET_MANAGED_BY_API,
   WEBHOOK_SECRET_MANAGED_BY_LABEL,
   WEBHOOK_USER_ID_LABEL,
+  type WebhookSpec,
 } from "../../schema/webhook.ts";
 import type { ApiWebhook } from "../../schema/webhook-api.ts";
 import { WEBHOOK_EVENT_KINDS, type WebhookEventKind } from "../../schema/webhook-events.ts";
 import { DEFAULT_PROJECT } from "../auth/claims.ts";
 
-export const Webhooks: ResourceType = {
-  group: GROUP,
-  version: VERSION,
-  plural: "webhooks",
-  kind: "Webhook",
-  namespaced: true,
-};
+/** A Webhook as this API maps it: trusting none of its fields. */
+type FoundWebhook = Loose<StoredWebhook>;
 
 export const USER_LABEL = WEBHOOK_USER_ID_LABEL;
 export const PROJECT_LABEL = WEBHOOK_PROJECT_ID_LABEL;
 export const CREATED_AT_ANNOTATION = WEBHOOK_CREATED_AT_ANNOTATION;
 export const MANAGED_BY_LABEL = WEBHOOK_SECRET_MANAGED_BY_LABEL;
 export const MANAGED_BY_API = WEBHOOK_SECRET_MANAGED_BY_API;
-
-export type { SecretKeyRef };
-
-export interface WebhookSpec {
-  name: string;
-  url: string;
-  events?: string[];
-  streamId?: string;
-  projectId?: string;
-  userId?: string;
-  sharedSecretRef?: SecretKeyRef;
-}
-
-export interface WebhookResourceStatus {
-  lastFailure?: { timestamp?: unknown; error?: unknown; response?: unknown; statusCode?: unknown };
-  lastTriggeredAt?: unknown;
-  conditions?: unknown[];
-}
-
-export interface WebhookResource extends KubeObject {
-  spec: WebhookSpec;
-  status?: WebhookResourceStatus;
-}
 
 export interface Tenant {
   userId: string;
@@ -70,7 +45,7 @@ export function labelValue(id: string): string {
 }
 
 /** Who owns a Webhook; undefined when it names no user (then only admins see it). */
-export function tenantOf(r: WebhookResource): Tenant | undefined {
+export function tenantOf(r: FoundWebhook): Tenant | undefined {
   const labels = r.metadata?.labels ?? {};
   const userId = nonEmpty(r.spec?.userId) ?? nonEmpty(labels[USER_LABEL]);
   if (!userId) return undefined;
@@ -80,6 +55,10 @@ export function tenantOf(r: WebhookResource): Tenant | undefined {
 
 function nonEmpty(v: unknown): string | undefined {
   return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+function text(v: unknown): string {
+  return typeof v === "string" ? v : "";
 }
 
 /** Milliseconds from a number, a numeric string or an RFC 3339 time; undefined otherwise. */
@@ -92,7 +71,7 @@ export function toMillis(v: unknown): number | undefined {
   return undefined;
 }
 
-export function createdAtOf(r: WebhookResource): number {
+export function createdAtOf(r: FoundWebhook): number {
   return (
     toMillis(r.metadata?.annotations?.[CREATED_AT_ANNOTATION]) ?? toMillis(r.metadata?.creationTimestamp) ?? 0
   );
@@ -100,7 +79,7 @@ export function createdAtOf(r: WebhookResource): number {
 
 const KNOWN_EVENTS = new Set<string>(WEBHOOK_EVENT_KINDS);
 
-function apiStatus(s: WebhookResourceStatus | undefined): ApiWebhook["status"] | undefined {
+function apiStatus(s: FoundWebhook["status"]): ApiWebhook["status"] | undefined {
   if (!s) return undefined;
   const out: NonNullable<ApiWebhook["status"]> = {};
   const f = s.lastFailure;
@@ -119,10 +98,10 @@ function apiStatus(s: WebhookResourceStatus | undefined): ApiWebhook["status"] |
 }
 
 // Cached objects are replaced, never mutated, on every change: their API view can be memoised.
-const views = new WeakMap<WebhookResource, ApiWebhook>();
+const views = new WeakMap<FoundWebhook, ApiWebhook>();
 
 /** The API's view: exactly the spec's fields; never the secret nor its reference. */
-export function toApiWebhook(r: WebhookResource): ApiWebhook {
+export function toApiWebhook(r: FoundWebhook): ApiWebhook {
   let view = views.get(r);
   if (!view) {
     view = buildApiWebhook(r);
@@ -131,34 +110,32 @@ export function toApiWebhook(r: WebhookResource): ApiWebhook {
   return view;
 }
 
-function buildApiWebhook(r: WebhookResource): ApiWebhook {
+function buildApiWebhook(r: FoundWebhook): ApiWebhook {
   const tenant = tenantOf(r);
   const out: ApiWebhook = {
-    id: r.metadata?.name ?? "",
-    name: r.spec?.name ?? "",
+    id: text(r.metadata?.name),
+    name: text(r.spec?.name),
     kind: "webhook",
     userId: tenant?.userId ?? "",
     projectId: tenant?.projectId ?? DEFAULT_PROJECT,
     createdAt: createdAtOf(r),
-    url: r.spec?.url ?? "",
+    url: text(r.spec?.url),
   };
   // A hand-written Webhook may list kinds this API does not know; clients validate against the
   // enum, so those are left out of the answer (the resource keeps them).
-  if (Array.isArray(r.spec?.events)) {
-    out.events = r.spec.events.filter((e): e is WebhookEventKind => KNOWN_EVENTS.has(e));
+  const events = r.spec?.events;
+  if (Array.isArray(events)) {
+    out.events = events.filter((e): e is WebhookEventKind => typeof e === "string" && KNOWN_EVENTS.has(e));
   }
-  if (r.spec?.streamId) out.streamId = r.spec.streamId;
+  const streamId = nonEmpty(r.spec?.streamId);
+  if (streamId) out.streamId = streamId;
   const status = apiStatus(r.status);
   if (status) out.status = status;
   return out;
 }
 
-export interface WebhookContent {
-  name: string;
-  url: string;
-  events?: WebhookEventKind[] | undefined;
-  streamId?: string | undefined;
-}
+/** What a request writes of a webhook (the rest of the spec is the tenant's and the secret's). */
+export type WebhookContent = Pick<WebhookSpec, "name" | "url" | "events" | "streamId">;
 
 /** The spec for `content` owned by `tenant`, with an optional secret reference. */
 export function webhookSpec(content: WebhookContent, tenant: Tenant, secretRef?: SecretKeyRef): WebhookSpec {
@@ -184,7 +161,7 @@ export function newWebhookResource(
   createdAtMs: number,
   spec: WebhookSpec,
   tenant: Tenant,
-): WebhookResource {
+): StoredWebhook {
   return {
     apiVersion: API_VERSION,
     kind: "Webhook",

@@ -2,6 +2,7 @@
 // non-admin naming another project a 403), PUT semantics (the path's id is authoritative,
 // writable fields replaced, an omitted sharedSecret kept and "" removing it), list paging.
 import { randomUUID } from "node:crypto";
+import type { StoredWebhook } from "../../schema/webhook.ts";
 import { owns, type Principal } from "../auth/claims.ts";
 import { badRequest, forbidden, notFound } from "../errors/http-error.ts";
 import type { WebhookRepository } from "../store/webhook-repository.ts";
@@ -11,7 +12,6 @@ import {
   tenantLabels,
   tenantOf,
   toApiWebhook,
-  type WebhookResource,
   webhookSpec,
 } from "../store/webhook-resource.ts";
 import type { ApiWebhook } from "./api-schema.ts";
@@ -26,7 +26,7 @@ export interface ServiceOptions {
   now?: () => number;
 }
 
-function visible(p: Principal, r: WebhookResource | undefined): r is WebhookResource {
+function visible(p: Principal, r: StoredWebhook | undefined): r is StoredWebhook {
   if (!r || r.metadata?.deletionTimestamp) return false;
   const tenant = tenantOf(r);
   return p.admin || (tenant !== undefined && owns(p, tenant));

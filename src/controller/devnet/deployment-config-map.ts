@@ -6,6 +6,7 @@
 // settings are resolved from it with a message naming the ConfigMap, the key and the fix.
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import type { KubeObject } from "../../kube/index.ts";
+import type { ChainSpec } from "../../schema/chain.ts";
 
 export const DEVNET_KEYS = {
   ethUrl: "ethUrl",
@@ -82,11 +83,8 @@ export function devnetDataFacts(data: Record<string, string> | undefined): Recor
   return kept;
 }
 
-export interface DevnetChainSpec {
-  devnet?: string;
-  ethUrl?: string;
-  ethController?: string;
-}
+/** What of a spec a devnet deployment can fill in. */
+export type DevnetChainSpec = Pick<ChainSpec, "devnet" | "ethUrl" | "ethController">;
 
 /** How the ConfigMap named by spec.devnet was found. */
 export type DevnetLookup =

@@ -1,12 +1,12 @@
-// The doctor's look rate: however many pods it tracks, it starts at most looksPerSecond periodic
-// looks a second (each reads a log through the API server), the longest overdue first; a pod that
-// just changed is looked at at once.
+// The node doctor over node logs held in memory (its PodLogSource port; the Kubernetes API behind
+// it in the controller is test/integration/orchestrator-doctor.test.ts): how often it looks, what
+// it reads, and what the lines it reads become.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { KubeClient } from "../../kube/index.ts";
 import { NodeDoctor } from "./doctor.ts";
+import type { PodLogChunk, PodLogRead, PodLogSource } from "./pod-log-source.ts";
 import type { NodeTarget } from "./target.ts";
 
-/** A pod with a log to read; the client below records whose log each look reads. */
+/** A pod with a log to read (not Ready: no endpoint is dialled). */
 const target = (pod: string, restartCount = 0): NodeTarget => ({
   pod,
   uid: `uid-${pod}`,
@@ -19,16 +19,38 @@ const target = (pod: string, restartCount = 0): NodeTarget => ({
   aiExpected: false,
 });
 
-/** Records the pod of each log read and refuses it (a failed read is said once; the look goes on). */
-function recordingClient(read: string[]): KubeClient {
-  return {
-    server: "https://127.0.0.1:6443",
-    send: async (_method: string, path: string) => {
-      read.push(/pods\/([^/]+)\/log/.exec(path)?.[1] ?? "?");
-      throw new Error("stub: no API server");
-    },
-  } as unknown as KubeClient;
+/**
+ * Containers' logs as lines in memory, read as the Kubernetes API reads them: the last N lines or
+ * those stamped from a second on, at most limitBytes, "<RFC 3339> <text>". Records every read.
+ */
+class MemoryPodLogs implements PodLogSource {
+  readonly reads: PodLogRead[] = [];
+  readonly #logs = new Map<string, { at: Date; text: string }[]>();
+
+  write(pod: string, text: string, opts: { at?: Date; previous?: boolean } = {}): void {
+    const key = `${pod}${opts.previous ? "/previous" : ""}`;
+    this.#logs.set(key, [...(this.#logs.get(key) ?? []), { at: opts.at ?? new Date(), text }]);
+  }
+
+  async read(r: PodLogRead): Promise<PodLogChunk | undefined> {
+    this.reads.push(r);
+    const log = this.#logs.get(`${r.pod}${r.previous ? "/previous" : ""}`);
+    if (!log) return undefined;
+    const from = r.from;
+    const picked = "tailLines" in from ? log.slice(-from.tailLines) : log.filter((l) => l.at >= from.since);
+    const lines: string[] = [];
+    let bytes = 0;
+    for (const l of picked) {
+      const line = `${l.at.toISOString()} ${l.text}`;
+      bytes += Buffer.byteLength(line) + 1;
+      if (bytes > r.limitBytes) return { lines, truncated: true };
+      lines.push(line);
+    }
+    return { lines, truncated: false };
+  }
 }
+
+const readPods = (logs: MemoryPodLogs) => logs.reads.map((r) => `${r.pod}${r.previous ? " (previous)" : ""}`);
 
 afterEach(() => {
   vi.useRealTimers();
@@ -43,7 +65,7 @@ describe("node doctor look rate", () => {
     vi.useFakeTimers();
     const periodMs = 30_000;
     const doctor = new NodeDoctor({
-      client: recordingClient([]),
+      logs: new MemoryPodLogs(),
       wake: () => {},
       looksPerSecond: rate,
       periodMs,
@@ -69,28 +91,119 @@ describe("node doctor look rate", () => {
 
   it("looks at the longest overdue pods first, and at a pod that changed at once", async () => {
     vi.useFakeTimers();
-    const read: string[] = [];
-    const doctor = new NodeDoctor({
-      client: recordingClient(read),
-      wake: () => {},
-      looksPerSecond: 1,
-      periodMs: 10_000,
-      tickMs: 100,
-    });
+    const logs = new MemoryPodLogs();
+    const doctor = new NodeDoctor({ logs, wake: () => {}, looksPerSecond: 1, periodMs: 10_000, tickMs: 100 });
     for (let i = 0; i < 6; i++) doctor.observe(`ns/o-${i}`, [target(`o-${i}-0`)], { namespace: "ns" });
     await vi.advanceTimersByTimeAsync(100);
-    expect(read).toEqual(["o-0-0", "o-1-0", "o-2-0", "o-3-0", "o-4-0", "o-5-0"]);
-    read.length = 0;
+    expect(readPods(logs)).toEqual(["o-0-0", "o-1-0", "o-2-0", "o-3-0", "o-4-0", "o-5-0"]);
+    logs.reads.length = 0;
     // o-3's container restarts half a second later: looked at at once (previous log, then the
     // current one), so its next periodic look is due after the others'.
     await vi.advanceTimersByTimeAsync(400);
     doctor.observe("ns/o-3", [target("o-3-0", 1)], { namespace: "ns" });
     await vi.advanceTimersByTimeAsync(200);
-    expect(read).toEqual(["o-3-0", "o-3-0"]);
-    read.length = 0;
+    expect(readPods(logs)).toEqual(["o-3-0 (previous)", "o-3-0"]);
+    logs.reads.length = 0;
     // The period ends: one look a second, by how long each has been due.
     await vi.advanceTimersByTimeAsync(9_300 + 6_000);
-    expect(read).toEqual(["o-0-0", "o-1-0", "o-2-0", "o-4-0", "o-5-0", "o-3-0"]);
+    expect(readPods(logs)).toEqual(["o-0-0", "o-1-0", "o-2-0", "o-4-0", "o-5-0", "o-3-0"]);
+    doctor.stop();
+  });
+});
+
+describe("node doctor log reading", () => {
+  const reward = 'Error calling reward err="insufficient funds for gas * price + value"';
+
+  it("a catalog line in a node's log becomes a finding since that line, and wakes the resource", async () => {
+    vi.useFakeTimers({ now: new Date("2026-03-01T12:00:00.000Z") });
+    const logs = new MemoryPodLogs();
+    const woken: string[] = [];
+    const doctor = new NodeDoctor({ logs, wake: (k) => woken.push(k), periodMs: 5_000, tickMs: 100 });
+    logs.write("o-0", "Livepeer is running", { at: new Date("2026-03-01T11:59:58.100Z") });
+    logs.write("o-0", reward, { at: new Date("2026-03-01T11:59:59.250Z") });
+    expect(doctor.observe("ns/o", [target("o-0")], { namespace: "ns" }).findings).toEqual([]);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(woken).toEqual(["ns/o"]);
+    const { findings } = doctor.observe("ns/o", [target("o-0")], { namespace: "ns" });
+    expect(findings).toEqual([
+      expect.objectContaining({
+        id: "InsufficientGasFunds",
+        severity: "error",
+        since: "2026-03-01T11:59:59Z",
+      }),
+    ]);
+    expect(findings[0]!.message).toContain(`pod o-0 logged ${JSON.stringify(reward)}`);
+    doctor.stop();
+  });
+
+  it("reads the tail first, then from the last line's second on; a finding wakes the resource once", async () => {
+    vi.useFakeTimers({ now: new Date("2026-03-01T12:00:00.000Z") });
+    const logs = new MemoryPodLogs();
+    const woken: string[] = [];
+    const doctor = new NodeDoctor({
+      logs,
+      wake: (k) => woken.push(k),
+      periodMs: 5_000,
+      tickMs: 100,
+      firstReadTailLines: 50,
+    });
+    logs.write("o-0", "started", { at: new Date("2026-03-01T11:59:59.400Z") });
+    doctor.observe("ns/o", [target("o-0")], { namespace: "ns" });
+    await vi.advanceTimersByTimeAsync(100);
+    logs.write("o-0", reward, { at: new Date("2026-03-01T12:00:03.500Z") });
+    await vi.advanceTimersByTimeAsync(5_000);
+    // Read again a period later, starting at the second of the line read last.
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(logs.reads.map((r) => r.from)).toEqual([
+      { tailLines: 50 },
+      { since: new Date("2026-03-01T11:59:59Z") },
+      { since: new Date("2026-03-01T12:00:03Z") },
+    ]);
+    // The read that found the line woke the resource; the one that read its second again did not.
+    expect(woken).toEqual(["ns/o"]);
+    doctor.stop();
+  });
+
+  it("after a restart, a fatal line of the previous container is a finding", async () => {
+    vi.useFakeTimers({ now: new Date("2026-03-01T12:00:00.000Z") });
+    const logs = new MemoryPodLogs();
+    const doctor = new NodeDoctor({ logs, wake: () => {}, periodMs: 5_000, tickMs: 100 });
+    logs.write("o-0", "listen tcp 0.0.0.0:8935: bind: address already in use", {
+      at: new Date("2026-03-01T11:59:50Z"),
+      previous: true,
+    });
+    logs.write("o-0", "starting again", { at: new Date("2026-03-01T11:59:55Z") });
+    doctor.observe("ns/o", [target("o-0", 1)], { namespace: "ns" });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(readPods(logs)).toEqual(["o-0 (previous)", "o-0"]);
+    const { findings } = doctor.observe("ns/o", [target("o-0", 1)], { namespace: "ns" });
+    expect(findings.map((f) => [f.id, f.severity])).toEqual([["PortInUse", "error"]]);
+    doctor.stop();
+  });
+
+  it("a read cut at its byte limit is continued at once, not a period later", async () => {
+    vi.useFakeTimers({ now: new Date("2026-03-01T12:00:00.000Z") });
+    const logs = new MemoryPodLogs();
+    const doctor = new NodeDoctor({
+      logs,
+      wake: () => {},
+      periodMs: 30_000,
+      tickMs: 100,
+      logLimitBytes: 200,
+    });
+    const start = Date.parse("2026-03-01T11:59:40Z");
+    for (let s = 0; s < 9; s++)
+      logs.write("o-0", `line ${s} ${"x".repeat(60)}`, { at: new Date(start + s * 1_000) });
+    logs.write("o-0", reward, { at: new Date(start + 9_000) });
+    doctor.observe("ns/o", [target("o-0")], { namespace: "ns" });
+    // 10 lines of about 90 bytes, 2 a read: the last one is read within a second, not a period.
+    await vi.advanceTimersByTimeAsync(1_000);
+    const { findings } = doctor.observe("ns/o", [target("o-0")], { namespace: "ns" });
+    expect(findings.map((f) => f.id)).toEqual(["InsufficientGasFunds"]);
+    // Caught up: the next read waits for the period.
+    const reads = logs.reads.length;
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(logs.reads.length).toBe(reads);
     doctor.stop();
   });
 });

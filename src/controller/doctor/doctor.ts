@@ -11,19 +11,21 @@
 // holds nothing between periods, shares the limiter below with the endpoint reads, and cannot
 // leak. The price is latency: a line shows up within one period.
 import { createHash } from "node:crypto";
-import { errorMessage, isNotFound, type KubeClient, type ObjectKey } from "../../kube/index.ts";
+import { errorMessage, type ObjectKey } from "../../kube/index.ts";
 import { CATALOG_BY_ID, ConditionMatcher, type Finding } from "../../node/diagnosis/index.ts";
 import { type Logger, silentLogger } from "../../process/log.ts";
+import type { Finding as StatusFinding } from "../../schema/finding.ts";
 import { Limiter } from "./limiter.ts";
 import { LogCursor, parseTimedLine } from "./log-cursor.ts";
 import { LogFindings, type PodLife } from "./log-findings.ts";
 import { type NodeReading, readNode } from "./node-reading.ts";
-import { readPodLog } from "./pod-log.ts";
+import type { PodLogChunk, PodLogSource } from "./pod-log-source.ts";
 import type { NodeTarget } from "./target.ts";
-import { endpointFindings, logStatusFindings, type StatusFinding } from "./verdicts.ts";
+import { endpointFindings, logStatusFindings } from "./verdicts.ts";
 
 export interface NodeDoctorOptions {
-  client: KubeClient;
+  /** Where the node pods' logs are read (in the controller: the Kubernetes API, pod-log.ts). */
+  logs: PodLogSource;
   /** Called when a resource's report changed (enqueue its key). */
   wake(key: ObjectKey): void;
   log?: Logger;
@@ -319,25 +321,24 @@ export class NodeDoctor {
     const restarted = t.restartCount > (state.restartsRead ?? 0);
     let more = false;
     for (const previous of restarted ? [true, false] : [false]) {
-      const query = state.cursor.query(this.#o.firstReadTailLines);
-      if (previous) query.previous = "true";
       this.#stats.logReads++;
-      let chunk: Awaited<ReturnType<typeof readPodLog>>;
+      let chunk: PodLogChunk | undefined;
       try {
-        chunk = await readPodLog(this.#o.client, {
+        chunk = await this.#o.logs.read({
           namespace: patient.namespace,
           pod: t.pod,
           container: this.#o.container,
-          query,
+          from: state.cursor.from(this.#o.firstReadTailLines),
+          previous,
           limitBytes: this.#o.logLimitBytes,
           timeoutMs: this.#o.logTimeoutMs,
           signal,
         });
       } catch (err) {
-        // No previous container, or a pod on its way out: nothing to read. Anything else (no
-        // permission to read pods/log, say) is said once, until a read succeeds again.
+        // The previous container's log may be gone. Anything else (no permission to read
+        // pods/log, say) is said once, until a read succeeds again.
         const error = errorMessage(err);
-        if (!previous && !signal.aborted && !isNotFound(err) && error !== state.logError) {
+        if (!previous && !signal.aborted && error !== state.logError) {
           state.logError = error;
           this.#o.log.warn("could not read a node pod's log; findings from its log are missing", {
             pod: `${patient.namespace}/${t.pod}`,
@@ -346,6 +347,8 @@ export class NodeDoctor {
         }
         continue;
       }
+      // No previous container, or a pod on its way out: nothing to read.
+      if (!chunk) continue;
       if (!previous) state.logError = undefined;
       state.cursor.beginRead();
       let fresh = 0;

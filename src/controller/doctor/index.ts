@@ -3,5 +3,7 @@
 export { type DoctorReport, type DoctorStats, NodeDoctor, type NodeDoctorOptions } from "./doctor.ts";
 export type { LogOccurrence, PodLife } from "./log-findings.ts";
 export type { EndpointFailureInfo, NodeReading } from "./node-reading.ts";
+export { KubePodLogs } from "./pod-log.ts";
+export type { PodLogChunk, PodLogRead, PodLogSource } from "./pod-log-source.ts";
 export { type NodeTarget, nodeUrl } from "./target.ts";
-export { reachability, type StatusFinding, simulatedPods, type Verdict } from "./verdicts.ts";
+export { reachability, simulatedPods } from "./verdicts.ts";

@@ -24,10 +24,10 @@ describe("parseTimedLine", () => {
 describe("LogCursor", () => {
   it("first reads the tail, then everything since the last line's second", () => {
     const c = new LogCursor();
-    expect(c.query(500)).toEqual({ tailLines: "500" });
+    expect(c.from(500)).toEqual({ tailLines: 500 });
     c.beginRead();
     c.accept(line("2026-01-02T15:04:05.900Z"));
-    expect(c.query(500)).toEqual({ sinceTime: "2026-01-02T15:04:05Z" });
+    expect(c.from(500)).toEqual({ since: new Date("2026-01-02T15:04:05Z") });
   });
 
   it("hands out each line once although reads overlap by up to a second", () => {
@@ -54,7 +54,7 @@ describe("LogCursor", () => {
     c.beginRead();
     c.accept(line("2026-01-02T15:04:05.300Z"));
     c.skipSecond();
-    expect(c.query(1)).toEqual({ sinceTime: "2026-01-02T15:04:06Z" });
+    expect(c.from(1)).toEqual({ since: new Date("2026-01-02T15:04:06Z") });
     c.beginRead();
     expect(c.accept(line("2026-01-02T15:04:05.900Z"))).toBe(false);
     expect(c.accept(line("2026-01-02T15:04:06.000Z"))).toBe(true);

@@ -2,6 +2,7 @@
 // to the second and returns every line from that second on, so each read starts with lines
 // already seen: the cursor remembers the last line's exact timestamp and how many lines carried
 // it, and hands out only what comes after.
+import type { PodLogRead } from "./pod-log-source.ts";
 
 /** A line read with `timestamps=true`: "<RFC 3339 with nanoseconds> <text>". */
 export interface TimedLine {
@@ -30,11 +31,10 @@ export class LogCursor {
   /** During a read: lines with #lastNs still to skip (seen in an earlier read). */
   #skip = 0;
 
-  /** Query parameters of the next read: the last lines at first, then everything since the last. */
-  query(firstReadTailLines: number): Record<string, string> {
-    if (this.#lastNs === undefined) return { tailLines: String(firstReadTailLines) };
-    const seconds = Number(this.#lastNs / 1_000_000_000n);
-    return { sinceTime: new Date(seconds * 1000).toISOString().replace(/\.\d+Z$/, "Z") };
+  /** Where the next read starts: the last lines at first, then the last line's second. */
+  from(firstReadTailLines: number): PodLogRead["from"] {
+    if (this.#lastNs === undefined) return { tailLines: firstReadTailLines };
+    return { since: new Date(Number(this.#lastNs / 1_000_000_000n) * 1000) };
   }
 
   /** Call before handing a new read's lines to accept(). */

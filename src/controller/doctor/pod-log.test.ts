@@ -7,7 +7,8 @@ describe("podLogRequest", () => {
       namespace: "video",
       pod: "orch-0",
       container: "livepeer",
-      query: { sinceTime: "2026-01-02T15:04:05Z", previous: "true" },
+      from: { since: new Date("2026-01-02T15:04:05Z") },
+      previous: true,
       limitBytes: 1024,
     });
     expect(path).toBe("/api/v1/namespaces/video/pods/orch-0/log");
@@ -17,6 +18,22 @@ describe("podLogRequest", () => {
       limitBytes: "1024",
       sinceTime: "2026-01-02T15:04:05Z",
       previous: "true",
+    });
+  });
+
+  it("asks for the last lines of the running container on a first read", () => {
+    const { query } = podLogRequest({
+      namespace: "video",
+      pod: "orch-0",
+      container: "livepeer",
+      from: { tailLines: 500 },
+      limitBytes: 1024,
+    });
+    expect(query).toEqual({
+      container: "livepeer",
+      timestamps: "true",
+      limitBytes: "1024",
+      tailLines: "500",
     });
   });
 });

@@ -4,27 +4,14 @@ import {
   CATALOG_BY_ID,
   type Finding,
   gpuMemoryHigh,
-  type Severity,
   sessionLimitReached,
   videoOnlyOrchestrator,
 } from "../../node/diagnosis/index.ts";
+import type { Finding as StatusFinding } from "../../schema/finding.ts";
+import type { Verdict } from "../runtime/index.ts";
 import type { LogOccurrence } from "./log-findings.ts";
 import type { NodeReading } from "./node-reading.ts";
 import type { NodeTarget } from "./target.ts";
-
-export interface Verdict {
-  status: "True" | "False" | "Unknown";
-  reason: string;
-  message: string;
-}
-
-/** A finding as status.findings shows it. */
-export interface StatusFinding {
-  id: string;
-  severity: Severity;
-  message: string;
-  since: string;
-}
 
 const REASONS: Record<string, string> = {
   timeout: "EndpointTimeout",

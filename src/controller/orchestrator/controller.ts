@@ -1,8 +1,8 @@
 // Registration of the Orchestrator controller.
 import { ConfigMaps, Secrets, Services, StatefulSets } from "../../kube/index.ts";
+import { Orchestrators } from "../../schema/resources.ts";
 import type { ControllerDefinition } from "../runtime/index.ts";
 import { type OrchestratorOptions, OrchestratorReconciler } from "./reconcile.ts";
-import { Orchestrators } from "./resource.ts";
 import { orchestratorCaches, orchestratorWatches } from "./watch.ts";
 
 export const DEFAULT_NODE_IMAGE = "livepeer/go-livepeer:0.8.8";

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { keystoreFromKeys, keystoreFromPassword, keystoreSecretOf } from "./keystore.ts";
-import type { Orchestrator } from "./resource.ts";
+import { OrchestratorSpecSchema } from "../../schema/orchestrator.ts";
+import {
+  type KeystoreState,
+  keystoreFromKeys,
+  keystoreFromPassword,
+  keystoreSecretOf,
+  keystoreVerdict,
+} from "./keystore.ts";
 
 describe("keystoreSecretOf", () => {
   it.each([
@@ -8,7 +14,7 @@ describe("keystoreSecretOf", () => {
     [{ network: "devnet", keystoreSecret: "keys" }, "keys"],
     [{ network: "arbitrum-one-mainnet" }, undefined],
   ] as const)("%j -> %s", (spec, secret) => {
-    expect(keystoreSecretOf({ spec } as Orchestrator)).toBe(secret);
+    expect(keystoreSecretOf({ spec: { ...OrchestratorSpecSchema.parse({}), ...spec } })).toBe(secret);
   });
 });
 
@@ -51,5 +57,45 @@ describe("keystoreFromPassword", () => {
       message: expect.stringContaining('Secret video/keys key "password"'),
       action: expect.stringContaining("printf '%s'"),
     });
+  });
+});
+
+describe("keystoreVerdict", () => {
+  const newline = keystoreFromPassword("keys", "pw\n", 'Secret video/keys key "password"');
+  it.each<[string, KeystoreState, string | undefined, string | undefined]>([
+    ["no keystore", { state: "unused" }, undefined, undefined],
+    ["a usable one", { state: "ok", secret: "keys" }, undefined, undefined],
+    ["a newline (a finding instead)", newline, undefined, undefined],
+    [
+      "no Secret",
+      { state: "missing", secret: "keys" },
+      "KeystoreSecretNotFound",
+      "kubectl create secret generic keys -n video",
+    ],
+    [
+      "a key missing",
+      { state: "missing-keys", secret: "keys", missing: ["password"], present: ["key.json"] },
+      "KeystoreSecretKeyMissing",
+      'Secret video/keys (spec.keystoreSecret) has no key "password" (it has: key.json)',
+    ],
+    [
+      "an empty password",
+      { state: "empty-password", secret: "keys" },
+      "KeystorePasswordEmpty",
+      'key "password" is empty',
+    ],
+    [
+      "unreadable",
+      { state: "unreadable", secret: "keys", error: "timeout" },
+      "KeystoreSecretUnreadable",
+      ": timeout",
+    ],
+  ])("%s", (_, state, reason, says) => {
+    const v = keystoreVerdict(state, "video");
+    expect(v?.reason).toBe(reason);
+    if (v) {
+      expect(v.status).toBe("False");
+      expect(v.message).toContain(says);
+    }
   });
 });

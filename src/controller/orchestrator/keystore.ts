@@ -14,12 +14,13 @@ import {
 } from "../../kube/index.ts";
 import type { Finding } from "../../node/diagnosis/index.ts";
 import { passwordTrailingNewline } from "../../node/diagnosis/index.ts";
-import type { CacheReader } from "../runtime/index.ts";
-import type { Orchestrator } from "./resource.ts";
+import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
+import type { CacheReader, Verdict } from "../runtime/index.ts";
 
 export const KEYSTORE_KEYS = ["key.json", "password"] as const;
 
-export type KeystoreVerdict =
+/** What the keystore Secret is in; keystoreVerdict() says what that means for Ready. */
+export type KeystoreState =
   | { state: "unused" }
   | { state: "ok"; secret: string }
   | { state: "missing"; secret: string }
@@ -29,7 +30,7 @@ export type KeystoreVerdict =
   | { state: "unreadable"; secret: string; error: string };
 
 /** The Secret the node pod mounts as its keystore (as the plan mounts it: on chain only). */
-export function keystoreSecretOf(orch: Orchestrator): string | undefined {
+export function keystoreSecretOf(orch: StoredOrchestrator): string | undefined {
   const { keystoreSecret, network } = orch.spec;
   return keystoreSecret && network !== "offchain" ? keystoreSecret : undefined;
 }
@@ -38,7 +39,7 @@ export function keystoreSecretOf(orch: Orchestrator): string | undefined {
 export function keystoreFromKeys(
   secret: string,
   keys: readonly string[] | undefined,
-): KeystoreVerdict | undefined {
+): KeystoreState | undefined {
   if (keys === undefined) return { state: "missing", secret };
   const missing = KEYSTORE_KEYS.filter((k) => !keys.includes(k));
   if (missing.length > 0) return { state: "missing-keys", secret, missing, present: [...keys].sort() };
@@ -46,10 +47,52 @@ export function keystoreFromKeys(
 }
 
 /** What the password says (pure; `where` names the Secret and key for the finding). */
-export function keystoreFromPassword(secret: string, password: string, where: string): KeystoreVerdict {
+export function keystoreFromPassword(secret: string, password: string, where: string): KeystoreState {
   if (password.length === 0) return { state: "empty-password", secret };
   const finding = passwordTrailingNewline(password, where);
   return finding ? { state: "trailing-newline", secret, finding } : { state: "ok", secret };
+}
+
+const CREATE_KEYSTORE = (ns: string, name: string) =>
+  `printf '%s' "$PASSWORD" | kubectl create secret generic ${name} -n ${ns} --from-file=key.json=<keystore file> --from-file=password=/dev/stdin`;
+
+/**
+ * Ready=False for a keystore Secret the node cannot start with; undefined when it can (a
+ * password with a newline is a finding instead).
+ */
+export function keystoreVerdict(keystore: KeystoreState, ns: string): Verdict | undefined {
+  if (!("secret" in keystore)) return undefined;
+  const where = `Secret ${ns}/${keystore.secret} (spec.keystoreSecret)`;
+  switch (keystore.state) {
+    case "missing":
+      return {
+        status: "False",
+        reason: "KeystoreSecretNotFound",
+        message: `${where} does not exist: create it with keys key.json and password, e.g. ${CREATE_KEYSTORE(ns, keystore.secret)}`,
+      };
+    case "missing-keys":
+      return {
+        status: "False",
+        reason: "KeystoreSecretKeyMissing",
+        message: `${where} has no key ${keystore.missing.map((k) => `"${k}"`).join(" or ")} (it has: ${
+          keystore.present.join(", ") || "no keys"
+        }): the node mounts key.json as its keystore and password as its -ethPassword file`,
+      };
+    case "empty-password":
+      return {
+        status: "False",
+        reason: "KeystorePasswordEmpty",
+        message: `${where} key "password" is empty: put the keystore's password in it, e.g. ${CREATE_KEYSTORE(ns, keystore.secret)}`,
+      };
+    case "unreadable":
+      return {
+        status: "False",
+        reason: "KeystoreSecretUnreadable",
+        message: `could not read ${where}: ${keystore.error}`,
+      };
+    default:
+      return undefined;
+  }
 }
 
 type CachedSecret = KubeObject & { dataKeys?: string[]; data?: Record<string, string> };
@@ -57,15 +100,15 @@ type CachedSecret = KubeObject & { dataKeys?: string[]; data?: Record<string, st
 export class KeystoreCheck {
   readonly #client: KubeClient;
   readonly #cache: CacheReader;
-  /** Per Secret: the verdict on the version last read (never the password). */
-  readonly #verdicts = new Map<string, { resourceVersion: string; verdict: KeystoreVerdict }>();
+  /** Per Secret: what the version last read showed (never the password). */
+  readonly #states = new Map<string, { resourceVersion: string; state: KeystoreState }>();
 
   constructor(client: KubeClient, cache: CacheReader) {
     this.#client = client;
     this.#cache = cache;
   }
 
-  async check(orch: Orchestrator): Promise<KeystoreVerdict> {
+  async check(orch: StoredOrchestrator): Promise<KeystoreState> {
     const secret = keystoreSecretOf(orch);
     if (!secret) return { state: "unused" };
     const ns = orch.metadata?.namespace;
@@ -74,13 +117,13 @@ export class KeystoreCheck {
     const keys = cached ? (cached.dataKeys ?? Object.keys(cached.data ?? {})) : undefined;
     const fromKeys = keystoreFromKeys(secret, keys);
     if (fromKeys) {
-      this.#verdicts.delete(key);
+      this.#states.delete(key);
       return fromKeys;
     }
     const version = cached?.metadata?.resourceVersion ?? "";
-    const known = this.#verdicts.get(key);
-    if (known && known.resourceVersion === version) return known.verdict;
-    let verdict: KeystoreVerdict;
+    const known = this.#states.get(key);
+    if (known && known.resourceVersion === version) return known.state;
+    let state: KeystoreState;
     try {
       const full = await this.#client.get<KubeObject & { data?: Record<string, string> }>(
         Secrets,
@@ -88,13 +131,13 @@ export class KeystoreCheck {
         secret,
       );
       const password = Buffer.from(full.data?.password ?? "", "base64").toString("utf8");
-      verdict = keystoreFromPassword(secret, password, `Secret ${ns}/${secret} key "password"`);
+      state = keystoreFromPassword(secret, password, `Secret ${ns}/${secret} key "password"`);
     } catch (err) {
       if (isNotFound(err)) return { state: "missing", secret };
       // Not remembered: the next reconcile tries again.
       return { state: "unreadable", secret, error: errorMessage(err) };
     }
-    this.#verdicts.set(key, { resourceVersion: version, verdict });
-    return verdict;
+    this.#states.set(key, { resourceVersion: version, state });
+    return state;
   }
 }

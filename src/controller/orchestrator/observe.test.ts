@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { OrchestratorSpecSchema, type StoredOrchestrator } from "../../schema/orchestrator.ts";
 import { nodeTargets } from "./observe.ts";
-import type { Orchestrator, PodFacts } from "./resource.ts";
+import type { PodFacts } from "./resource.ts";
 
-const orch = (ai = false): Orchestrator =>
-  ({
-    metadata: { name: "o", namespace: "video" },
-    spec: ai ? { ai: { models: [{ pipeline: "text-to-image", model_id: "a/b" }] } } : {},
-  }) as Orchestrator;
+const orch = (ai = false): StoredOrchestrator => ({
+  metadata: { name: "o", namespace: "video" },
+  spec: OrchestratorSpecSchema.parse(
+    ai ? { ai: { models: [{ pipeline: "text-to-image", model_id: "a/b" }] } } : {},
+  ),
+});
 
 function pod(name: string, component: string, over: Partial<NonNullable<PodFacts["status"]>> = {}): PodFacts {
   return {

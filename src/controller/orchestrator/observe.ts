@@ -1,13 +1,15 @@
 // The Orchestrator's node pods as the node doctor sees them (pure): where each pod's endpoints
 // are, whether it serves, and the state of its container.
+
+import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
 import type { NodeTarget } from "../doctor/index.ts";
 import { PORTS } from "./names.ts";
-import type { Orchestrator, PodFacts } from "./resource.ts";
+import type { PodFacts } from "./resource.ts";
 
 const COMPONENT_LABEL = "app.kubernetes.io/component";
 export const NODE_CONTAINER = "livepeer";
 
-export function nodeTargets(orch: Orchestrator, pods: readonly PodFacts[]): NodeTarget[] {
+export function nodeTargets(orch: StoredOrchestrator, pods: readonly PodFacts[]): NodeTarget[] {
   const aiExpected = (orch.spec.ai?.models?.length ?? 0) > 0;
   return pods
     .map((pod): NodeTarget => {

@@ -9,10 +9,11 @@ import { fileURLToPath } from "node:url";
 import type { V1Service } from "@kubernetes/client-node";
 import { loadAll } from "js-yaml";
 import { describe, expect, it } from "vitest";
+import type { StoredOrchestrator as Orchestrator } from "../../schema/orchestrator.ts";
 import { OrchestratorSchema } from "../../schema/orchestrator.ts";
 import { ORCH_SECRET_KEY } from "./names.ts";
 import { type PlanInput, planOrchestrator } from "./plan.ts";
-import type { NodeFacts, Orchestrator } from "./resource.ts";
+import type { NodeFacts } from "./resource.ts";
 
 const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../examples");
 

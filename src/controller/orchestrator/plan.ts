@@ -5,7 +5,7 @@
 // the rollout back.
 import type { V1ConfigMap, V1Service, V1StatefulSet } from "@kubernetes/client-node";
 import { type FlagProblem, formatProblem } from "../../node/config/index.ts";
-import type { OrchestratorSpec } from "../../schema/orchestrator.ts";
+import type { StoredOrchestrator as Orchestrator, OrchestratorSpec } from "../../schema/orchestrator.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { gpuNodeRequirements, labelsMatch } from "../gpu/placement.ts";
 import { renditionsIn } from "../gpu/renditions.ts";
@@ -18,7 +18,7 @@ import {
 import { buildNodePod, type NodePod } from "../node-pod/index.ts";
 import { keystoreSecretOf } from "./keystore.ts";
 import { childNames, PORTS } from "./names.ts";
-import type { NodeFacts, Orchestrator, PodFacts } from "./resource.ts";
+import type { NodeFacts, PodFacts } from "./resource.ts";
 import { ORCHESTRATOR, TRANSCODER } from "./roles.ts";
 import { type Hold, rolloutHolds } from "./rollout-holds.ts";
 import { SERVICE_ADDR_ANNOTATION, type ServiceAddress, serviceAddressFor } from "./service-address.ts";

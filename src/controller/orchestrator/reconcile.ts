@@ -7,13 +7,17 @@ import {
   type KubeClient,
   type KubeObject,
   keyFor,
+  Nodes,
   type ObjectKey,
+  Pods,
   Secrets,
   Services,
   StatefulSets,
 } from "../../kube/index.ts";
+import type { StoredOrchestrator as Orchestrator } from "../../schema/orchestrator.ts";
+import { Orchestrators } from "../../schema/resources.ts";
 import { readDevnet } from "../devnet/lookup.ts";
-import { NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
+import { KubePodLogs, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
 import { generatedSecret, newSecretValue } from "../node-pod/index.ts";
 import {
   type CacheReader,
@@ -33,19 +37,19 @@ import { childNames, ORCH_SECRET_KEY, PORTS } from "./names.ts";
 import { nodeTargets } from "./observe.ts";
 import { describeProblems, type Plan, planOrchestrator, recordedIn } from "./plan.ts";
 import { restartPod } from "./pod-restart.ts";
-import { type NodeFacts, Nodes, type Orchestrator, Orchestrators, type PodFacts } from "./resource.ts";
+import type { NodeFacts, PodFacts } from "./resource.ts";
 import { revisitAfter } from "./revisit.ts";
 import { blocksRollout } from "./rollout-holds.ts";
 import { type RolloutStatefulSet, recoverStuckRollouts } from "./rollout-recovery.ts";
 import { setSessionLimitLive } from "./session-limit-live.ts";
 import { computeStatus, type OwnedStatus, type Seen } from "./status.ts";
-import { INSTANCE_INDEX, Pods } from "./watch.ts";
+import { INSTANCE_INDEX } from "./watch.ts";
 
 export interface OrchestratorOptions {
   /** Image of node pods whose resource does not set spec.image. */
   defaultImage: string;
   /** Tuning of the node doctor (periods, timeouts, concurrency); defaults suit production. */
-  doctor?: Partial<Omit<NodeDoctorOptions, "client" | "wake" | "log">>;
+  doctor?: Partial<Omit<NodeDoctorOptions, "logs" | "wake" | "log">>;
   /** How long a pod of an old revision may stay unready before it is replaced (default 60 s). */
   stuckPodGraceMs?: number;
   /** Bound on one live `/setMaxSessions` call (default 5 s). */
@@ -90,7 +94,7 @@ export class OrchestratorReconciler implements Reconciler {
     this.#children = new ChildApplier(ctx.client, ctx.cache);
     this.doctor = new NodeDoctor({
       ...options.doctor,
-      client: ctx.client,
+      logs: new KubePodLogs(ctx.client),
       wake: (key) => ctx.enqueue(key),
       log: ctx.log.child("doctor"),
     });

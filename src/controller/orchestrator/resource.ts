@@ -1,30 +1,7 @@
-// The Orchestrator custom resource as this controller reads it (types from src/schema), and the
-// cluster objects it reads besides its children.
+// The cluster objects the Orchestrator controller reads besides its resource and its children,
+// as its cache keeps them: Nodes and the node pods, reduced to what the status reads.
 
-import type { KubeObject, ResourceType } from "../../kube/index.ts";
-import { GROUP, VERSION } from "../../schema/api-group.ts";
-import type { OrchestratorSpec, OrchestratorStatus } from "../../schema/orchestrator.ts";
-
-export const Orchestrators: ResourceType = {
-  group: GROUP,
-  version: VERSION,
-  plural: "orchestrators",
-  kind: "Orchestrator",
-  namespaced: true,
-};
-
-export const Nodes: ResourceType = {
-  group: "",
-  version: "v1",
-  plural: "nodes",
-  kind: "Node",
-  namespaced: false,
-};
-
-export interface Orchestrator extends KubeObject {
-  spec: OrchestratorSpec;
-  status?: OrchestratorStatus;
-}
+import type { KubeObject } from "../../kube/index.ts";
 
 /** What the cache keeps of a Node: its name, labels (GPU Feature Discovery facts) and addresses. */
 export interface NodeFacts extends KubeObject {

@@ -1,7 +1,7 @@
 // When an Orchestrator is looked at again without a watch event: soon for what no watch sees,
 // slowly (spread) for other unready states, never for a Ready one unless a step asks.
 import { describe, expect, it } from "vitest";
-import type { Condition } from "../runtime/index.ts";
+import type { Condition } from "../../schema/condition.ts";
 import { NOT_READY_RECHECK_MS, POLL_MS, revisitAfter } from "./revisit.ts";
 
 const ready = (status: Condition["status"], reason: string): Condition[] => [

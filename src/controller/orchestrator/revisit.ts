@@ -3,7 +3,8 @@
 // key itself (the node doctor). A devnet ConfigMap that is missing or not labelled yet is outside
 // the cache, and a keystore read may fail: those are looked at again soon; any other unready state
 // slowly, spread so 5,000 unready Orchestrators do not come back in one burst.
-import { type Condition, findCondition } from "../runtime/index.ts";
+import type { Condition } from "../../schema/condition.ts";
+import { findCondition } from "../runtime/index.ts";
 
 /** Look again this long after a reconcile that left Ready not True (jittered by 10%). */
 export const NOT_READY_RECHECK_MS = 5 * 60_000;

@@ -4,6 +4,7 @@
 // serving; nothing starts with values that would be wrong), and every hold is said in Ready's
 // message until it clears.
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
+import type { Verdict } from "../runtime/index.ts";
 import type { ServiceAddress } from "./service-address.ts";
 
 export interface Hold {
@@ -36,7 +37,7 @@ export function rolloutHolds(devnet: DevnetResolution, address: ServiceAddress):
 export const blocksRollout = (holds: Hold[]): boolean => holds.some((h) => h.blocksRollout);
 
 /** Ready=False while any hold lasts, with the first one's reason and every message. */
-export function holdVerdict(holds: Hold[]): { status: "False"; reason: string; message: string } | undefined {
+export function holdVerdict(holds: Hold[]): Verdict | undefined {
   const [first] = holds;
   if (!first) return undefined;
   return { status: "False", reason: first.reason, message: holds.map((h) => h.message).join("; ") };

@@ -8,9 +8,10 @@
 // not Ready for longer than a grace period, is replaced. Such a pod serves nothing and the
 // StatefulSet would replace it anyway once it were healthy, so deleting it loses nothing.
 import type { KubeClient } from "../../kube/index.ts";
+import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
 import type { Recorder } from "../runtime/index.ts";
 import { restartPod } from "./pod-restart.ts";
-import type { Orchestrator, PodCondition } from "./resource.ts";
+import type { PodCondition } from "./resource.ts";
 
 export interface RolloutStatefulSet {
   metadata?: { name?: string; generation?: number };
@@ -125,7 +126,7 @@ export function stuckPodMessage(statefulSet: string, p: StuckPod): string {
 
 /** Deletes the stuck pods of these StatefulSets; returns when to look again (ms), if ever. */
 export async function recoverStuckRollouts(i: {
-  orch: Orchestrator;
+  orch: StoredOrchestrator;
   statefulSets: RolloutStatefulSet[];
   pods: RolloutPod[];
   now: number;

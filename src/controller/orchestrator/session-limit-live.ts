@@ -11,8 +11,8 @@
 // Transcoders in a split setup are not changed live: their capacity is what they announced to
 // the orchestrator when they connected, so a new one needs a restart (their hash keeps it).
 import { setMaxSessions } from "../../node/client/index.ts";
+import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
 import type { Recorder } from "../runtime/index.ts";
-import type { Orchestrator } from "./resource.ts";
 
 export const SESSION_LIMIT_ANNOTATION = "livepeer.org/max-sessions";
 
@@ -70,7 +70,7 @@ export const fallbackMessage = (change: SessionLimitChange, pod: string, error: 
  * restarted once the ConfigMap holds the new value). Events say which happened.
  */
 export async function setSessionLimitLive<P extends LivePod>(i: {
-  orch: Orchestrator;
+  orch: StoredOrchestrator;
   change: SessionLimitChange;
   pods: P[];
   cliPort: number;

@@ -1,10 +1,11 @@
 // Ready as ARCHITECTURE.md defines it: every pod Ready AND the node's endpoints answering AND no
 // error finding; warnings never flip it. Table-driven over what the reconciler saw.
 import { describe, expect, it } from "vitest";
+import { OrchestratorSpecSchema, type StoredOrchestrator } from "../../schema/orchestrator.ts";
 import type { DoctorReport, NodeReading, NodeTarget } from "../doctor/index.ts";
-import type { KeystoreVerdict } from "./keystore.ts";
+import type { KeystoreState } from "./keystore.ts";
 import type { Plan } from "./plan.ts";
-import type { Orchestrator, PodFacts } from "./resource.ts";
+import type { PodFacts } from "./resource.ts";
 import { computeStatus, nodeReachable, ready, type Seen, simulated } from "./status.ts";
 
 const plan = {
@@ -14,7 +15,10 @@ const plan = {
   serviceAddr: "o:8935",
   candidates: [],
 } as unknown as Plan;
-const orch = { metadata: { name: "o", namespace: "video", generation: 1 }, spec: {} } as Orchestrator;
+const orch: StoredOrchestrator = {
+  metadata: { name: "o", namespace: "video", generation: 1 },
+  spec: OrchestratorSpecSchema.parse({}),
+};
 const readyPod: PodFacts = {
   metadata: { name: "o-0", uid: "u" },
   status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] },
@@ -199,7 +203,7 @@ describe("NodeReachable and Simulated", () => {
 
 describe("findings", () => {
   it("the keystore's newline and the doctor's findings are listed, each since it was first seen", () => {
-    const keystore: KeystoreVerdict = {
+    const keystore: KeystoreState = {
       state: "trailing-newline",
       secret: "keys",
       finding: {

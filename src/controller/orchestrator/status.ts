@@ -1,26 +1,25 @@
 // The Orchestrator's status from what the reconciler saw (pure): conditions, findings and facts.
+import type { Condition } from "../../schema/condition.ts";
 import type { Finding } from "../../schema/finding.ts";
-import type { OrchestratorStatus } from "../../schema/orchestrator.ts";
+import type { OrchestratorStatus, StoredOrchestrator } from "../../schema/orchestrator.ts";
 import { type DoctorReport, type NodeTarget, reachability, simulatedPods } from "../doctor/index.ts";
-import { type Condition, conditionTime, ensureConditions, setCondition } from "../runtime/index.ts";
-import type { KeystoreVerdict } from "./keystore.ts";
+import { conditionTime, ensureConditions, setCondition, type Verdict } from "../runtime/index.ts";
+import { type KeystoreState, keystoreVerdict } from "./keystore.ts";
 import type { Plan } from "./plan.ts";
-import type { NodeFacts, Orchestrator, PodFacts } from "./resource.ts";
+import type { NodeFacts, PodFacts } from "./resource.ts";
 import { holdVerdict } from "./rollout-holds.ts";
 
 export const SIMULATED_ANNOTATION = "livepeer.org/simulated";
 
 export interface Seen {
-  orch: Orchestrator;
+  orch: StoredOrchestrator;
   plan: Plan;
   pods: PodFacts[];
   nodes: NodeFacts[];
   /** What the node doctor saw of the node pods (absent: not looked at). */
   doctor?: { targets: NodeTarget[]; report: DoctorReport };
-  keystore?: KeystoreVerdict;
+  keystore?: KeystoreState;
 }
-
-type Verdict = { status: "True" | "False" | "Unknown"; reason: string; message: string };
 
 const podReady = (p: PodFacts) =>
   p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
@@ -83,7 +82,8 @@ export function ready(seen: Seen, findings: readonly Finding[] = []): Verdict {
       message: `the node would refuse its flags: ${errors.map((e) => `${e.message} - ${e.fix}`).join("; ")}`,
     };
   }
-  const keystore = keystoreProblem(seen);
+  const keystore =
+    seen.keystore && keystoreVerdict(seen.keystore, seen.orch.metadata?.namespace ?? "default");
   if (keystore) return keystore;
   const notReady = pods.filter((p) => !podReady(p));
   const podsMessage = notReady.length
@@ -128,46 +128,6 @@ export function nodeReachable({ doctor, orch }: Seen): Verdict {
     return { status: "Unknown", reason: "NotChecked", message: "the node's endpoints have not been read" };
   }
   return reachability(doctor.targets, doctor.report.readings, orch.metadata?.namespace ?? "default");
-}
-
-const CREATE_KEYSTORE = (ns: string, name: string) =>
-  `printf '%s' "$PASSWORD" | kubectl create secret generic ${name} -n ${ns} --from-file=key.json=<keystore file> --from-file=password=/dev/stdin`;
-
-/** A keystore Secret the node cannot start with (a password with a newline is a finding instead). */
-function keystoreProblem({ keystore, orch }: Seen): Verdict | undefined {
-  if (!keystore || !("secret" in keystore)) return undefined;
-  const ns = orch.metadata?.namespace ?? "default";
-  const where = `Secret ${ns}/${keystore.secret} (spec.keystoreSecret)`;
-  switch (keystore.state) {
-    case "missing":
-      return {
-        status: "False",
-        reason: "KeystoreSecretNotFound",
-        message: `${where} does not exist: create it with keys key.json and password, e.g. ${CREATE_KEYSTORE(ns, keystore.secret)}`,
-      };
-    case "missing-keys":
-      return {
-        status: "False",
-        reason: "KeystoreSecretKeyMissing",
-        message: `${where} has no key ${keystore.missing.map((k) => `"${k}"`).join(" or ")} (it has: ${
-          keystore.present.join(", ") || "no keys"
-        }): the node mounts key.json as its keystore and password as its -ethPassword file`,
-      };
-    case "empty-password":
-      return {
-        status: "False",
-        reason: "KeystorePasswordEmpty",
-        message: `${where} key "password" is empty: put the keystore's password in it, e.g. ${CREATE_KEYSTORE(ns, keystore.secret)}`,
-      };
-    case "unreadable":
-      return {
-        status: "False",
-        reason: "KeystoreSecretUnreadable",
-        message: `could not read ${where}: ${keystore.error}`,
-      };
-    default:
-      return undefined;
-  }
 }
 
 export function simulated({ pods, doctor }: Seen): Verdict {
@@ -238,7 +198,7 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
   const generation = seen.orch.metadata?.generation;
   const ctx = { generation, now };
   let conditions: Condition[] = ensureConditions(
-    seen.orch.status?.conditions as Condition[] | undefined,
+    seen.orch.status?.conditions,
     ["Ready", "Scheduled", "NodeReachable", "Simulated"],
     ctx,
   );
@@ -260,7 +220,7 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
   ];
   return {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
-    conditions: conditions as OwnedStatus["conditions"],
+    conditions,
     findings,
     maxSessions: seen.plan.sessionLimit.maxSessions,
     maxSessionsReason: seen.plan.sessionLimit.reason,

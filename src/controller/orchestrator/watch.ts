@@ -2,22 +2,23 @@
 // Orchestrator by the instance label, and a node change may change every session limit.
 
 import type { KubeObject, ObjectKey } from "../../kube/index.ts";
-import { ConfigMaps, keyFor, keyOf, Secrets, Services, StatefulSets } from "../../kube/index.ts";
+import { ConfigMaps, keyFor, keyOf, Nodes, Pods, Secrets, Services, StatefulSets } from "../../kube/index.ts";
+import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
+import { Orchestrators } from "../../schema/resources.ts";
 import { isDevnetConfigMap } from "../devnet/deployment-config-map.ts";
 import type { CacheSpec, WatchSpec } from "../runtime/index.ts";
 import { secretKeysOnly } from "../webhook/secret-cache.ts";
 import { CHILD_SELECTOR, configMapFacts, serviceFacts, statefulSetFacts } from "./child-facts.ts";
 import { MANAGED_BY } from "./names.ts";
-import { Nodes, nodeFacts, type Orchestrator, Orchestrators, podFacts } from "./resource.ts";
+import { nodeFacts, podFacts } from "./resource.ts";
 
-export const Pods = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true } as const;
 export const INSTANCE_INDEX = "livepeerInstance";
 const INSTANCE_LABEL = "app.kubernetes.io/instance";
 /** Orchestrators by the keystore Secret they name, so the Secret's changes wake them. */
 export const KEYSTORE_INDEX = "livepeerKeystoreSecret";
 
 function keystoreKey(o: KubeObject): ObjectKey[] {
-  const secret = (o as Orchestrator).spec?.keystoreSecret;
+  const secret = (o as StoredOrchestrator).spec?.keystoreSecret;
   return secret ? [keyFor(o.metadata?.namespace, secret)] : [];
 }
 
@@ -31,7 +32,7 @@ function instanceKey(pod: KubeObject): ObjectKey[] {
 export const DEVNET_INDEX = "livepeerDevnet";
 
 function devnetKey(orch: KubeObject): ObjectKey[] {
-  const name = (orch as { spec?: { devnet?: string } }).spec?.devnet;
+  const name = (orch as StoredOrchestrator).spec?.devnet;
   return name ? [keyFor(orch.metadata?.namespace, name)] : [];
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { Condition } from "../../schema/condition.ts";
 import {
-  type Condition,
   type ConditionUpdate,
   conditionTime,
   ensureConditions,

@@ -3,23 +3,11 @@
 // records the generation it describes; types the controller owns exist from the first visit
 // (as Unknown until known), so `kubectl wait --for=condition=Ready` has something to wait on.
 
-export type ConditionStatus = "True" | "False" | "Unknown";
+import type { Condition } from "../../schema/condition.ts";
 
-export interface Condition {
-  type: string;
-  status: ConditionStatus;
-  reason: string;
-  message: string;
-  observedGeneration?: number;
-  lastTransitionTime: string;
-}
-
-export interface ConditionUpdate {
-  type: string;
-  status: ConditionStatus;
-  reason: string;
-  message?: string;
-}
+/** A condition to set: lastTransitionTime and observedGeneration are filled in; no message is "". */
+export type ConditionUpdate = Pick<Condition, "type" | "status" | "reason"> &
+  Partial<Pick<Condition, "message">>;
 
 export interface ConditionContext {
   /** metadata.generation of the object the status describes. */

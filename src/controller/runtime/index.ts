@@ -2,8 +2,6 @@
 // election, conditions, events, metrics). The Kubernetes layer it stands on is src/kube.
 export { ChildApplier } from "./child-applier.ts";
 export {
-  type Condition,
-  type ConditionStatus,
   type ConditionUpdate,
   conditionTime,
   ensureConditions,
@@ -35,4 +33,5 @@ export {
   StatusWriter,
   statusNews,
 } from "./status-events.ts";
+export type { Verdict } from "./verdict.ts";
 export { WorkQueue } from "./work-queue.ts";

@@ -2,7 +2,7 @@
 // finding, one per transition of a named condition type, none for Unknown, and no second Event
 // for a Ready=False that a finding's Event just explained.
 import { describe, expect, it } from "vitest";
-import type { Condition } from "./conditions.ts";
+import type { Condition } from "../../schema/condition.ts";
 import { type StatusNews, type StatusWithNews, statusNews } from "./status-events.ts";
 
 /** `Type=Status/Reason`, e.g. `Ready=True/Serving`. */

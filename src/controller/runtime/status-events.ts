@@ -8,8 +8,9 @@ import type { KubeClient } from "../../kube/kube-client.ts";
 import type { KubeObject } from "../../kube/objects.ts";
 import type { ResourceType } from "../../kube/resources.ts";
 import type { Logger } from "../../process/log.ts";
+import type { Condition } from "../../schema/condition.ts";
 import type { Finding } from "../../schema/finding.ts";
-import { type Condition, findCondition, statusChanged } from "./conditions.ts";
+import { findCondition, statusChanged } from "./conditions.ts";
 import type { EventSpec, Recorder } from "./events.ts";
 
 /** The part of a status that can be news. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { StoredWebhook } from "../../schema/webhook.ts";
 import { checkSharedSecret, checkUrl } from "./checks.ts";
-import type { Webhook } from "./resource.ts";
 import { secretKeysOnly } from "./secret-cache.ts";
 
-const webhook = (spec: Partial<Webhook["spec"]> = {}): Webhook => ({
+const webhook = (spec: Partial<StoredWebhook["spec"]> = {}): StoredWebhook => ({
   metadata: { name: "wh", namespace: "tenants", generation: 1 },
   spec: {
     name: "wh",
@@ -25,32 +25,39 @@ describe("webhook URL check", () => {
     ["https://user:pass@example.com/hook", false],
   ])("%j ok=%s", (url, ok) => {
     const v = checkUrl(webhook({ url }));
-    expect(v.ok).toBe(ok);
-    if (!v.ok) expect(v.reason).toBe("InvalidURL");
+    expect(v.status === "True").toBe(ok);
+    if (v.status !== "True") expect(v.reason).toBe("InvalidURL");
   });
 });
 
 describe("shared secret check", () => {
   it("is SecretNotFound with the kubectl command that fixes it", () => {
     const v = checkSharedSecret(webhook(), undefined);
-    expect(v).toMatchObject({ ok: false, reason: "SecretNotFound" });
-    expect(!v.ok && v.message).toContain(
+    expect(v).toMatchObject({ status: "False", reason: "SecretNotFound" });
+    expect(v.message).toContain(
       "kubectl create secret generic wh-secret -n tenants --from-literal=sharedSecret=<shared secret>",
     );
   });
 
   it("is SecretKeyMissing naming the keys the Secret has (never values)", () => {
     const v = checkSharedSecret(webhook(), secret({ other: "c2VjcmV0" }));
-    expect(v).toMatchObject({ ok: false, reason: "SecretKeyMissing" });
-    expect(!v.ok && v.message).toContain("has no key sharedSecret (it has other)");
-    expect(!v.ok && v.message).not.toContain("c2VjcmV0");
+    expect(v).toMatchObject({ status: "False", reason: "SecretKeyMissing" });
+    expect(v.message).toContain("has no key sharedSecret (it has other)");
+    expect(v.message).not.toContain("c2VjcmV0");
   });
 
   it("passes when the key exists", () => {
-    expect(checkSharedSecret(webhook(), secret({ sharedSecret: "eA==" }))).toEqual({ ok: true });
+    expect(checkSharedSecret(webhook(), secret({ sharedSecret: "eA==" }))).toEqual({
+      status: "True",
+      reason: "SecretFound",
+      message: "signed with key sharedSecret of Secret wh-secret",
+    });
   });
 
   it("passes, noting unsigned deliveries, when no secret is referenced", () => {
-    expect(checkSharedSecret(webhook({ sharedSecretRef: undefined }), undefined)).toMatchObject({ ok: true });
+    expect(checkSharedSecret(webhook({ sharedSecretRef: undefined }), undefined)).toMatchObject({
+      status: "True",
+      message: "deliveries are not signed: spec.sharedSecretRef is not set",
+    });
   });
 });

@@ -3,10 +3,12 @@
 // Webhook's spec.sharedSecretRef wakes that Webhook (so creating the missing Secret, or adding
 // the key, makes it Ready without waiting for a resync).
 import { type KubeObject, keyOf, Secrets } from "../../kube/index.ts";
+import { Webhooks } from "../../schema/resources.ts";
+import type { StoredWebhook } from "../../schema/webhook.ts";
 import type { ControllerDefinition } from "../runtime/index.ts";
 import { WebhookReconciler } from "./reconcile.ts";
-import { BY_SHARED_SECRET, sharedSecretKeys, type Webhook, Webhooks } from "./resource.ts";
 import { secretKeysOnly } from "./secret-cache.ts";
+import { BY_SHARED_SECRET, sharedSecretKeys } from "./shared-secret-index.ts";
 
 export const webhookController: ControllerDefinition = {
   name: "webhook",
@@ -15,14 +17,15 @@ export const webhookController: ControllerDefinition = {
   watches: [
     {
       resource: Secrets,
-      map: (secret, cache) => cache.byIndex<Webhook>(Webhooks, BY_SHARED_SECRET, keyOf(secret)).map(keyOf),
+      map: (secret, cache) =>
+        cache.byIndex<StoredWebhook>(Webhooks, BY_SHARED_SECRET, keyOf(secret)).map(keyOf),
     },
   ],
   cache: [
     { resource: Secrets, transform: secretKeysOnly },
     {
       resource: Webhooks,
-      indexes: { [BY_SHARED_SECRET]: (o: KubeObject) => sharedSecretKeys(o as Webhook) },
+      indexes: { [BY_SHARED_SECRET]: (o: KubeObject) => sharedSecretKeys(o as StoredWebhook) },
     },
   ],
   setup: (ctx) => new WebhookReconciler(ctx),

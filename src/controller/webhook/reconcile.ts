@@ -2,6 +2,8 @@
 // a status write only when it changed. Everything is read from the cache; the only writes are
 // adopting a Secret the API server generated for this Webhook, and the status.
 import { adopt, errorMessage, type KubeClient, keyFor, type ObjectKey, Secrets } from "../../kube/index.ts";
+import { Webhooks } from "../../schema/resources.ts";
+import type { StoredWebhook as Webhook } from "../../schema/webhook.ts";
 import {
   type CacheReader,
   done,
@@ -12,9 +14,9 @@ import {
   type SetupContext,
   type StatusNews,
   StatusWriter,
+  type Verdict,
 } from "../runtime/index.ts";
-import { checkSharedSecret, checkUrl, type Verdict } from "./checks.ts";
-import { type Webhook, Webhooks } from "./resource.ts";
+import { checkSharedSecret, checkUrl } from "./checks.ts";
 import type { SecretKeys } from "./secret-cache.ts";
 import { secretOwnership } from "./secret-ownership.ts";
 import { computeStatus, ownedStatus, unknownStatus } from "./status.ts";
@@ -28,6 +30,7 @@ type Step = (seen: Observed, ctx: ReconcileContext) => Promise<Verdict> | Verdic
 
 /** Ready's transitions are told as Events: they say whether deliveries can work. */
 const NEWS: StatusNews = { conditions: { Ready: "CheckDeliveryConfiguration" } };
+const NOTHING_TO_ADOPT: Verdict = { status: "True", reason: "NoSecretToAdopt", message: "" };
 
 export class WebhookReconciler implements Reconciler {
   readonly #client: KubeClient;
@@ -57,7 +60,7 @@ export class WebhookReconciler implements Reconciler {
       for (const [name, step] of this.steps) {
         const verdict = await step(seen, ctx);
         verdicts.push(verdict);
-        if (!verdict.ok) {
+        if (verdict.status !== "True") {
           ctx.log.debug(`step "${name}" found a problem`, { reason: verdict.reason });
           break;
         }
@@ -91,11 +94,11 @@ export class WebhookReconciler implements Reconciler {
   }
 
   async #adoptGeneratedSecret({ webhook, secret }: Observed): Promise<Verdict> {
-    if (!secret || secretOwnership(webhook, secret) !== "adopt") return { ok: true };
+    if (!secret || secretOwnership(webhook, secret) !== "adopt") return NOTHING_TO_ADOPT;
     const name = secret.metadata.name ?? "";
     await adopt(this.#client, Secrets, webhook, secret.metadata.namespace, name, (fresh) => {
       return secretOwnership(webhook, fresh) === "adopt";
     });
-    return { ok: true };
+    return { status: "True", reason: "SecretAdopted", message: `owns Secret ${name}` };
   }
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../../kube/index.ts";
-import type { Webhook } from "./resource.ts";
+import type { StoredWebhook } from "../../schema/webhook.ts";
 import { MANAGED_BY_API, MANAGED_BY_LABEL, secretOwnership } from "./secret-ownership.ts";
 
-const webhook: Webhook = {
+const webhook: StoredWebhook = {
   metadata: { name: "wh", namespace: "n", uid: "wh-uid" },
   spec: { name: "wh", url: "https://x" },
 };

@@ -4,8 +4,11 @@
 // Webhook must not delete the user's Secret.
 
 import { controllerOf, type KubeObject } from "../../kube/index.ts";
-import { WEBHOOK_SECRET_MANAGED_BY_API, WEBHOOK_SECRET_MANAGED_BY_LABEL } from "../../schema/webhook.ts";
-import type { Webhook } from "./resource.ts";
+import {
+  type StoredWebhook,
+  WEBHOOK_SECRET_MANAGED_BY_API,
+  WEBHOOK_SECRET_MANAGED_BY_LABEL,
+} from "../../schema/webhook.ts";
 
 /** Set by the API server (src/api) on the Secrets it generates for webhooks. */
 export const MANAGED_BY_LABEL = WEBHOOK_SECRET_MANAGED_BY_LABEL;
@@ -13,7 +16,7 @@ export const MANAGED_BY_API = WEBHOOK_SECRET_MANAGED_BY_API;
 
 export type Ownership = "owned" | "adopt" | "user" | "other-controller";
 
-export function secretOwnership(webhook: Webhook, secret: KubeObject): Ownership {
+export function secretOwnership(webhook: StoredWebhook, secret: KubeObject): Ownership {
   const ref = controllerOf(secret);
   if (ref?.uid && ref.uid === webhook.metadata?.uid) return "owned";
   if (ref) return "other-controller";

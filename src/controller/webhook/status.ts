@@ -1,20 +1,18 @@
 // The Webhook's status from what the steps saw (pure): one Ready condition and the generation it
 // describes. Fields other writers own (lastFailure, lastTriggeredAt from delivery) are not touched.
-import { type Condition, ensureConditions, setCondition } from "../runtime/index.ts";
-import type { Verdict } from "./checks.ts";
-import type { Webhook } from "./resource.ts";
+import type { Condition } from "../../schema/condition.ts";
+import type { StoredWebhook } from "../../schema/webhook.ts";
+import { ensureConditions, setCondition, type Verdict } from "../runtime/index.ts";
 
 export interface WebhookStatusPatch {
   observedGeneration?: number;
   conditions: Condition[];
 }
 
-export function readyFrom(
-  webhook: Webhook,
-  verdicts: Verdict[],
-): { status: "True" | "False"; reason: string; message: string } {
-  const failed = verdicts.find((v): v is Extract<Verdict, { ok: false }> => !v.ok);
-  if (failed) return { status: "False", reason: failed.reason, message: failed.message };
+/** Ready: the first check that did not pass, else Configured. */
+export function readyFrom(webhook: StoredWebhook, verdicts: Verdict[]): Verdict {
+  const failed = verdicts.find((v) => v.status !== "True");
+  if (failed) return failed;
   const ref = webhook.spec.sharedSecretRef;
   const signing = ref?.name
     ? `signed with key ${ref.key} of Secret ${ref.name}`
@@ -26,7 +24,7 @@ export function readyFrom(
   };
 }
 
-export function computeStatus(webhook: Webhook, verdicts: Verdict[], now: Date): WebhookStatusPatch {
+export function computeStatus(webhook: StoredWebhook, verdicts: Verdict[], now: Date): WebhookStatusPatch {
   const generation = webhook.metadata?.generation;
   const ctx = { generation, now };
   const conditions = setCondition(
@@ -41,7 +39,7 @@ export function computeStatus(webhook: Webhook, verdicts: Verdict[], now: Date):
 }
 
 /** The part of the current status this controller owns, to compare with computeStatus(). */
-export function ownedStatus(webhook: Webhook): WebhookStatusPatch {
+export function ownedStatus(webhook: StoredWebhook): WebhookStatusPatch {
   const s = webhook.status ?? {};
   return {
     ...(s.observedGeneration !== undefined ? { observedGeneration: s.observedGeneration } : {}),
@@ -50,7 +48,7 @@ export function ownedStatus(webhook: Webhook): WebhookStatusPatch {
 }
 
 /** Ready=Unknown for a first visit that could not finish (the error is retried). */
-export function unknownStatus(webhook: Webhook, message: string, now: Date): WebhookStatusPatch {
+export function unknownStatus(webhook: StoredWebhook, message: string, now: Date): WebhookStatusPatch {
   const generation = webhook.metadata?.generation;
   const ctx = { generation, now };
   return {

@@ -1,23 +1,28 @@
 // What the Orchestrator integration files share: apply one by server-side apply (fenced to a node
 // pool when given one), read it, and wait until its status says something.
-import { type Orchestrator, Orchestrators } from "../../../src/controller/orchestrator/resource.ts";
 import type { NodePool } from "../../../src/dev/cluster/fleet.ts";
 import { waitFor } from "../../../src/dev/cluster/process.ts";
 import type { KubeClient } from "../../../src/kube/index.ts";
+import type { StoredOrchestrator } from "../../../src/schema/orchestrator.ts";
+import { Orchestrators } from "../../../src/schema/resources.ts";
 import { kubectl } from "./cluster.ts";
 
-export const condition = (o: Orchestrator | undefined, type: string) =>
+export const condition = (o: StoredOrchestrator | undefined, type: string) =>
   o?.status?.conditions?.find((c) => c.type === type);
 
 /** Ready=True at the current generation: serving what the spec asks now. */
-export const isServing = (o: Orchestrator) =>
+export const isServing = (o: StoredOrchestrator) =>
   condition(o, "Ready")?.status === "True" && o.status?.observedGeneration === o.metadata?.generation;
 
 export interface OrchestratorKit {
   apply(name: string, spec?: Record<string, unknown>, pool?: NodePool, podTemplate?: object): Promise<void>;
-  read(name: string): Promise<Orchestrator | undefined>;
+  read(name: string): Promise<StoredOrchestrator | undefined>;
   /** Waits (60 s unless told) for `ok`; a timeout shows the last status and `context()`. */
-  until(name: string, ok: (o: Orchestrator) => boolean, timeoutMs?: number): Promise<Orchestrator>;
+  until(
+    name: string,
+    ok: (o: StoredOrchestrator) => boolean,
+    timeoutMs?: number,
+  ): Promise<StoredOrchestrator>;
 }
 
 /** `namespace` is read at call time (test files create theirs in beforeAll). */
@@ -26,7 +31,7 @@ export function orchestratorKit(
   namespace: () => string,
   context: () => string = () => "",
 ): OrchestratorKit {
-  const read = (name: string) => client.get<Orchestrator>(Orchestrators, namespace(), name);
+  const read = (name: string) => client.get<StoredOrchestrator>(Orchestrators, namespace(), name);
   return {
     read,
     async apply(name, spec = {}, pool, podTemplate = {}) {
@@ -41,7 +46,7 @@ export function orchestratorKit(
       await kubectl(["apply", "--server-side", "--field-manager=test", "-f", "-"], JSON.stringify(body));
     },
     async until(name, ok, timeoutMs = 60_000) {
-      let last: Orchestrator | undefined;
+      let last: StoredOrchestrator | undefined;
       await waitFor(
         `Orchestrator ${name}`,
         async () => {
