@@ -2,7 +2,7 @@
 // transcoders (pure). The node-pod builder renders the result into the node's config file.
 import type { FlagValue, FlagValues } from "../../node/config/index.ts";
 import type { OrchestratorSpec } from "../../schema/orchestrator.ts";
-import { MOUNTS } from "../node-pod/index.ts";
+import { chainFlags, type DevnetChain, MOUNTS } from "../node-pod/index.ts";
 import { ORCH_SECRET_KEY, PORTS } from "./names.ts";
 
 export interface OrchestratorFlagsInput {
@@ -20,7 +20,7 @@ export interface OrchestratorFlagsInput {
     | "ai"
   >;
   /** The devnet deployment's chain URL and Controller, when `spec.devnet` names one. */
-  devnet?: { ethUrl?: string; controller?: string };
+  devnet?: DevnetChain;
   serviceAddr: string;
   /** The node pings its own service address ~2 s after start and exits if it does not answer. */
   selfCheckReachable: boolean;
@@ -47,17 +47,8 @@ export function orchestratorFlags(i: OrchestratorFlagsInput): FlagValues {
   if (!i.selfCheckReachable) f.startupAvailabilityCheck = false;
   if (i.nvidiaDevices && !i.split) f.nvidia = i.nvidiaDevices;
   if (i.split) f.orchSecret = ORCH_SECRET_FILE;
-  // Explicit spec fields win over what the devnet deployment supplies.
-  const ethUrl = i.spec.ethUrl ?? i.devnet?.ethUrl;
-  const controller = i.spec.ethController ?? i.devnet?.controller;
   if (network !== "offchain") {
-    if (ethUrl) f.ethUrl = ethUrl;
-    if (controller) f.ethController = controller;
-    if (i.spec.ethAcctAddr) f.ethAcctAddr = i.spec.ethAcctAddr;
-    if (i.spec.keystoreSecret) {
-      f.ethKeystorePath = `${MOUNTS.keystore}/key.json`;
-      f.ethPassword = `${MOUNTS.keystore}/password`;
-    }
+    Object.assign(f, chainFlags(i.spec, i.devnet));
     f.reward = i.spec.reward ?? true;
   }
   if (i.spec.pricePerUnit !== undefined) f.pricePerUnit = i.spec.pricePerUnit;

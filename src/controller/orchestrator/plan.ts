@@ -16,11 +16,11 @@ import {
   sessionLimitFor,
 } from "../gpu/session-limit.ts";
 import { buildNodePod, type NodePod } from "../node-pod/index.ts";
-import { keystoreSecretOf } from "./keystore.ts";
+import { devnetHold, type Hold } from "../node-status/holds.ts";
+import { keystoreSecretOf } from "../node-status/keystore.ts";
 import { childNames, PORTS } from "./names.ts";
 import type { NodeFacts, PodFacts } from "./resource.ts";
 import { ORCHESTRATOR, TRANSCODER } from "./roles.ts";
-import { type Hold, rolloutHolds } from "./rollout-holds.ts";
 import { SERVICE_ADDR_ANNOTATION, type ServiceAddress, serviceAddressFor } from "./service-address.ts";
 import {
   SESSION_LIMIT_ANNOTATION,
@@ -194,6 +194,21 @@ function serviceAddress(input: PlanInput, firstPod: string, clusterAddress: stri
     advertised: [input.recorded?.serviceAddr, status?.serviceAddr].filter((a): a is string => !!a),
     clusterAddress,
   });
+}
+
+/** A devnet deployment that cannot be read; a service address the cluster has not reported. */
+function rolloutHolds(devnet: DevnetResolution, address: ServiceAddress): Hold[] {
+  const holds: Hold[] = [];
+  const devnetHeld = devnetHold(devnet);
+  if (devnetHeld) holds.push(devnetHeld);
+  if (address.pending) {
+    holds.push({
+      reason: "ServiceAddressPending",
+      message: address.pending,
+      blocksRollout: address.holdRollout,
+    });
+  }
+  return holds;
 }
 
 /** What the node's ConfigMap records, from its annotations. */

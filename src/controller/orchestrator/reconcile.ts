@@ -19,6 +19,8 @@ import { Orchestrators } from "../../schema/resources.ts";
 import { readDevnet } from "../devnet/lookup.ts";
 import { KubePodLogs, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
 import { generatedSecret, newSecretValue } from "../node-pod/index.ts";
+import { blocksRollout } from "../node-status/holds.ts";
+import { KeystoreCheck } from "../node-status/keystore.ts";
 import {
   type CacheReader,
   ChildApplier,
@@ -32,17 +34,15 @@ import {
   type StatusNews,
   StatusWriter,
 } from "../runtime/index.ts";
-import { KeystoreCheck } from "./keystore.ts";
 import { childNames, ORCH_SECRET_KEY, PORTS } from "./names.ts";
-import { nodeTargets } from "./observe.ts";
 import { describeProblems, type Plan, planOrchestrator, recordedIn } from "./plan.ts";
 import { restartPod } from "./pod-restart.ts";
 import type { NodeFacts, PodFacts } from "./resource.ts";
 import { revisitAfter } from "./revisit.ts";
-import { blocksRollout } from "./rollout-holds.ts";
 import { type RolloutStatefulSet, recoverStuckRollouts } from "./rollout-recovery.ts";
 import { setSessionLimitLive } from "./session-limit-live.ts";
 import { computeStatus, type OwnedStatus, type Seen } from "./status.ts";
+import { orchestratorTargets } from "./targets.ts";
 import { INSTANCE_INDEX } from "./watch.ts";
 
 export interface OrchestratorOptions {
@@ -163,7 +163,7 @@ export class OrchestratorReconciler implements Reconciler {
       this.doctor.sweep((k) => this.#cache.get(Orchestrators, k) !== undefined);
     }
     // The doctor gets the pods as they are now; its latest report comes back at once.
-    const targets = nodeTargets(orch, run.pods);
+    const targets = orchestratorTargets(orch, run.pods);
     const report = this.doctor.observe(key, targets, {
       namespace: orch.metadata?.namespace ?? "default",
       seed: orch.status?.findings ?? [],

@@ -3,11 +3,11 @@ import type { Condition } from "../../schema/condition.ts";
 import type { Finding } from "../../schema/finding.ts";
 import type { OrchestratorStatus, StoredOrchestrator } from "../../schema/orchestrator.ts";
 import { type DoctorReport, type NodeTarget, reachability, simulatedPods } from "../doctor/index.ts";
+import { holdVerdict } from "../node-status/holds.ts";
+import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
 import { conditionTime, ensureConditions, setCondition, type Verdict } from "../runtime/index.ts";
-import { type KeystoreState, keystoreVerdict } from "./keystore.ts";
 import type { Plan } from "./plan.ts";
 import type { NodeFacts, PodFacts } from "./resource.ts";
-import { holdVerdict } from "./rollout-holds.ts";
 
 export const SIMULATED_ANNOTATION = "livepeer.org/simulated";
 

@@ -1,19 +1,21 @@
-// The Orchestrator's node pods as the node doctor sees them (pure): where each pod's endpoints
-// are, whether it serves, and the state of its container.
-
-import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
+// A node's pods as the node doctor sees them (pure): where each pod's endpoints are, whether it
+// serves, and the state of its container. Each controller says which ports a pod of each of its
+// roles (the `app.kubernetes.io/component` label) listens on.
 import type { NodeTarget } from "../doctor/index.ts";
-import { PORTS } from "./names.ts";
-import type { PodFacts } from "./resource.ts";
+import type { PodFacts } from "../orchestrator/resource.ts";
 
 const COMPONENT_LABEL = "app.kubernetes.io/component";
 export const NODE_CONTAINER = "livepeer";
 
-export function nodeTargets(orch: StoredOrchestrator, pods: readonly PodFacts[]): NodeTarget[] {
-  const aiExpected = (orch.spec.ai?.models?.length ?? 0) > 0;
+/** What a pod of one role is read on, and whether AI work is expected of it. */
+export type RoleEndpoints = Pick<NodeTarget, "role" | "cliPort" | "servicePort" | "aiExpected">;
+
+export function nodeTargets(
+  pods: readonly PodFacts[],
+  endpointsOf: (component: string | undefined) => RoleEndpoints,
+): NodeTarget[] {
   return pods
     .map((pod): NodeTarget => {
-      const transcoder = pod.metadata?.labels?.[COMPONENT_LABEL] === "transcoder";
       const container =
         pod.status?.containerStatuses?.find((c) => c.name === NODE_CONTAINER) ??
         pod.status?.containerStatuses?.[0];
@@ -24,15 +26,12 @@ export function nodeTargets(orch: StoredOrchestrator, pods: readonly PodFacts[])
         pod: pod.metadata?.name ?? "",
         uid: pod.metadata?.uid ?? "",
         ip: pod.status?.podIP || undefined,
-        cliPort: transcoder ? PORTS.transcoderCli : PORTS.cli,
-        servicePort: transcoder ? undefined : PORTS.service,
-        role: transcoder ? "transcoder" : "orchestrator",
+        ...endpointsOf(pod.metadata?.labels?.[COMPONENT_LABEL]),
         ready,
         // A container that runs or ran has a log; a pending pod has none yet.
         hasLog: !!running || !!container?.state?.terminated || restartCount > 0,
         restartCount,
         startedAt: running?.startedAt ? new Date(running.startedAt) : undefined,
-        aiExpected: aiExpected && !transcoder,
       };
     })
     .filter((t) => t.pod !== "")

@@ -1,4 +1,4 @@
-// The keystore Secret an on-chain Orchestrator names (spec.keystoreSecret): it must exist, hold
+// The keystore Secret an on-chain node (Orchestrator or Gateway) names (spec.keystoreSecret): it must exist, hold
 // key.json and password, and the password must be usable as the node's -ethPassword file - no
 // trailing newline, since the node reads the file literally and the unlock then fails. The cache
 // keeps only the Secret's key names; the password is read from the API once per version of the
@@ -14,7 +14,7 @@ import {
 } from "../../kube/index.ts";
 import type { Finding } from "../../node/diagnosis/index.ts";
 import { passwordTrailingNewline } from "../../node/diagnosis/index.ts";
-import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
+import type { ChainSpec } from "../../schema/chain.ts";
 import type { CacheReader, Verdict } from "../runtime/index.ts";
 
 export const KEYSTORE_KEYS = ["key.json", "password"] as const;
@@ -30,7 +30,13 @@ export type KeystoreState =
   | { state: "unreadable"; secret: string; error: string };
 
 /** The Secret the node pod mounts as its keystore (as the plan mounts it: on chain only). */
-export function keystoreSecretOf(orch: StoredOrchestrator): string | undefined {
+/** What the keystore check reads of an Orchestrator or a Gateway. */
+export interface KeystoreOwner {
+  metadata?: { namespace?: string | undefined };
+  spec: Pick<ChainSpec, "keystoreSecret" | "network">;
+}
+
+export function keystoreSecretOf(orch: KeystoreOwner): string | undefined {
   const { keystoreSecret, network } = orch.spec;
   return keystoreSecret && network !== "offchain" ? keystoreSecret : undefined;
 }
@@ -108,7 +114,7 @@ export class KeystoreCheck {
     this.#cache = cache;
   }
 
-  async check(orch: StoredOrchestrator): Promise<KeystoreState> {
+  async check(orch: KeystoreOwner): Promise<KeystoreState> {
     const secret = keystoreSecretOf(orch);
     if (!secret) return { state: "unused" };
     const ns = orch.metadata?.namespace;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { OrchestratorSpecSchema, type StoredOrchestrator } from "../../schema/orchestrator.ts";
-import { nodeTargets } from "./observe.ts";
 import type { PodFacts } from "./resource.ts";
+import { orchestratorTargets } from "./targets.ts";
 
 const orch = (ai = false): StoredOrchestrator => ({
   metadata: { name: "o", namespace: "video" },
@@ -30,9 +30,9 @@ function pod(name: string, component: string, over: Partial<NonNullable<PodFacts
   };
 }
 
-describe("nodeTargets", () => {
+describe("orchestratorTargets", () => {
   it("an orchestrator pod: CLI 7935, service 8935, its container's start and restarts", () => {
-    expect(nodeTargets(orch(true), [pod("o-0", "orchestrator")])).toEqual([
+    expect(orchestratorTargets(orch(true), [pod("o-0", "orchestrator")])).toEqual([
       {
         pod: "o-0",
         uid: "uid-o-0",
@@ -50,7 +50,7 @@ describe("nodeTargets", () => {
   });
 
   it("a transcoder pod: CLI 6935, no service port, never asked for AI", () => {
-    const [t] = nodeTargets(orch(true), [pod("o-transcoder-0", "transcoder")]);
+    const [t] = orchestratorTargets(orch(true), [pod("o-transcoder-0", "transcoder")]);
     expect(t).toMatchObject({ cliPort: 6935, servicePort: undefined, role: "transcoder", aiExpected: false });
   });
 
@@ -87,7 +87,7 @@ describe("nodeTargets", () => {
       { ready: false, hasLog: true, restartCount: 3, startedAt: undefined },
     ],
   ] as const)("%s", (_, status, expected) => {
-    const [t] = nodeTargets(orch(), [pod("o-0", "orchestrator", status as never)]);
+    const [t] = orchestratorTargets(orch(), [pod("o-0", "orchestrator", status as never)]);
     expect(t).toMatchObject(expected);
   });
 });
