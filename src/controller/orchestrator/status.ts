@@ -2,14 +2,15 @@
 import type { Condition } from "../../schema/condition.ts";
 import type { Finding } from "../../schema/finding.ts";
 import type { OrchestratorStatus, StoredOrchestrator } from "../../schema/orchestrator.ts";
-import { type DoctorReport, type NodeTarget, reachability, simulatedPods } from "../doctor/index.ts";
+import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
 import { holdVerdict } from "../node-status/holds.ts";
 import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
+import { notReadyMessage, podsScheduled, simulatedVerdict, withSince } from "../node-status/pods.ts";
 import { conditionTime, ensureConditions, setCondition, type Verdict } from "../runtime/index.ts";
 import type { Plan } from "./plan.ts";
 import type { NodeFacts, PodFacts } from "./resource.ts";
 
-export const SIMULATED_ANNOTATION = "livepeer.org/simulated";
+export { SIMULATED_ANNOTATION } from "../node-status/pods.ts";
 
 export interface Seen {
   orch: StoredOrchestrator;
@@ -20,9 +21,6 @@ export interface Seen {
   doctor?: { targets: NodeTarget[]; report: DoctorReport };
   keystore?: KeystoreState;
 }
-
-const podReady = (p: PodFacts) =>
-  p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 
 export function scheduled(seen: Seen): Verdict {
   const { pods, plan, orch } = seen;
@@ -37,35 +35,7 @@ export function scheduled(seen: Seen): Verdict {
       message: `no node offers ${want}: add such a node or change spec.gpu`,
     };
   }
-  if (pods.length === 0)
-    return { status: "Unknown", reason: "PodPending", message: "waiting for the node pod to be created" };
-  const unschedulable = pods
-    .map((p) => ({
-      p,
-      c: p.status?.conditions?.find((c) => c.type === "PodScheduled" && c.status === "False"),
-    }))
-    .find((x) => x.c);
-  if (unschedulable?.c) {
-    return {
-      status: "False",
-      reason: "Unschedulable",
-      message: `pod ${unschedulable.p.metadata?.name}: ${unschedulable.c.message ?? "the scheduler found no node"}`,
-    };
-  }
-  const placed = pods.filter((p) => p.spec?.nodeName);
-  if (placed.length < pods.length)
-    return { status: "Unknown", reason: "PodPending", message: "waiting for the scheduler" };
-  const where = placed.map((p) => `${p.metadata?.name} on ${p.spec?.nodeName}${gpuOf(placeFacts(p, seen))}`);
-  return { status: "True", reason: "Scheduled", message: where.join(", ") };
-}
-
-function placeFacts(p: PodFacts, seen: Seen): NodeFacts | undefined {
-  return seen.nodes.find((n) => n.metadata.name === p.spec?.nodeName);
-}
-
-function gpuOf(node: NodeFacts | undefined): string {
-  const product = node?.metadata.labels?.["nvidia.com/gpu.product"];
-  return product ? ` (${product})` : "";
+  return podsScheduled(pods, seen.nodes);
 }
 
 export function ready(seen: Seen, findings: readonly Finding[] = []): Verdict {
@@ -85,15 +55,7 @@ export function ready(seen: Seen, findings: readonly Finding[] = []): Verdict {
   const keystore =
     seen.keystore && keystoreVerdict(seen.keystore, seen.orch.metadata?.namespace ?? "default");
   if (keystore) return keystore;
-  const notReady = pods.filter((p) => !podReady(p));
-  const podsMessage = notReady.length
-    ? `${notReady.length} of ${pods.length} pod(s) not Ready: ${notReady
-        .map((p) => {
-          const waiting = p.status?.containerStatuses?.map((c) => c.state?.waiting?.reason).find(Boolean);
-          return `${p.metadata?.name} ${waiting ?? p.status?.phase ?? "Pending"}`;
-        })
-        .join(", ")}`
-    : "";
+  const podsMessage = notReadyMessage(pods);
   // An error finding stops service and usually explains the rest (a crash-looping pod, say).
   const stopping = findings.filter((f) => f.severity === "error");
   if (stopping.length) {
@@ -104,7 +66,7 @@ export function ready(seen: Seen, findings: readonly Finding[] = []): Verdict {
     };
   }
   if (pods.length === 0) return { status: "False", reason: "PodPending", message: "no node pod yet" };
-  if (notReady.length) return { status: "False", reason: "PodsNotReady", message: podsMessage };
+  if (podsMessage) return { status: "False", reason: "PodsNotReady", message: podsMessage };
   const reachable = nodeReachable(seen);
   if (reachable.status === "False") {
     return { status: "False", reason: "NodeUnreachable", message: reachable.message };
@@ -131,31 +93,7 @@ export function nodeReachable({ doctor, orch }: Seen): Verdict {
 }
 
 export function simulated({ pods, doctor }: Seen): Verdict {
-  const annotated = pods
-    .filter((p) => p.metadata?.annotations?.[SIMULATED_ANNOTATION] === "true")
-    .map((p) => p.metadata?.name ?? "");
-  const answered = simulatedPods(doctor?.report.readings ?? []);
-  const sim = [...new Set([...annotated, ...answered])].sort();
-  if (sim.length) {
-    const how = [
-      answered.length ? "its answers say Simulated: true" : "",
-      annotated.length ? `annotated ${SIMULATED_ANNOTATION}=true` : "",
-    ].filter(Boolean);
-    return {
-      status: "True",
-      reason: "NodeSimulator",
-      message: `pod(s) ${sim.join(", ")} served by the node simulator, not go-livepeer (${how.join(", ")})`,
-    };
-  }
-  const read = doctor?.report.readings.some((r) => r.answered.includes("/status")) ?? false;
-  if (!read) {
-    return {
-      status: "Unknown",
-      reason: "NodeNotRead",
-      message: "no pod is annotated as simulated and no node answer has been read yet",
-    };
-  }
-  return { status: "False", reason: "RealNode", message: "the node's answers carry no simulator marker" };
+  return simulatedVerdict(pods, doctor?.report);
 }
 
 export function findingsOf(seen: Seen, previous: Finding[] | undefined, now: string): Finding[] {
@@ -176,10 +114,7 @@ export function findingsOf(seen: Seen, previous: Finding[] | undefined, now: str
     found.push({ id: f.id, severity: f.severity, message: `${f.message}. ${f.action}` });
   }
   for (const f of seen.doctor?.report.findings ?? []) if (!found.some((x) => x.id === f.id)) found.push(f);
-  // `since` is kept while a finding persists; at most 64 fit (errors first).
-  return found
-    .slice(0, 64)
-    .map((f) => ({ ...f, since: previous?.find((x) => x.id === f.id)?.since ?? f.since ?? now }));
+  return withSince(found, previous, now);
 }
 
 export type OwnedStatus = Pick<
