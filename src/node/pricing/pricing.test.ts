@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { capPerPixel, comparePrice, type OrchestratorPrice } from "./compare.ts";
 import { priceCompatibility } from "./compatibility.ts";
 import { PriceInputError } from "./price.ts";
-import { decimalCeil, floatString, parseDecimal, rational, ratText } from "./rational.ts";
+import { decimalCeil, floatString, parseDecimal, parseGoRat, rational, ratText } from "./rational.ts";
 import { advertisedPerPixel } from "./ticket-overhead.ts";
 
 const advertised = (pricePerUnit: string, pixelsPerUnit: string | number = 1): OrchestratorPrice => ({
@@ -213,5 +213,22 @@ describe("exact arithmetic helpers", () => {
     expect(advertisedPerPixel(rational(0n), true)).toEqual(rational(0n));
     expect(advertisedPerPixel(rational(1000n), true)).toEqual(rational(1010n));
     expect(advertisedPerPixel(rational(1000n), false)).toEqual(rational(1000n));
+  });
+});
+
+describe("parseGoRat: what the node's CLI handlers accept as a number", () => {
+  it.each([
+    ["1000", rational(1000n)],
+    ["3/2", rational(3n, 2n)],
+    ["-1.5", rational(-3n, 2n)],
+    ["2e3", rational(2000n)],
+    ["1.5E-2", rational(3n, 200n)],
+    [".5", rational(1n, 2n)],
+    ["x", undefined],
+    ["1/0", undefined],
+    ["", undefined],
+    ["0.5USD", undefined],
+  ])("%s", (text, expected) => {
+    expect(parseGoRat(text)).toEqual(expected);
   });
 });

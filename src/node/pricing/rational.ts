@@ -87,3 +87,20 @@ export function decimalCeil(a: Rational, maxDigits = 18): string {
   }
   return ceil(a).toString();
 }
+
+/** Go's big.Rat SetString: "3/2", "-1.5", "2e3", "1.5E-2" (what the node's CLI handlers accept). */
+export function parseGoRat(text: string): Rational | undefined {
+  const fraction = /^([+-]?\d+)\/(\d+)$/.exec(text);
+  if (fraction)
+    return BigInt(fraction[2]!) === 0n ? undefined : rational(BigInt(fraction[1]!), BigInt(fraction[2]!));
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!m || (m[2] === "" && (m[3] ?? "") === "")) return undefined;
+  const digits = `${m[2]}${m[3] ?? ""}` || "0";
+  const exponent = Number(m[4] ?? 0) - (m[3] ?? "").length;
+  if (Math.abs(exponent) > 1000) return undefined;
+  const value =
+    exponent >= 0
+      ? rational(BigInt(digits) * 10n ** BigInt(exponent))
+      : rational(BigInt(digits), 10n ** BigInt(-exponent));
+  return m[1] === "-" ? rational(-value.num, value.den) : value;
+}
