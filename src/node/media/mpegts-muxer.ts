@@ -71,6 +71,10 @@ export class TsMuxer {
     this.withAudio = options.audio === true;
   }
 
+  get hasAudio(): boolean {
+    return this.withAudio;
+  }
+
   /** PAT and PMT: the start of every segment. */
   tables(): Uint8Array[] {
     const pat = [0x00, 0x01, 0xc1, 0x00, 0x00, 0x00, 0x01, 0xe0 | (PID.pmt >> 8), PID.pmt & 0xff];
@@ -93,10 +97,14 @@ export class TsMuxer {
     return [...this.section(PID.pat, 0x00, pat), ...this.section(PID.pmt, 0x02, pmt)];
   }
 
-  /** One Annex B access unit; pts in 90 kHz. Keyframes carry the PCR and the random access flag. */
-  video(accessUnit: Uint8Array, pts: number, keyframe: boolean): Uint8Array[] {
-    const header = [0x00, 0x00, 0x01, 0xe0, 0x00, 0x00, 0x84, 0x80, 0x05, ...timestamp(0b0010, pts)];
-    const pcr = Math.max(0, pts - 9000); // the clock runs 100 ms ahead of presentation
+  /** One Annex B access unit; times in 90 kHz. Keyframes carry the PCR and the random access flag. */
+  video(accessUnit: Uint8Array, pts: number, keyframe: boolean, dts = pts): Uint8Array[] {
+    const times =
+      dts === pts
+        ? [0x80, 0x05, ...timestamp(0b0010, pts)]
+        : [0xc0, 0x0a, ...timestamp(0b0011, pts), ...timestamp(0b0001, dts)];
+    const header = [0x00, 0x00, 0x01, 0xe0, 0x00, 0x00, 0x84, ...times];
+    const pcr = Math.max(0, dts - 9000); // the clock runs 100 ms ahead of decoding
     return this.packets(PID.video, concat([Uint8Array.from(header), accessUnit]), {
       pcr,
       randomAccess: keyframe,

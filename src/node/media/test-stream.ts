@@ -36,20 +36,23 @@ export class TestStream {
     return `${this.width}x${this.height}`;
   }
 
-  /** Segment number index (from 0), in order: counters continue from the previous call. */
-  segment(index: number): Uint8Array {
+  /** The pictures of segment number index: NAL units, keyframe or not, time from the start in ms. */
+  frames(index: number): { nals: Uint8Array[]; keyframe: boolean; timeMs: number }[] {
     const frames = Math.max(1, Math.round(this.fps * this.segmentSeconds));
     const units = testPatternGop(
       { width: this.width, height: this.height },
       { frames, fps: this.fps, index },
     );
-    const start = 90_000 * (1 + index * this.segmentSeconds);
+    const startMs = index * this.segmentSeconds * 1000;
+    return units.map((unit, n) => ({ ...unit, timeMs: Math.round(startMs + (n * 1000) / this.fps) }));
+  }
+
+  /** Segment number index (from 0), as MPEG-TS; call in order: continuity counters run on. */
+  segment(index: number): Uint8Array {
     const packets = this.muxer.tables();
-    units.forEach((unit, n) => {
-      packets.push(
-        ...this.muxer.video(annexB(unit.nals), start + Math.round((n * 90_000) / this.fps), unit.keyframe),
-      );
-    });
+    for (const f of this.frames(index)) {
+      packets.push(...this.muxer.video(annexB(f.nals), 90_000 + f.timeMs * 90, f.keyframe));
+    }
     return concat(packets);
   }
 }

@@ -16,6 +16,7 @@ import { configFilePath, resolveFlags } from "../config/resolve.ts";
 import type { NodeRole } from "../config/roles.ts";
 import { validateFlags } from "../config/validate.ts";
 import { chainFileProblems } from "./chain-files.ts";
+import { gatewayRtmpServer } from "./gateway/rtmp-ingest.ts";
 import { formatGlog, type GlogLevel, looksLikeNodeLine } from "./glog.ts";
 import { closeServer, listen, nodeServer } from "./http-server.ts";
 import { type PaymentErrorsMetricName, simulatorRegistry } from "./metrics.ts";
@@ -162,11 +163,11 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
       urls.http = `http://${bound.http}`;
     }
     if (node.addresses.rtmp) {
-      // RTMP ingest is not simulated: the port accepts connections (so probes see it) and closes them.
-      bound.rtmp = await bind(
-        createTcpServer((socket) => socket.destroy()),
-        node.addresses.rtmp,
-      );
+      // A gateway's RTMP ingest; any other role with an RTMP address accepts and closes connections.
+      const rtmp = parts.gateway
+        ? gatewayRtmpServer(parts.gateway, log)
+        : createTcpServer((socket) => socket.destroy());
+      bound.rtmp = await bind(rtmp, node.addresses.rtmp);
       urls.rtmp = `rtmp://${bound.rtmp}`;
     }
   } catch (err) {
