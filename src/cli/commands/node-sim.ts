@@ -2,7 +2,8 @@
 // the real `livepeer` binary would run with those flags (go-livepeer cannot run on our machines).
 import { parseArgs } from "node:util";
 import { formatGlog } from "../../node/simulator/glog.ts";
-import { loadScenario, type Scenario } from "../../node/simulator/scenario.ts";
+import type { RoleTimings } from "../../node/simulator/role-parts.ts";
+import { durationMs, loadScenario, type Scenario } from "../../node/simulator/scenario.ts";
 import { NodeStartError, startNodeSimulator } from "../../node/simulator/simulator.ts";
 import { type Command, UsageError } from "../command.ts";
 
@@ -12,8 +13,16 @@ Runs a stand-in for go-livepeer: it reads the node's flags (command line, LP_* e
 -config file, same precedence and checks as the node), binds the ports they name on a loopback
 address (with --pod-network: on the flags' own addresses), serves /status,
 /getNetworkCapabilities, /getOrchestratorInfo, /metrics (-monitor), /hardware/stats, /healthz
-and the CLI port's /setMaxSessions and /setOrchestratorConfig, and prints the node's log lines
-to standard error. Every JSON answer carries "Simulated": true.
+and the CLI port's /setMaxSessions, /setOrchestratorConfig, /setPriceForBroadcaster,
+/setBroadcastConfig, /getBroadcastConfig and /setMaxPriceForCapability, and prints the node's
+log lines to standard error. Every JSON answer carries "Simulated": true.
+A gateway (-gateway) takes streams by HTTP ingest (PUT/POST /live/<name>/<seq>.ts on -httpAddr)
+and RTMP (rtmp://<-rtmpAddr>/live/<name>), asks -authWebhookUrl about each new stream, finds
+orchestrators in -orchAddr or -orchWebhookUrl, sends each segment to one within -maxPricePerUnit
+(orchestrator simulators, plain HTTP: the node uses gRPC and TLS there) and serves HLS at
+/stream/<name>.m3u8. Transcoding is a pass-through: every rendition is the source segment.
+An orchestrator counts one session per stream against -maxSessions and refuses more
+(OrchestratorCapped). The log says where the simulator differs from the node ("Simulated: ...").
 When it is up it prints one line to standard output: READY {"role":...,"cli":...,"http":...}.
 
 Simulator options (anywhere on the line):
@@ -27,6 +36,13 @@ Simulator options (anywhere on the line):
   --sim-gpus <n>               GPUs behind -nvidia all (default 1)
   --sim-version <version>      version to report
   --sim-payment-metric <name>  livepeer_payment_create_errors (default) or node_payment_create_errors
+  Shorter waits than the node's, for tests (a duration: 500ms, 2s, 1m):
+  --sim-orch-webhook-refresh <d>   a gateway asks -orchWebhookUrl again after this (node: 1m;
+                                   also LIVEPEER_SIM_ORCH_WEBHOOK_REFRESH)
+  --sim-stream-timeout <d>     an HTTP-pushed stream ends after this without a segment (node: 1m;
+                               also LIVEPEER_SIM_STREAM_TIMEOUT)
+  --sim-session-timeout <d>    an orchestrator ends a session after this without a segment (node:
+                               70s; also LIVEPEER_SIM_SESSION_TIMEOUT)
 
 While it runs: POST /__sim/actions on the CLI port with a JSON action or list, e.g.
   {"log": "E1121 ... OrchestratorCapped"}   {"sessions": "limit"}   {"paymentCreateErrors": 2}
@@ -68,11 +84,37 @@ function parseOurs(ours: string[]) {
         "sim-gpus": { type: "string" },
         "sim-version": { type: "string" },
         "sim-payment-metric": { type: "string" },
+        "sim-orch-webhook-refresh": { type: "string" },
+        "sim-stream-timeout": { type: "string" },
+        "sim-session-timeout": { type: "string" },
       },
     }).values;
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\n\n${usage}`);
   }
+}
+
+/** --sim-*-timeout / --sim-orch-webhook-refresh, else their LIVEPEER_SIM_* variables. */
+function simulatorTimings(opts: ReturnType<typeof parseOurs>): RoleTimings {
+  const read = (option: string, variable: string): number | undefined => {
+    const text = (opts as Record<string, string | boolean | undefined>)[option] ?? process.env[variable];
+    if (text === undefined || typeof text === "boolean") return undefined;
+    const ms = durationMs(text);
+    if (ms === undefined || ms <= 0) {
+      throw new UsageError(
+        `--${option} ${text}: give a duration > 0 such as 500ms, 2s or 1m (or set ${variable})`,
+      );
+    }
+    return ms;
+  };
+  const refresh = read("sim-orch-webhook-refresh", "LIVEPEER_SIM_ORCH_WEBHOOK_REFRESH");
+  const stream = read("sim-stream-timeout", "LIVEPEER_SIM_STREAM_TIMEOUT");
+  const session = read("sim-session-timeout", "LIVEPEER_SIM_SESSION_TIMEOUT");
+  return {
+    ...(refresh ? { orchWebhookRefreshMs: refresh } : {}),
+    ...(stream ? { streamTimeoutMs: stream } : {}),
+    ...(session ? { sessionTimeoutMs: session } : {}),
+  };
 }
 
 export const command: Command = {
@@ -116,6 +158,7 @@ export const command: Command = {
       );
     }
 
+    const timings = simulatorTimings(opts);
     let sim: Awaited<ReturnType<typeof startNodeSimulator>>;
     try {
       sim = await startNodeSimulator({
@@ -127,6 +170,7 @@ export const command: Command = {
         ...(gpus ? { gpuCount: gpus } : {}),
         ...(opts["sim-version"] ? { version: opts["sim-version"] } : {}),
         ...(metric ? { paymentErrorsMetric: metric } : {}),
+        timings,
       });
     } catch (err) {
       if (!(err instanceof NodeStartError)) throw err;

@@ -11,7 +11,13 @@ import {
   videoOnlyOrchestrator,
 } from "../diagnosis/evaluators.ts";
 import { type NodeSimulator, type NodeSimulatorOptions, startNodeSimulator } from "../simulator/simulator.ts";
-import { setMaxSessions, setOrchestratorConfig } from "./cli-port.ts";
+import {
+  setBroadcastConfig,
+  setMaxPriceForCapability,
+  setMaxSessions,
+  setOrchestratorConfig,
+  setPriceForBroadcaster,
+} from "./cli-port.ts";
 import { NodeEndpointError } from "./errors.ts";
 import { readHardwareStats } from "./hardware-stats.ts";
 import { readMetrics } from "./metrics.ts";
@@ -477,6 +483,42 @@ describe("CLI port writes", () => {
     );
     expect(err).toMatchObject({ reason: "http-status", status: 500 });
     expect(err.message).toContain("missing ETH client");
+  });
+  it("a gateway's caps and an orchestrator's per-gateway price change live; the wrong role is refused", async () => {
+    const gateway = await sim([
+      "-gateway",
+      "-cliAddr=127.0.0.1:0",
+      "-httpAddr=127.0.0.1:0",
+      "-rtmpAddr=127.0.0.1:0",
+    ]);
+    await setBroadcastConfig(gateway.urls.cli, { maxPricePerUnit: 900, pixelsPerUnit: 2 });
+    expect((await readStatus(gateway.urls.cli)).raw.BroadcastConfig).toMatchObject({ MaxPrice: "450" });
+    await setMaxPriceForCapability(gateway.urls.cli, {
+      pipeline: "llm",
+      modelID: "meta-llama/Meta-Llama-3.1-8B-Instruct",
+      maxPricePerUnit: 30,
+      pixelsPerUnit: 1,
+      currency: "wei",
+    });
+    expect((await readStatus(gateway.urls.cli)).raw.MaxPricePerCapability).toEqual({
+      llm: { "meta-llama/Meta-Llama-3.1-8B-Instruct": "30" },
+    });
+    const orchestrator = await sim();
+    const address = "0x2222222222222222222222222222222222222222";
+    await setPriceForBroadcaster(orchestrator.urls.cli, {
+      broadcasterEthAddr: address,
+      pricePerUnit: 5,
+      pixelsPerUnit: 1,
+    });
+    expect((await readStatus(orchestrator.urls.cli)).raw.BroadcasterPrices).toEqual({ [address]: "5" });
+    const refused = await failure(
+      setPriceForBroadcaster(gateway.urls.cli, {
+        broadcasterEthAddr: address,
+        pricePerUnit: 5,
+        pixelsPerUnit: 1,
+      }),
+    );
+    expect(refused.message).toContain("Node must be orchestrator node to set price for broadcaster");
   });
 });
 

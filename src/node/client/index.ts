@@ -11,8 +11,14 @@ export {
 } from "./capabilities.ts";
 export type { AiModelCapacity, NodeCapabilities } from "./capabilities-read.ts";
 export { readCapabilities } from "./capabilities-read.ts";
-export type { OrchestratorConfig } from "./cli-port.ts";
-export { setMaxSessions, setOrchestratorConfig } from "./cli-port.ts";
+export type { BroadcastConfig, CapabilityMaxPrice, GatewayPrice, OrchestratorConfig } from "./cli-port.ts";
+export {
+  setBroadcastConfig,
+  setMaxPriceForCapability,
+  setMaxSessions,
+  setOrchestratorConfig,
+  setPriceForBroadcaster,
+} from "./cli-port.ts";
 export type { EndpointFailure } from "./errors.ts";
 export { NodeEndpointError } from "./errors.ts";
 export type { GpuStats } from "./hardware-stats.ts";

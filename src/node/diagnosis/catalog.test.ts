@@ -261,6 +261,38 @@ const examples: Record<string, { match: string[]; noMatch: string[] }> = {
     match: [g("E", "starter.go:1745", "No orchestrator specified; transcoding will not happen")],
     noMatch: [g("I", "starter.go:1720", "Using orchestrator webhook URL http://operator/orchestrators")],
   },
+  OrchestratorWebhookFailing: {
+    match: [
+      g(
+        "E",
+        "wh_discovery.go:170",
+        'Unable to make webhook request Get "http://operator:8080/x": dial tcp 10.0.0.9:8080: connect: connection refused',
+      ),
+      g("E", "wh_discovery.go:176", "orchestrator webhook returned HTTP status 401 Unauthorized"),
+      g(
+        "W",
+        "wh_discovery.go:125",
+        "Unable to refresh orchestrator webhook; using cached orchestrator list: orchestrator webhook returned HTTP status 500 Internal Server Error",
+      ),
+    ],
+    noMatch: [g("I", "starter.go:1707", "Using orchestrator webhook URL http://operator:8080/x")],
+  },
+  StreamAuthDenied: {
+    match: [
+      g(
+        "E",
+        "mediaserver.go:291",
+        'manifestID=cam nonce=12 clientIP=10.0.0.4 Forbidden: Authentication denied for streamID url=http://gw:8935/live/cam/0.ts err="status=403 error=no"',
+      ),
+    ],
+    noMatch: [
+      g(
+        "I",
+        "auth.go:55",
+        "Stream authentication for authURL=http://operator/auth url=http://gw/live/cam/0.ts dur=3ms",
+      ),
+    ],
+  },
 };
 
 const SPEC_CONDITIONS = [

@@ -368,6 +368,36 @@ export const CATALOG: readonly CatalogEntry[] = [
     origin: "real-node",
   },
   {
+    id: "OrchestratorWebhookFailing",
+    condition: "the gateway cannot read -orchWebhookUrl",
+    severity: "warning",
+    clears: { after: "quiet", minutes: 5 },
+    recognizedBy: [
+      log(
+        "Unable to make webhook request|orchestrator webhook returned HTTP status|Unable to refresh orchestrator webhook|Unable to unmarshal JSON",
+      ),
+    ],
+    meaning:
+      "The gateway asks its -orchWebhookUrl (the operator's discovery endpoint) for orchestrators about once a minute; this answer failed, so it keeps its last list, or has none if it never got one.",
+    action:
+      "Check that the discovery endpoint answers from the gateway pod (URL and per-gateway secret in the rendered config, Service, network policy) with a JSON list of {address}.",
+    seenOn: ["gateway"],
+    origin: "real-node",
+  },
+  {
+    id: "StreamAuthDenied",
+    condition: "Forbidden: Authentication denied for streamID",
+    severity: "warning",
+    clears: { after: "quiet", minutes: 10 },
+    recognizedBy: [log("Forbidden: Authentication denied for streamID")],
+    meaning:
+      "The gateway's -authWebhookUrl refused a new stream (an answer other than 200) or could not be reached, so the stream was turned away.",
+    action:
+      "Check the auth webhook: it must answer 200 (empty, or JSON with a manifestID) for streams it accepts, quickly and also when its own store is briefly unavailable.",
+    seenOn: ["gateway"],
+    origin: "real-node",
+  },
+  {
     id: "KeystorePasswordTrailingNewline",
     condition: "the -ethPassword file ends with a newline",
     severity: "error",

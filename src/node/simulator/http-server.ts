@@ -1,5 +1,6 @@
-// The simulator's HTTP plumbing: routing by path, the "simulated" marker on every answer, injected
-// faults (status, body or a hang), Go's plain-text 404, and listening with the node's errors.
+// The simulator's HTTP plumbing: routing by path (subtrees as Go's ServeMux), the "simulated"
+// marker on every answer, injected faults (status, body or a hang), Go's plain-text 404, and
+// listening with the node's errors.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { SimulatorState } from "./state.ts";
@@ -47,7 +48,7 @@ export function nodeServer(
       res.end(fault.body ?? `simulated failure of ${url.pathname}\n`);
       return;
     }
-    const route = routes[url.pathname];
+    const route = routes[url.pathname] ?? subtreeRoute(routes, url.pathname);
     if (!route) return sendText(res, 404, "404 page not found");
     Promise.resolve(route(req, res, url)).catch((err: unknown) => {
       onError(err);
@@ -55,6 +56,16 @@ export function nodeServer(
       else res.end();
     });
   });
+}
+
+/** As Go's ServeMux: a pattern ending in "/" serves its whole subtree (the longest one wins). */
+function subtreeRoute(routes: Record<string, Handler>, pathname: string): Handler | undefined {
+  let best: string | undefined;
+  for (const pattern of Object.keys(routes)) {
+    if (pattern.endsWith("/") && pathname.startsWith(pattern) && (!best || pattern.length > best.length))
+      best = pattern;
+  }
+  return best === undefined ? undefined : routes[best];
 }
 
 /** Listens like the node: a busy port fails with Go's wording ("listen tcp ...: bind: address already in use"). */

@@ -30,6 +30,11 @@ export interface NodeModel {
   aiModels: SimulatedAiModel[];
   orchAddrs: string[];
   localTranscoding: boolean;
+  /**
+   * A gateway's HTTP ingest (/live/): on, unless -httpAddr is not loopback and there is no
+   * -authWebhookUrl, when only an explicit -httpIngest turns it on (starter.go).
+   */
+  httpIngest: boolean;
 }
 
 export function nodeModel(flags: NodeFlags, options: { gpuCount: number }): NodeModel {
@@ -37,11 +42,13 @@ export function nodeModel(flags: NodeFlags, options: { gpuCount: number }): Node
   if (!role) throw new Error("no role");
   const maxSessions = flags.maxSessions ?? "10";
   const nvidia = flags.nvidia ?? "";
+  const addresses = nodeAddresses(flags, role);
+  const localHttp = /^(127(\.\d{1,3}){3}|::1|localhost)$/.test(addresses.http?.host ?? "");
   return {
     role,
     flags,
     network: flags.network ?? OFFCHAIN,
-    addresses: nodeAddresses(flags, role),
+    addresses,
     sessionLimit: maxSessions === "auto" ? 0 : Number(maxSessions),
     pricePerUnit: flags.pricePerUnit ?? "0",
     pixelsPerUnit: flags.pixelsPerUnit ?? "1",
@@ -59,6 +66,7 @@ export function nodeModel(flags: NodeFlags, options: { gpuCount: number }): Node
       .filter(Boolean)
       .map((a) => (/^https?:\/\//.test(a) ? a : `https://${a.includes(":") ? a : `${a}:8935`}`)),
     localTranscoding: role !== "orchestrator" || flags.transcoder === true,
+    httpIngest: flags.httpIngest ?? (localHttp || Boolean(flags.authWebhookUrl)),
   };
 }
 

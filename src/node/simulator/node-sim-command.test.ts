@@ -1,5 +1,7 @@
 // `livepeer-operator node-sim` as a child process, as the embedded default and users run it.
 import type { ChildProcess } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { UsageError } from "../../cli/command.ts";
@@ -73,6 +75,37 @@ describe("livepeer-operator node-sim", { timeout: 60_000 }, () => {
     );
   });
 
+  it("a gateway with a shorter webhook refresh from the environment re-reads its orchestrator list", async () => {
+    let list = [{ address: "https://10.0.0.1:8935" }];
+    const hook = createServer((_req, res) => res.end(JSON.stringify(list)));
+    await new Promise<void>((r) => hook.listen(0, "127.0.0.1", r));
+    try {
+      const run = launch(
+        [
+          "-gateway",
+          "-cliAddr=127.0.0.1:0",
+          "-httpAddr=127.0.0.1:0",
+          "-rtmpAddr=127.0.0.1:0",
+          `-orchWebhookUrl=http://127.0.0.1:${(hook.address() as AddressInfo).port}/`,
+        ],
+        { LIVEPEER_SIM_ORCH_WEBHOOK_REFRESH: "100ms" },
+      );
+      const urls = await ready(run);
+      expect(urls.rtmp).toMatch(/^rtmp:\/\/127\.0\.0\.1:\d+$/);
+      const pool = async () =>
+        ((await (await fetch(`${urls.cli}/status`)).json()) as { OrchestratorPool: string[] })
+          .OrchestratorPool;
+      expect(await pool()).toEqual(["https://10.0.0.1:8935"]);
+      list = [{ address: "https://10.0.0.2:8935" }];
+      await new Promise((r) => setTimeout(r, 150));
+      expect(await pool()).toEqual(["https://10.0.0.2:8935"]);
+      run.child.kill("SIGTERM");
+      expect(await run.exit).toBe(0);
+    } finally {
+      hook.close();
+    }
+  });
+
   it("an unknown flag exits 2", async () => {
     const run = launch(["-gateway", "-maxsessions=2"]);
     expect(await run.exit).toBe(2);
@@ -120,6 +153,11 @@ describe("node-sim command (in-process)", () => {
     [["--sim-scenario=steps: [{sessions: -1}]", "-gateway"], "steps.0"],
     [["--sim-gpus", "two", "-gateway"], "--sim-gpus two"],
     [["--sim-colour", "red", "-gateway"], "Unknown option '--sim-colour'"],
+    [
+      ["--sim-stream-timeout", "soon", "-gateway"],
+      "--sim-stream-timeout soon: give a duration > 0 such as 500ms",
+    ],
+    [["--sim-orch-webhook-refresh=0s", "-gateway"], "LIVEPEER_SIM_ORCH_WEBHOOK_REFRESH"],
   ])("simulator option error %j", async (args, message) => {
     const error = await command.run(args).then(
       () => undefined,

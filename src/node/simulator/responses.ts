@@ -1,7 +1,10 @@
 // JSON bodies of the simulated endpoints: the real node's fields plus the spec's, derived from the
 // flags and the current state. Every body carries "Simulated": true.
+
+import { randomBytes } from "node:crypto";
 import { bitstringFromCapabilities, VIDEO_CAPABILITIES } from "../client/capabilities.ts";
 import type { NodeModel } from "./node-model.ts";
+import { advertisedPriceInfo, broadcasterPrices } from "./orchestrator-price.ts";
 import type { SimulatorState } from "./state.ts";
 
 export const GO_RUNTIME = { GolangRuntimeVersion: "go1.23.4", GOArch: "amd64", GOOS: "linux" } as const;
@@ -53,22 +56,11 @@ export function statusBody(node: NodeModel, state: SimulatorState, version: stri
     RegisteredTranscodersNumber: 0,
     RegisteredTranscoders: [],
     LocalTranscoding: node.localTranscoding,
-    BroadcasterPrices: {},
+    BroadcasterPrices: node.role === "orchestrator" ? broadcasterPrices(node, state) : {},
     SessionLimit: state.sessionLimit,
     ...(node.role === "orchestrator" ? { PricePerUnit: priceValue(state.pricePerUnit) } : {}),
     Simulated: true,
   };
-}
-
-/** price per pixel as the integer pair the protocol's PriceInfo carries. */
-function priceInfo(
-  price: string,
-  pixels: string,
-): { pricePerUnit: number; pixelsPerUnit: number } | undefined {
-  const m = /^(\d+)(?:\.(\d+))?$/.exec(price);
-  if (!m || !/^\d+$/.test(pixels)) return undefined; // a currency price needs the chain's price feed
-  const scale = 10 ** (m[2]?.length ?? 0);
-  return { pricePerUnit: Number(`${m[1]}${m[2] ?? ""}`), pixelsPerUnit: Number(pixels) * scale };
 }
 
 export function capabilitiesBody(node: NodeModel, state: SimulatorState, version: string) {
@@ -113,11 +105,27 @@ function hardwareInfo(node: NodeModel) {
   return [{ pipeline: "", model_id: "", gpu_info }];
 }
 
-export function orchestratorInfoBody(node: NodeModel, state: SimulatorState, version: string) {
-  const price = priceInfo(state.pricePerUnit, state.pixelsPerUnit);
+/** Auth tokens live as long as the node's (core/orchestrator.go authTokenValidPeriod: 30 minutes). */
+const AUTH_TOKEN_SECONDS = 30 * 60;
+
+/** sender: the asking gateway's eth address (its price may differ, -pricePerGateway). */
+export function orchestratorInfoBody(
+  node: NodeModel,
+  state: SimulatorState,
+  version: string,
+  sender?: string,
+) {
+  const price = advertisedPriceInfo(node, state, sender);
   return {
     transcoder: state.serviceUri ?? "",
+    ...(node.flags.ethAcctAddr ? { address: node.flags.ethAcctAddr } : {}),
     ...(price ? { price_info: price } : {}),
+    // A fresh session id per answer: the gateway sends it with each segment of one stream.
+    auth_token: {
+      token: randomBytes(32).toString("base64"),
+      session_id: randomBytes(16).toString("hex"),
+      expiration: Math.floor(Date.now() / 1000) + AUTH_TOKEN_SECONDS,
+    },
     capabilities: capabilitiesBody(node, state, version),
     capabilities_prices: node.aiModels.map((m) => ({
       pricePerUnit: m.pricePerUnit ?? 0,
@@ -138,7 +146,7 @@ export function networkCapabilitiesBody(node: NodeModel, state: SimulatorState, 
             address: node.flags.ethAcctAddr ?? "",
             local_address: state.serviceUri ?? "",
             orch_uri: state.serviceUri ?? "",
-            ...(({ transcoder: _t, Simulated: _s, ...rest }) => rest)(
+            ...(({ transcoder: _t, Simulated: _s, auth_token: _a, address: _addr, ...rest }) => rest)(
               orchestratorInfoBody(node, state, version),
             ),
           },

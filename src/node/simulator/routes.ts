@@ -1,12 +1,19 @@
 // What each simulated port answers. CLI port: status, capabilities, metrics (with -monitor), the
 // form POSTs that change a running node, and the simulator's own /__sim/ admin endpoints.
-// HTTP (service) port: /healthz, /status, /getOrchestratorInfo, /hardware/stats.
+// HTTP port: /healthz, /status, /hardware/stats; an orchestrator's /getOrchestratorInfo and
+// segment endpoints; a gateway's HTTP ingest and HLS playback.
 import type { Registry } from "prom-client";
 import { z } from "zod";
 import { type SimAction, SimActionSchema } from "./actions.ts";
+import { cliPriceRoutes } from "./cli-price-routes.ts";
+import type { BroadcastConfig } from "./gateway/broadcast-config.ts";
+import type { Gateway } from "./gateway/gateway.ts";
+import { gatewayHttpRoutes } from "./gateway/http-routes.ts";
 import type { GlogLevel } from "./glog.ts";
 import { formOf, type Handler, sendJson, sendText } from "./http-server.ts";
 import type { NodeModel } from "./node-model.ts";
+import { orchestratorSegmentRoutes } from "./orchestrator-routes.ts";
+import type { OrchestratorSessions } from "./orchestrator-sessions.ts";
 import { hardwareStatsBody, networkCapabilitiesBody, orchestratorInfoBody, statusBody } from "./responses.ts";
 import type { SimulatorControl, SimulatorState } from "./state.ts";
 
@@ -17,12 +24,19 @@ export interface RouteContext {
   registry: Registry;
   control: SimulatorControl;
   log: (level: GlogLevel, where: string, message: string) => void;
+  /** A gateway's caps (every role answers /setBroadcastConfig, as the node does). */
+  broadcast: BroadcastConfig;
+  gateway?: Gateway;
+  sessions?: OrchestratorSessions;
 }
 
 const status =
   (c: RouteContext): Handler =>
-  (_req, res) =>
-    sendJson(res, statusBody(c.node, c.state, c.version));
+  async (_req, res) =>
+    sendJson(res, {
+      ...statusBody(c.node, c.state, c.version),
+      ...(c.gateway ? await c.gateway.statusFields() : {}),
+    });
 
 export function cliRoutes(c: RouteContext): Record<string, Handler> {
   return {
@@ -37,6 +51,7 @@ export function cliRoutes(c: RouteContext): Record<string, Handler> {
     },
     "/setMaxSessions": async (req, res, url) => setMaxSessions(c, await formOf(req, url), res),
     "/setOrchestratorConfig": async (req, res, url) => setOrchestratorConfig(c, await formOf(req, url), res),
+    ...cliPriceRoutes(c),
     "/__sim/state": (_req, res) => sendJson(res, { ...c.control.snapshot() }),
     "/__sim/actions": async (req, res) => {
       const chunks: Buffer[] = [];
@@ -70,9 +85,14 @@ export function httpRoutes(c: RouteContext): Record<string, Handler> {
     "/hardware/stats": (_req, res) => sendJson(res, hardwareStatsBody(c.node, c.state)),
   };
   if (c.node.role === "orchestrator") {
-    routes["/getOrchestratorInfo"] = (_req, res) =>
-      sendJson(res, orchestratorInfoBody(c.node, c.state, c.version));
+    routes["/getOrchestratorInfo"] = (_req, res, url) =>
+      sendJson(
+        res,
+        orchestratorInfoBody(c.node, c.state, c.version, url.searchParams.get("address") ?? undefined),
+      );
   }
+  if (c.sessions) Object.assign(routes, orchestratorSegmentRoutes(c, c.sessions));
+  if (c.gateway) Object.assign(routes, gatewayHttpRoutes(c.gateway, c.log, c.node.httpIngest));
   return routes;
 }
 

@@ -15,6 +15,12 @@ import { type SimAction, SimActionSchema } from "./actions.ts";
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 
+/** "500ms", "2s", "1.5m", "1h" -> milliseconds; undefined when it is not such a duration. */
+export function durationMs(text: string): number | undefined {
+  const m = DURATION.exec(text);
+  return m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : undefined;
+}
+
 const duration = z
   .union([z.number().nonnegative(), z.string().regex(DURATION, "a duration such as 500ms, 2s, 1m")])
   .transform((v) => {

@@ -16,11 +16,13 @@ import { configFilePath, resolveFlags } from "../config/resolve.ts";
 import type { NodeRole } from "../config/roles.ts";
 import { validateFlags } from "../config/validate.ts";
 import { chainFileProblems } from "./chain-files.ts";
+import { gatewayRtmpServer } from "./gateway/rtmp-ingest.ts";
 import { formatGlog, type GlogLevel, looksLikeNodeLine } from "./glog.ts";
 import { closeServer, listen, nodeServer } from "./http-server.ts";
 import { type PaymentErrorsMetricName, simulatorRegistry } from "./metrics.ts";
 import { type NodeModel, nodeModel } from "./node-model.ts";
-import { cliRoutes, httpRoutes } from "./routes.ts";
+import { type RoleTimings, roleParts } from "./role-parts.ts";
+import { cliRoutes, httpRoutes, type RouteContext } from "./routes.ts";
 import { playScenario, type Scenario } from "./scenario.ts";
 import { startupLines } from "./startup.ts";
 import { controlFor, type SimulatorControl, SimulatorState } from "./state.ts";
@@ -54,6 +56,8 @@ export interface NodeSimulatorOptions {
   version?: string;
   /** The real node's name (default) or the spec's. */
   paymentErrorsMetric?: PaymentErrorsMetricName;
+  /** Shorter waits than the node's, for tests: webhook refresh, stream and session timeouts. */
+  timings?: RoleTimings;
 }
 
 export interface NodeSimulator {
@@ -126,7 +130,18 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     paymentErrorsMetric: options.paymentErrorsMetric ?? "livepeer_payment_create_errors",
   });
   const onError = (err: unknown) => log("E", "simulator.go:4", `simulator error: ${(err as Error).message}`);
-  const ctx = { node, state, version, registry, log, control };
+  const parts = roleParts(node, state, log, options.timings ?? {});
+  const ctx: RouteContext = {
+    node,
+    state,
+    version,
+    registry,
+    log,
+    control,
+    broadcast: parts.broadcast,
+    ...(parts.gateway ? { gateway: parts.gateway } : {}),
+    ...(parts.sessions ? { sessions: parts.sessions } : {}),
+  };
 
   const hostFor = (hp: HostPort) =>
     options.podNetwork
@@ -148,20 +163,24 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
       urls.http = `http://${bound.http}`;
     }
     if (node.addresses.rtmp) {
-      // RTMP ingest is not simulated: the port accepts connections (so probes see it) and closes them.
-      bound.rtmp = await bind(
-        createTcpServer((socket) => socket.destroy()),
-        node.addresses.rtmp,
-      );
+      // A gateway's RTMP ingest; any other role with an RTMP address accepts and closes connections.
+      const rtmp = parts.gateway
+        ? gatewayRtmpServer(parts.gateway, log)
+        : createTcpServer((socket) => socket.destroy());
+      bound.rtmp = await bind(rtmp, node.addresses.rtmp);
       urls.rtmp = `rtmp://${bound.rtmp}`;
     }
   } catch (err) {
+    parts.stop();
     await Promise.all(servers.map((s) => closeAny(s)));
     log("E", "webserver.go:25", (err as Error).message);
     throw new NodeStartError((err as Error).message, 1);
   }
 
-  for (const [level, where, message] of startupLines(node, bound, version)) log(level, where, message);
+  for (const [level, where, message] of startupLines(node, bound, version, parts.setupLines.splice(0))) {
+    log(level, where, message);
+  }
+  parts.release();
 
   let resolveExit!: (code: number) => void;
   const exited = new Promise<number>((resolve) => {
@@ -174,6 +193,7 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     stopped = true;
     stopScenario();
     clearTimeout(availabilityTimer);
+    parts.stop();
     await Promise.all(servers.map((s) => closeAny(s)));
     resolveExit(code);
   };

@@ -10,6 +10,8 @@ export function startupLines(
   node: NodeModel,
   bound: { cli: string; http?: string; rtmp?: string },
   version: string,
+  /** What the role's setup printed (caps, webhook URLs), in its place before the servers' lines. */
+  setupLines: readonly StartupLine[] = [],
 ): StartupLine[] {
   const f = node.flags;
   const out: StartupLine[] = [
@@ -68,7 +70,15 @@ export function startupLines(
     if (node.orchAddrs.length === 0 && !f.orchWebhookUrl && node.network === OFFCHAIN) {
       out.push(["E", "starter.go:1745", "No orchestrator specified; transcoding will not happen"]);
     }
+    if (!node.httpIngest && f.httpIngest === undefined) {
+      out.push([
+        "W",
+        "starter.go:1756",
+        "HTTP ingest is disabled because -httpAddr is publicly accessible. To enable, configure -authWebhookUrl or use the -httpIngest flag",
+      ]);
+    }
   }
+  out.push(...setupLines);
   out.push(["I", "webserver.go:22", `CLI server listening on ${bound.cli}`]);
   if (node.role === "gateway" && bound.http)
     out.push(["I", "mediaserver.go:251", `HTTP Server listening on http://${bound.http}`]);

@@ -15,6 +15,7 @@ export interface SimulatorSnapshot {
 export interface SimulatorControl {
   /** Print lines to the node's log (glog-formatted unless they already look like node lines). */
   emitLog(lines: string | readonly string[]): void;
+  /** Current sessions = n (live sessions count towards it; the rest are held by the steering). */
   setCurrentSessions(n: number): void;
   /** current sessions = the session limit (the orchestrator turns new work away). */
   reachSessionLimit(): void;
@@ -30,11 +31,16 @@ export interface SimulatorControl {
 
 export class SimulatorState {
   sessionLimit: number;
-  currentSessions = 0;
+  /** Sessions held by the steering (control.setCurrentSessions / scenarios), on top of live ones. */
+  steeredSessions = 0;
+  /** Sessions the simulated node is serving: an orchestrator's streams, a gateway's streams. */
+  liveSessions = 0;
   pricePerUnit: string;
   pixelsPerUnit: string;
   paymentCreateErrors = 0;
   serviceUri: string | undefined;
+  /** Per-gateway prices (/setPriceForBroadcaster, -pricePerGateway), by lower-cased address. */
+  readonly broadcasterPrices = new Map<string, { pricePerUnit: string; pixelsPerUnit: string }>();
   readonly faults = new Map<string, EndpointFault>();
   readonly gpuMemoryUsed: Map<string, number>;
 
@@ -50,6 +56,10 @@ export class SimulatorState {
     this.pixelsPerUnit = init.pixelsPerUnit;
     this.serviceUri = init.serviceUri;
     this.gpuMemoryUsed = new Map(init.gpuIds.map((id) => [id, 0.25]));
+  }
+
+  get currentSessions(): number {
+    return this.steeredSessions + this.liveSessions;
   }
 
   snapshot(): SimulatorSnapshot {
@@ -73,10 +83,10 @@ export function controlFor(
   const control: SimulatorControl = {
     emitLog: (lines) => emit(typeof lines === "string" ? [lines] : lines),
     setCurrentSessions: (n) => {
-      state.currentSessions = n;
+      state.steeredSessions = Math.max(0, n - state.liveSessions);
     },
     reachSessionLimit: () => {
-      state.currentSessions = state.sessionLimit;
+      state.steeredSessions = Math.max(0, state.sessionLimit - state.liveSessions);
     },
     addPaymentCreateErrors: (n = 1) => {
       state.paymentCreateErrors += n;
