@@ -61,7 +61,7 @@ describe("the orchestrators a gateway is given", () => {
 
   it("prices come from the node's report first, then the spec", () => {
     const seen: unknown[] = [];
-    const check: PriceCheck = (p) => {
+    const check: PriceCheck = (_name, p) => {
       seen.push(p);
       return p.pricePerUnit === undefined ? undefined : Number(p.pricePerUnit) <= 1000;
     };
@@ -86,9 +86,9 @@ describe("the orchestrators a gateway is given", () => {
       check,
     );
     expect(seen).toEqual([
-      { pixelsPerUnit: 1 },
-      { pricePerUnit: "10", pixelsPerUnit: 2 },
-      { pricePerUnit: "1200", pixelsPerUnit: 1 },
+      { pixelsPerUnit: 1, source: "configured" },
+      { pricePerUnit: "10", pixelsPerUnit: 2, source: "configured" },
+      { pricePerUnit: "1200", pixelsPerUnit: 1, source: "advertised" },
     ]);
     expect(pool.given.map((g) => [g.name, g.priceCompatible])).toEqual([
       ["free", undefined],

@@ -35,8 +35,16 @@ export interface Pool {
   leftOut: LeftOut[];
 }
 
+/** An orchestrator's price as the pool knows it: what its node reports, else its spec. */
+export interface KnownPrice {
+  pricePerUnit?: string;
+  pixelsPerUnit: number;
+  /** advertised: the node's own answer (overhead included); configured: the spec's. */
+  source: "advertised" | "configured";
+}
+
 /** Whether the cap reaches a price; undefined when the two cannot be compared. */
-export type PriceCheck = (price: { pricePerUnit?: string; pixelsPerUnit?: number }) => boolean | undefined;
+export type PriceCheck = (name: string, price: KnownPrice) => boolean | undefined;
 
 export function orchestratorPool(
   selector: LabelSelector,
@@ -64,7 +72,7 @@ export function orchestratorPool(
       continue;
     }
     const price = priceOf(o);
-    const compatible = priceCheck(price);
+    const compatible = priceCheck(name, price);
     pool.given.push({
       name,
       address,
@@ -77,12 +85,17 @@ export function orchestratorPool(
 }
 
 /** The node's own price when the doctor has read it, else what the spec asks for. */
-export function priceOf(o: OrchestratorView): { pricePerUnit?: string; pixelsPerUnit?: number } {
+export function priceOf(o: OrchestratorView): KnownPrice {
   if (o.status?.pricePerUnit !== undefined) {
-    return { pricePerUnit: o.status.pricePerUnit, pixelsPerUnit: o.status.pixelsPerUnit ?? 1 };
+    return {
+      pricePerUnit: o.status.pricePerUnit,
+      pixelsPerUnit: o.status.pixelsPerUnit ?? 1,
+      source: "advertised",
+    };
   }
   return {
     ...(o.spec?.pricePerUnit !== undefined ? { pricePerUnit: o.spec.pricePerUnit } : {}),
     pixelsPerUnit: o.spec?.pixelsPerUnit ?? 1,
+    source: "configured",
   };
 }

@@ -10,13 +10,20 @@ export interface GeneratedSecretInput {
   namespace: string | undefined;
   /** Key -> value (stringData: the API server encodes it). */
   values: Record<string, string>;
+  /** What others may read without the values (a token's digest, say). */
+  annotations?: Record<string, string>;
 }
 
 export function generatedSecret(i: GeneratedSecretInput): V1Secret {
   return {
     apiVersion: "v1",
     kind: "Secret",
-    metadata: { name: i.name, namespace: i.namespace, labels: { [MANAGED_BY.label]: MANAGED_BY.value } },
+    metadata: {
+      name: i.name,
+      namespace: i.namespace,
+      labels: { [MANAGED_BY.label]: MANAGED_BY.value },
+      ...(i.annotations ? { annotations: i.annotations } : {}),
+    },
     type: "Opaque",
     stringData: i.values,
   };

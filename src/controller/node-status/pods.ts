@@ -2,8 +2,8 @@
 // not Ready and why, whether the simulator serves them, and findings that keep their `since`.
 import type { Finding } from "../../schema/finding.ts";
 import { type DoctorReport, simulatedPods } from "../doctor/index.ts";
-import type { NodeFacts, PodFacts } from "../orchestrator/resource.ts";
 import type { Verdict } from "../runtime/index.ts";
+import type { NodeFacts, PodFacts } from "./facts.ts";
 
 export const SIMULATED_ANNOTATION = "livepeer.org/simulated";
 

@@ -2,7 +2,7 @@
 // serves, and the state of its container. Each controller says which ports a pod of each of its
 // roles (the `app.kubernetes.io/component` label) listens on.
 import type { NodeTarget } from "../doctor/index.ts";
-import type { PodFacts } from "../orchestrator/resource.ts";
+import type { PodFacts } from "./facts.ts";
 
 const COMPONENT_LABEL = "app.kubernetes.io/component";
 export const NODE_CONTAINER = "livepeer";

@@ -11,9 +11,9 @@ import { loadAll } from "js-yaml";
 import { describe, expect, it } from "vitest";
 import type { StoredOrchestrator as Orchestrator } from "../../schema/orchestrator.ts";
 import { OrchestratorSchema } from "../../schema/orchestrator.ts";
+import type { NodeFacts } from "../node-status/facts.ts";
 import { ORCH_SECRET_KEY } from "./names.ts";
 import { type PlanInput, planOrchestrator } from "./plan.ts";
-import type { NodeFacts } from "./resource.ts";
 
 const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../examples");
 

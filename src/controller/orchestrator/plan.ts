@@ -16,10 +16,10 @@ import {
   sessionLimitFor,
 } from "../gpu/session-limit.ts";
 import { buildNodePod, type NodePod } from "../node-pod/index.ts";
+import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { devnetHold, type Hold } from "../node-status/holds.ts";
 import { keystoreSecretOf } from "../node-status/keystore.ts";
 import { childNames, PORTS } from "./names.ts";
-import type { NodeFacts, PodFacts } from "./resource.ts";
 import { ORCHESTRATOR, TRANSCODER } from "./roles.ts";
 import { SERVICE_ADDR_ANNOTATION, type ServiceAddress, serviceAddressFor } from "./service-address.ts";
 import {

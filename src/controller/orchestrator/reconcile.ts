@@ -19,8 +19,10 @@ import { Orchestrators } from "../../schema/resources.ts";
 import { readDevnet } from "../devnet/lookup.ts";
 import { KubePodLogs, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
 import { generatedSecret, newSecretValue } from "../node-pod/index.ts";
+import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { blocksRollout } from "../node-status/holds.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
+import { restartPod } from "../node-status/pod-restart.ts";
 import {
   type CacheReader,
   ChildApplier,
@@ -36,8 +38,6 @@ import {
 } from "../runtime/index.ts";
 import { childNames, ORCH_SECRET_KEY, PORTS } from "./names.ts";
 import { describeProblems, type Plan, planOrchestrator, recordedIn } from "./plan.ts";
-import { restartPod } from "./pod-restart.ts";
-import type { NodeFacts, PodFacts } from "./resource.ts";
 import { revisitAfter } from "./revisit.ts";
 import { type RolloutStatefulSet, recoverStuckRollouts } from "./rollout-recovery.ts";
 import { setSessionLimitLive } from "./session-limit-live.ts";

@@ -9,9 +9,9 @@
 // StatefulSet would replace it anyway once it were healthy, so deleting it loses nothing.
 import type { KubeClient } from "../../kube/index.ts";
 import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
+import type { PodCondition } from "../node-status/facts.ts";
+import { restartPod } from "../node-status/pod-restart.ts";
 import type { Recorder } from "../runtime/index.ts";
-import { restartPod } from "./pod-restart.ts";
-import type { PodCondition } from "./resource.ts";
 
 export interface RolloutStatefulSet {
   metadata?: { name?: string; generation?: number };

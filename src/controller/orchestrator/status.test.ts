@@ -3,9 +3,9 @@
 import { describe, expect, it } from "vitest";
 import { OrchestratorSpecSchema, type StoredOrchestrator } from "../../schema/orchestrator.ts";
 import type { DoctorReport, NodeReading, NodeTarget } from "../doctor/index.ts";
+import type { PodFacts } from "../node-status/facts.ts";
 import type { KeystoreState } from "../node-status/keystore.ts";
 import type { Plan } from "./plan.ts";
-import type { PodFacts } from "./resource.ts";
 import { computeStatus, nodeReachable, ready, type Seen, simulated } from "./status.ts";
 
 const plan = {

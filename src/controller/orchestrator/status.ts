@@ -3,12 +3,12 @@ import type { Condition } from "../../schema/condition.ts";
 import type { Finding } from "../../schema/finding.ts";
 import type { OrchestratorStatus, StoredOrchestrator } from "../../schema/orchestrator.ts";
 import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
+import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { holdVerdict } from "../node-status/holds.ts";
 import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
 import { notReadyMessage, podsScheduled, simulatedVerdict, withSince } from "../node-status/pods.ts";
 import { conditionTime, ensureConditions, setCondition, type Verdict } from "../runtime/index.ts";
 import type { Plan } from "./plan.ts";
-import type { NodeFacts, PodFacts } from "./resource.ts";
 
 export { SIMULATED_ANNOTATION } from "../node-status/pods.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { OrchestratorSpecSchema, type StoredOrchestrator } from "../../schema/orchestrator.ts";
-import type { PodFacts } from "./resource.ts";
+import type { PodFacts } from "../node-status/facts.ts";
 import { orchestratorTargets } from "./targets.ts";
 
 const orch = (ai = false): StoredOrchestrator => ({

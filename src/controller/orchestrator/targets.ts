@@ -2,9 +2,9 @@
 // its service port; transcoders on their own CLI port, and never asked for AI.
 import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
 import type { NodeTarget } from "../doctor/index.ts";
+import type { PodFacts } from "../node-status/facts.ts";
 import { nodeTargets } from "../node-status/targets.ts";
 import { PORTS } from "./names.ts";
-import type { PodFacts } from "./resource.ts";
 
 export function orchestratorTargets(orch: StoredOrchestrator, pods: readonly PodFacts[]): NodeTarget[] {
   const aiExpected = (orch.spec.ai?.models?.length ?? 0) > 0;

@@ -6,11 +6,16 @@ import { ConfigMaps, keyFor, keyOf, Nodes, Pods, Secrets, Services, StatefulSets
 import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
 import { Orchestrators } from "../../schema/resources.ts";
 import { isDevnetConfigMap } from "../devnet/deployment-config-map.ts";
+import {
+  CHILD_SELECTOR,
+  configMapFacts,
+  serviceFacts,
+  statefulSetFacts,
+} from "../node-status/child-facts.ts";
+import { nodeFacts, podFacts } from "../node-status/facts.ts";
 import type { CacheSpec, WatchSpec } from "../runtime/index.ts";
 import { secretKeysOnly } from "../webhook/secret-cache.ts";
-import { CHILD_SELECTOR, configMapFacts, serviceFacts, statefulSetFacts } from "./child-facts.ts";
 import { MANAGED_BY } from "./names.ts";
-import { nodeFacts, podFacts } from "./resource.ts";
 
 export const INSTANCE_INDEX = "livepeerInstance";
 const INSTANCE_LABEL = "app.kubernetes.io/instance";

@@ -1,5 +1,5 @@
-// The cluster objects the Orchestrator controller reads besides its resource and its children,
-// as its cache keeps them: Nodes and the node pods, reduced to what the status reads.
+// What the controllers cache of the cluster objects a node resource reads besides its own children:
+// Nodes and the node pods, reduced to what a status reads.
 
 import type { KubeObject } from "../../kube/index.ts";
 

@@ -1,11 +1,11 @@
-// What the cache keeps of an Orchestrator's children. The reconciler writes children by
+// What the cache keeps of a node resource's children (Orchestrator or Gateway). The reconciler writes children by
 // server-side apply and reads back only what decides status or whether a write is needed, so
 // the cache drops pod templates, volume claims and the like: at 5,000 Orchestrators a full
 // StatefulSet per resource is most of the controller's memory.
 
 import type { KubeObject } from "../../kube/index.ts";
 import { devnetDataFacts, isDevnetConfigMap } from "../devnet/deployment-config-map.ts";
-import { MANAGED_BY } from "./names.ts";
+import { MANAGED_BY } from "../node-pod/index.ts";
 
 /** Children and their pods are cached by this selector, never the cluster's other objects. */
 export const CHILD_SELECTOR = `${MANAGED_BY.label}=${MANAGED_BY.value}`;

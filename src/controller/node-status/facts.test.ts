@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../../kube/index.ts";
-import { podFacts } from "./resource.ts";
+import { podFacts } from "./facts.ts";
 
 describe("podFacts", () => {
   it("keeps what PodFacts declares and drops the rest of a pod's status", () => {

@@ -1,0 +1,48 @@
+// The gateway's hooks Secret (pure): a token drawn once, the discovery URL that carries it (the pod
+// reads it as LP_ORCHWEBHOOKURL), and, readable without the values, the token's digest (published
+// in the Gateway's status, for the API server to check the node's calls against) and the base URL
+// the URL was made for (a new --node-hooks-url re-renders the URL with the same token).
+import type { V1Secret } from "@kubernetes/client-node";
+import { hookTokenDigest, nodeHookUrl } from "../../schema/node-hooks.ts";
+import { generatedSecret } from "../node-pod/index.ts";
+import { gatewayChildNames, HOOKS_SECRET_KEYS } from "./names.ts";
+
+export const TOKEN_DIGEST_ANNOTATION = "livepeer.org/token-digest";
+export const HOOKS_BASE_ANNOTATION = "livepeer.org/node-hooks-url";
+
+export interface HooksSecretInput {
+  gateway: string;
+  namespace: string;
+  token: string;
+  /** The API server's base URL as node pods reach it, e.g. http://livepeer-operator-api.livepeer-system.svc. */
+  base: string;
+}
+
+export function hooksSecret(i: HooksSecretInput): V1Secret {
+  return generatedSecret({
+    name: gatewayChildNames(i.gateway).hooksSecret,
+    namespace: i.namespace,
+    values: {
+      [HOOKS_SECRET_KEYS.token]: i.token,
+      [HOOKS_SECRET_KEYS.orchWebhookUrl]: nodeHookUrl(
+        i.base,
+        i.namespace,
+        i.gateway,
+        "orchestrators",
+        i.token,
+      ),
+    },
+    annotations: { [TOKEN_DIGEST_ANNOTATION]: hookTokenDigest(i.token), [HOOKS_BASE_ANNOTATION]: i.base },
+  });
+}
+
+/** What the cached Secret (key names and metadata only) says: its digest, and whether its URL is current. */
+export function hooksSecretState(
+  cached: { metadata?: { annotations?: Record<string, string> } } | undefined,
+  base: string,
+): { state: "missing" } | { state: "current"; digest: string } | { state: "stale"; digest: string } {
+  const a = cached?.metadata?.annotations ?? {};
+  const digest = a[TOKEN_DIGEST_ANNOTATION];
+  if (!cached || !digest || !/^[0-9a-f]{64}$/.test(digest)) return { state: "missing" };
+  return a[HOOKS_BASE_ANNOTATION] === base ? { state: "current", digest } : { state: "stale", digest };
+}

@@ -1,0 +1,194 @@
+// Everything a Gateway should have, computed from what was observed (pure: tests compare built
+// objects without a cluster): the node's pod, config and Services from the node-pod builder, the
+// orchestrators it is given and whether its price cap reaches them, and what holds the rollout.
+import type { V1EnvVar } from "@kubernetes/client-node";
+import type { FlagProblem } from "../../node/config/index.ts";
+import {
+  capPerPixel,
+  comparePrice,
+  type GatewayPriceCap,
+  type OrchestratorPrice,
+  type PriceCompatibility,
+  PriceInputError,
+  priceCompatibility,
+} from "../../node/pricing/index.ts";
+import type { StoredGateway } from "../../schema/gateway.ts";
+import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
+import { buildNodePod, type NodePod } from "../node-pod/index.ts";
+import { devnetHold, type Hold } from "../node-status/holds.ts";
+import { keystoreSecretOf } from "../node-status/keystore.ts";
+import { MAX_PRICE_PER_CAPABILITY_FILE, maxPricePerCapabilityFile } from "./flags.ts";
+import { gatewayChildNames, HOOK_TOKEN_ANNOTATION, HOOKS_SECRET_KEYS } from "./names.ts";
+import {
+  type AddressMode,
+  type KnownPrice,
+  type OrchestratorView,
+  orchestratorPool,
+  type Pool,
+} from "./pool.ts";
+import { gatewayRole } from "./role.ts";
+
+export interface GatewayPlanInput {
+  gateway: StoredGateway;
+  defaultImage: string;
+  devnet?: DevnetResolution;
+  /** The Orchestrators of the Gateway's namespace (for spec.orchestrators.selector). */
+  orchestrators: readonly OrchestratorView[];
+  addressing: AddressMode;
+  /** Whether the controller knows the URL of the API server's node hooks. */
+  hooksConfigured: boolean;
+  /** The digest of the token in the gateway's hooks Secret, once that Secret exists. */
+  hookTokenDigest?: string;
+}
+
+export interface GatewayPlan {
+  node: NodePod;
+  /** spec.orchestrators.selector: the node asks the operator for its orchestrators. */
+  discovery: boolean;
+  pool?: Pool;
+  price:
+    | PriceCompatibility
+    | { status: "True" | "Unknown"; reason: string; message: string; severity: "none" };
+  holds: Hold[];
+  problems: FlagProblem[];
+}
+
+export function planGateway(input: GatewayPlanInput): GatewayPlan {
+  const { gateway } = input;
+  const { spec } = gateway;
+  const name = gateway.metadata?.name ?? "";
+  const namespace = gateway.metadata?.namespace ?? "default";
+  const names = gatewayChildNames(name);
+  const discovery = spec.orchestrators.selector !== undefined;
+  const devnet: DevnetResolution = input.devnet ?? { state: "unused" };
+  const capFile = maxPricePerCapabilityFile(spec);
+  const env: V1EnvVar[] = discovery
+    ? [
+        {
+          name: "LP_ORCHWEBHOOKURL",
+          valueFrom: { secretKeyRef: { name: names.hooksSecret, key: HOOKS_SECRET_KEYS.orchWebhookUrl } },
+        },
+      ]
+    : [];
+  const podTemplate =
+    discovery && input.hookTokenDigest
+      ? {
+          ...spec.podTemplate,
+          annotations: { ...spec.podTemplate?.annotations, [HOOK_TOKEN_ANNOTATION]: input.hookTokenDigest },
+        }
+      : spec.podTemplate;
+  const node = buildNodePod(gatewayRole(spec.ingest.rtmp.enabled), {
+    name,
+    namespace,
+    instance: name,
+    replicas: 1,
+    image: spec.image ?? input.defaultImage,
+    extraArgs: spec.extraArgs,
+    facts: { spec, ...(devnet.state === "resolved" ? { devnet } : {}) },
+    env,
+    secrets: { keystore: keystoreSecretOf(gateway) },
+    storage: spec.storage,
+    podTemplate,
+    service: {
+      type: spec.service.type,
+      ports: { http: spec.service.port, rtmp: spec.ingest.rtmp.port },
+    },
+    files: capFile ? { [MAX_PRICE_PER_CAPABILITY_FILE]: capFile } : {},
+  });
+  const cap: GatewayPriceCap = {
+    maxPricePerUnit: spec.maxPricePerUnit ?? "0",
+    pixelsPerUnit: spec.pixelsPerUnit,
+  };
+  const pool = discovery
+    ? orchestratorPool(
+        spec.orchestrators.selector ?? {},
+        input.orchestrators,
+        input.addressing,
+        priceCheck(cap),
+      )
+    : undefined;
+  return {
+    node,
+    discovery,
+    ...(pool ? { pool } : {}),
+    price: pool
+      ? priceCompatibility(
+          cap,
+          pool.given.flatMap((g) => offerOf(g.name, g)),
+        )
+      : staticPrice(spec),
+    holds: holds(devnet, discovery, input),
+    problems: node.problems,
+  };
+}
+
+/** The node refuses its cap? Then the whole comparison is off; the flag problem says why. */
+function priceCheck(cap: GatewayPriceCap) {
+  let limit: ReturnType<typeof capPerPixel> | undefined;
+  try {
+    limit = capPerPixel(cap);
+  } catch (err) {
+    if (!(err instanceof PriceInputError)) throw err;
+  }
+  return (name: string, price: KnownPrice): boolean | undefined => {
+    const [offer] = offerOf(name, price);
+    if (!limit || !offer) return undefined;
+    const v = comparePrice(limit, offer).verdict;
+    return v === "unknown" ? undefined : v === "within";
+  };
+}
+
+function offerOf(
+  name: string,
+  p: { pricePerUnit?: string; pixelsPerUnit?: number; source?: KnownPrice["source"] },
+): OrchestratorPrice[] {
+  if (p.pricePerUnit === undefined) return [];
+  return [
+    {
+      name,
+      pricePerUnit: p.pricePerUnit,
+      pixelsPerUnit: p.pixelsPerUnit ?? 1,
+      source: p.source ?? "advertised",
+    },
+  ];
+}
+
+function staticPrice(spec: StoredGateway["spec"]): GatewayPlan["price"] {
+  if (spec.orchestrators.discovery === "onchain") {
+    return {
+      status: "Unknown",
+      reason: "OnchainDiscovery",
+      message:
+        "the gateway discovers orchestrators on chain: the node compares its cap with their prices itself",
+      severity: "none",
+    };
+  }
+  return {
+    status: "Unknown",
+    reason: "PricesNotKnown",
+    message:
+      "orchestrators are given by address (spec.orchestrators.addresses): their prices are not known to the operator; select Orchestrator resources to have the cap checked",
+    severity: "none",
+  };
+}
+
+function holds(devnet: DevnetResolution, discovery: boolean, input: GatewayPlanInput): Hold[] {
+  const out: Hold[] = [];
+  const devnetHeld = devnetHold(devnet);
+  if (devnetHeld) out.push(devnetHeld);
+  if (discovery && !input.hooksConfigured) {
+    out.push({
+      reason: "DiscoveryUnavailable",
+      message:
+        "spec.orchestrators.selector needs the operator's discovery hook, but the controller was started without --node-hooks-url (the Helm chart sets it when api.enabled is true): enable the API, or list orchestrators in spec.orchestrators.addresses",
+      blocksRollout: true,
+    });
+  } else if (discovery && !input.hookTokenDigest) {
+    out.push({
+      reason: "HooksSecretPending",
+      message: `waiting for the Secret ${gatewayChildNames(input.gateway.metadata?.name ?? "").hooksSecret} that carries the node's discovery URL`,
+      blocksRollout: true,
+    });
+  }
+  return out;
+}

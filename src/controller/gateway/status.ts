@@ -1,0 +1,179 @@
+// The Gateway's status from what the reconciler saw (pure): conditions, findings and facts. Ready
+// means serving: pods Ready, the node answering, orchestrators to send work to, a price cap that
+// reaches at least one of them, and no error finding. Warnings never flip it.
+
+import { formatSelector } from "../../kube/label-selector.ts";
+import type { Condition } from "../../schema/condition.ts";
+import type { Finding } from "../../schema/finding.ts";
+import type { GatewayStatus, StoredGateway } from "../../schema/gateway.ts";
+import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
+import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
+import { holdVerdict } from "../node-status/holds.ts";
+import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
+import { notReadyMessage, podsScheduled, simulatedVerdict, withSince } from "../node-status/pods.ts";
+import { conditionTime, ensureConditions, setCondition, type Verdict } from "../runtime/index.ts";
+import type { GatewayPlan } from "./plan.ts";
+
+export interface GatewaySeen {
+  gateway: StoredGateway;
+  plan: GatewayPlan;
+  pods: PodFacts[];
+  nodes: NodeFacts[];
+  doctor?: { targets: NodeTarget[]; report: DoctorReport };
+  keystore?: KeystoreState;
+  hookTokenDigest?: string;
+}
+
+export type GatewayOwnedStatus = Pick<
+  GatewayStatus,
+  | "observedGeneration"
+  | "conditions"
+  | "findings"
+  | "orchestrators"
+  | "orchestratorCount"
+  | "hookTokenDigest"
+  | "maxSessions"
+  | "node"
+>;
+
+const CONDITIONS = ["Ready", "Scheduled", "NodeReachable", "PriceCompatible", "Simulated"] as const;
+
+export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwnedStatus {
+  const { gateway, plan } = seen;
+  const generation = gateway.metadata?.generation;
+  const ctx = { generation, now };
+  const findings = findingsOf(seen, conditionTime(now));
+  let conditions: Condition[] = ensureConditions(gateway.status?.conditions, [...CONDITIONS], ctx);
+  for (const [type, verdict] of [
+    ["Scheduled", podsScheduled(seen.pods, seen.nodes)],
+    ["NodeReachable", nodeReachable(seen)],
+    ["PriceCompatible", priceVerdict(plan)],
+    ["Ready", ready(seen, findings)],
+    ["Simulated", simulatedVerdict(seen.pods, seen.doctor?.report)],
+  ] as const) {
+    conditions = setCondition(conditions, { type, ...verdict }, ctx);
+  }
+  const node = seen.pods[0]?.spec?.nodeName;
+  const given = plan.pool?.given;
+  return {
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    conditions,
+    findings,
+    ...(given ? { orchestrators: given, orchestratorCount: given.length } : {}),
+    ...(seen.hookTokenDigest ? { hookTokenDigest: seen.hookTokenDigest } : {}),
+    ...(gateway.spec.maxSessions !== undefined ? { maxSessions: gateway.spec.maxSessions } : {}),
+    ...(node ? { node } : {}),
+  };
+}
+
+/** The part of the status this controller owns, as it is now (to compare with computeGatewayStatus). */
+export function ownedGatewayStatus(gateway: StoredGateway): GatewayOwnedStatus {
+  const s = gateway.status ?? {};
+  return {
+    ...(s.observedGeneration !== undefined ? { observedGeneration: s.observedGeneration } : {}),
+    conditions: s.conditions ?? [],
+    findings: s.findings ?? [],
+    ...(s.orchestrators ? { orchestrators: s.orchestrators } : {}),
+    ...(s.orchestratorCount !== undefined ? { orchestratorCount: s.orchestratorCount } : {}),
+    ...(s.hookTokenDigest ? { hookTokenDigest: s.hookTokenDigest } : {}),
+    ...(s.maxSessions !== undefined ? { maxSessions: s.maxSessions } : {}),
+    ...(s.node ? { node: s.node } : {}),
+  };
+}
+
+function nodeReachable({ doctor, gateway }: GatewaySeen): Verdict {
+  if (!doctor)
+    return { status: "Unknown", reason: "NotChecked", message: "the node's endpoints have not been read" };
+  return reachability(doctor.targets, doctor.report.readings, gateway.metadata?.namespace ?? "default");
+}
+
+function priceVerdict(plan: GatewayPlan): Verdict {
+  const { status, reason, message } = plan.price;
+  return { status, reason, message };
+}
+
+/** Why the gateway has no orchestrator to send work to (selector mode), or undefined. */
+function noOrchestrators({ plan, gateway }: GatewaySeen): Verdict | undefined {
+  const pool = plan.pool;
+  if (!pool || pool.given.length > 0) return undefined;
+  const ns = gateway.metadata?.namespace ?? "default";
+  const selector = formatSelector(gateway.spec.orchestrators.selector ?? {}) || "{} (every Orchestrator)";
+  if (pool.selected === 0) {
+    return {
+      status: "False",
+      reason: "NoOrchestratorsSelected",
+      message: `spec.orchestrators.selector ${selector} matches no Orchestrator in namespace ${ns}: label one (kubectl label orchestrator <name> -n ${ns} <key>=<value>) or change the selector`,
+    };
+  }
+  return {
+    status: "False",
+    reason: "NoOrchestratorsReady",
+    message: `none of the ${pool.selected} Orchestrator(s) spec.orchestrators.selector ${selector} picks can take work: ${pool.leftOut
+      .map((l) => `${l.name} ${l.reason}`)
+      .join(", ")}`,
+  };
+}
+
+function ready(seen: GatewaySeen, findings: readonly Finding[]): Verdict {
+  const { plan, pods } = seen;
+  const held = holdVerdict(plan.holds);
+  if (held) return held;
+  const errors = plan.problems.filter((p) => p.severity === "error");
+  if (errors.length) {
+    return {
+      status: "False",
+      reason: "InvalidNodeConfiguration",
+      message: `the node would refuse its flags: ${errors.map((e) => `${e.message} - ${e.fix}`).join("; ")}`,
+    };
+  }
+  const keystore =
+    seen.keystore && keystoreVerdict(seen.keystore, seen.gateway.metadata?.namespace ?? "default");
+  if (keystore) return keystore;
+  const none = noOrchestrators(seen);
+  if (none) return none;
+  if (plan.price.severity === "error") return priceVerdict(plan);
+  const podsMessage = notReadyMessage(pods);
+  const stopping = findings.filter((f) => f.severity === "error");
+  if (stopping.length) {
+    return {
+      status: "False",
+      reason: stopping[0]!.id,
+      message: `${stopping.map((f) => `${f.id}: ${f.message}`).join("; ")}${podsMessage ? `; ${podsMessage}` : ""}`,
+    };
+  }
+  if (pods.length === 0) return { status: "False", reason: "PodPending", message: "no node pod yet" };
+  if (podsMessage) return { status: "False", reason: "PodsNotReady", message: podsMessage };
+  const reachable = nodeReachable(seen);
+  if (reachable.status === "False")
+    return { status: "False", reason: "NodeUnreachable", message: reachable.message };
+  if (reachable.status === "Unknown") {
+    return { status: "Unknown", reason: "CheckingNode", message: `pods Ready; ${reachable.message}` };
+  }
+  const count = plan.pool ? `, ${plan.pool.given.length} orchestrator(s) given` : "";
+  const warnings = findings.filter((f) => f.severity === "warning").length;
+  return {
+    status: "True",
+    reason: "Serving",
+    message: `the gateway's pod is Ready and its node answers${count}${
+      warnings ? `; ${warnings} warning finding(s), see status.findings` : ""
+    }`,
+  };
+}
+
+function findingsOf(seen: GatewaySeen, now: string): Finding[] {
+  const found: (Omit<Finding, "since"> & { since?: string })[] = [];
+  for (const p of seen.plan.problems.filter((x) => x.severity === "warning")) {
+    found.push({ id: "NodeFlagWarning", severity: "warning", message: `${p.message} - ${p.fix}` });
+  }
+  if (seen.plan.price.severity === "warning") {
+    found.push({ id: "PriceCapBelowSome", severity: "warning", message: seen.plan.price.message });
+  }
+  if (seen.keystore?.state === "trailing-newline") {
+    const f = seen.keystore.finding;
+    found.push({ id: f.id, severity: f.severity, message: `${f.message}. ${f.action}` });
+  }
+  for (const f of seen.doctor?.report.findings ?? []) if (!found.some((x) => x.id === f.id)) found.push(f);
+  // Errors first: they decide Ready, and at most 64 fit.
+  found.sort((a, b) => Number(b.severity === "error") - Number(a.severity === "error"));
+  return withSince(found, seen.gateway.status?.findings, now);
+}
