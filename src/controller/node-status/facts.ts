@@ -1,7 +1,8 @@
 // What the controllers cache of the cluster objects a node resource reads besides its own children:
 // Nodes and the node pods, reduced to what a status reads.
 
-import type { KubeObject } from "../../kube/index.ts";
+import { type KubeObject, keyFor, type ObjectKey } from "../../kube/index.ts";
+import { MANAGED_BY } from "../node-pod/index.ts";
 
 /** What the cache keeps of a Node: its name, labels (GPU Feature Discovery facts) and addresses. */
 export interface NodeFacts extends KubeObject {
@@ -101,4 +102,15 @@ function podStatusFacts(s: PodFacts["status"]): PodFacts["status"] {
     }));
   }
   return status;
+}
+
+const INSTANCE_LABEL = "app.kubernetes.io/instance";
+const COMPONENT_LABEL = "app.kubernetes.io/component";
+
+/** A node pod of one of these components -> the key of the resource it belongs to. */
+export function instanceOf(pod: KubeObject, components: readonly string[]): ObjectKey[] {
+  const labels = pod.metadata?.labels ?? {};
+  if (labels[MANAGED_BY.label] !== MANAGED_BY.value || !labels[INSTANCE_LABEL]) return [];
+  if (!components.includes(labels[COMPONENT_LABEL] ?? "")) return [];
+  return [keyFor(pod.metadata?.namespace, labels[INSTANCE_LABEL])];
 }

@@ -12,13 +12,12 @@ import {
   serviceFacts,
   statefulSetFacts,
 } from "../node-status/child-facts.ts";
-import { nodeFacts, podFacts } from "../node-status/facts.ts";
+import { instanceOf, nodeFacts, podFacts } from "../node-status/facts.ts";
 import type { CacheSpec, WatchSpec } from "../runtime/index.ts";
 import { secretKeysOnly } from "../webhook/secret-cache.ts";
 import { MANAGED_BY } from "./names.ts";
 
 export const INSTANCE_INDEX = "livepeerInstance";
-const INSTANCE_LABEL = "app.kubernetes.io/instance";
 /** Orchestrators by the keystore Secret they name, so the Secret's changes wake them. */
 export const KEYSTORE_INDEX = "livepeerKeystoreSecret";
 
@@ -27,10 +26,11 @@ function keystoreKey(o: KubeObject): ObjectKey[] {
   return secret ? [keyFor(o.metadata?.namespace, secret)] : [];
 }
 
+const ORCHESTRATOR_COMPONENTS = ["orchestrator", "transcoder"];
+
+/** An orchestrator's or transcoder's pod -> its Orchestrator (a Gateway's pods are not ours). */
 function instanceKey(pod: KubeObject): ObjectKey[] {
-  const labels = pod.metadata?.labels ?? {};
-  if (labels[MANAGED_BY.label] !== MANAGED_BY.value || !labels[INSTANCE_LABEL]) return [];
-  return [keyFor(pod.metadata?.namespace, labels[INSTANCE_LABEL])];
+  return instanceOf(pod, ORCHESTRATOR_COMPONENTS);
 }
 
 /** Orchestrators by the devnet ConfigMap they read (`namespace/name`). */
