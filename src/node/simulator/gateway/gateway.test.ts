@@ -163,7 +163,9 @@ describe("gateway simulator: a stream through the simulated network", () => {
     // One session on the first orchestrator for the whole stream; the other one stays idle.
     expect((await json(`${o.sim.urls.cli}/__sim/state`)).currentSessions).toBe(1);
     expect((await json(`${other.sim.urls.cli}/__sim/state`)).currentSessions).toBe(0);
-    expect(g.lines.filter((l) => l.includes("Done fetching orch info orchs=2/2 responses=2/2"))).toHaveLength(1);
+    expect(g.lines.filter((l) => l.includes("Done fetching orch info orchs=2/2 responses=2/2"))).toHaveLength(
+      1,
+    );
   });
 
   it.skipIf(!hasFfprobe)("ffprobe reads the gateway's HLS output as H.264 video", async () => {
