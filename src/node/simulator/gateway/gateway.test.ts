@@ -112,7 +112,8 @@ const hasFfprobe = (() => {
 describe("gateway simulator: a stream through the simulated network", () => {
   it("an HTTP-pushed stream reaches an orchestrator and comes back as an HLS presentation of every rendition", async () => {
     const o = await orchestrator("-pricePerUnit=1000");
-    const g = await gateway([`-orchAddr=${o.address}`]);
+    const other = await orchestrator("-pricePerUnit=1000");
+    const g = await gateway([`-orchAddr=${o.address},${other.address}`]);
     const pushed = await push(g, "demo", 3);
     expect(pushed.segments.map((s) => s.status)).toEqual([200, 200, 200]);
 
@@ -159,7 +160,12 @@ describe("gateway simulator: a stream through the simulated network", () => {
     expect((status.StreamInfo as Record<string, { SourceBytes: number }>).demo?.SourceBytes).toBe(
       3 * rendition.length,
     );
+    // One session on the first orchestrator for the whole stream; the other one stays idle.
     expect((await json(`${o.sim.urls.cli}/__sim/state`)).currentSessions).toBe(1);
+    expect((await json(`${other.sim.urls.cli}/__sim/state`)).currentSessions).toBe(0);
+    expect(g.lines.filter((l) => l.includes("Done fetching orch info orchs=2/2 responses=2/2"))).toHaveLength(
+      1,
+    );
   });
 
   it.skipIf(!hasFfprobe)("ffprobe reads the gateway's HLS output as H.264 video", async () => {
