@@ -8,6 +8,8 @@ import { serviceUnavailable } from "./errors/http-error.ts";
 import { frameworkErrorHandler, installErrorHandling } from "./errors/plugin.ts";
 import { type HealthSource, healthRoutes } from "./health/routes.ts";
 import { type LogOptions, loggerOptions, logResponses } from "./logging.ts";
+import type { GatewayHooksCache } from "./node-hooks/gateway-hooks-cache.ts";
+import { nodeHookRoutes } from "./node-hooks/routes.ts";
 import { openApiDocument } from "./openapi/document.ts";
 import { limitRate } from "./rate-limit/hook.ts";
 import type { RateLimiter } from "./rate-limit/token-bucket.ts";
@@ -29,6 +31,8 @@ export interface ApiParts {
   rateLimiter?: RateLimiter | undefined;
   service: WebhookService;
   cache: HealthSource;
+  /** The gateway nodes' hooks, outside the prefix (absent: not served). */
+  gateways?: GatewayHooksCache;
 }
 
 /** "/api", "api/", "/" -> "/api", "/api", "". */
@@ -68,7 +72,7 @@ export function createBaseApp(o: BaseOptions): FastifyInstance {
   return app;
 }
 
-/** Probes at the root; openapi.json and the webhook routes under the prefix. */
+/** Probes and the node hooks at the root; openapi.json and the webhook routes under the prefix. */
 export function mountApi(app: FastifyInstance, prefix: string, parts: ApiParts): void {
   const ready: onRequestHookHandler = async () => {
     if (!parts.cache.synced()) {
@@ -82,6 +86,7 @@ export function mountApi(app: FastifyInstance, prefix: string, parts: ApiParts):
   if (parts.rateLimiter) guards.push(limitRate(parts.rateLimiter));
 
   void app.register(healthRoutes, { cache: parts.cache });
+  if (parts.gateways) void app.register(nodeHookRoutes, { gateways: parts.gateways });
   const normalized = normalizePrefix(prefix);
   const document = openApiDocument(normalized);
   void app.register(

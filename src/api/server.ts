@@ -8,8 +8,9 @@ import { loadKubeConfig, PooledKubeConfig } from "../kube/kube-config.ts";
 import { createBaseApp, DEFAULT_BODY_LIMIT, DEFAULT_PREFIX, mountApi, normalizePrefix } from "./app.ts";
 import { TokenVerifier } from "./auth/verifier.ts";
 import { type LogLevel, runtimeLogger } from "./logging.ts";
+import { GatewayHooksCache } from "./node-hooks/gateway-hooks-cache.ts";
 import { RateLimiter } from "./rate-limit/token-bucket.ts";
-import { preflight } from "./store/preflight.ts";
+import { preflight, preflightNodeHooks } from "./store/preflight.ts";
 import { WebhookCache } from "./store/webhook-cache.ts";
 import { WebhookRepository } from "./store/webhook-repository.ts";
 import { WebhookService } from "./webhooks/service.ts";
@@ -42,6 +43,11 @@ export interface ApiServerOptions {
   bodyLimit?: number;
   logLevel?: LogLevel;
   logStream?: { write(line: string): void };
+  /**
+   * Serve the gateway nodes' hooks (discovery for Gateways that select Orchestrators) from a cache
+   * of every Gateway in the cluster; default true. Needs list/watch on gateways.livepeer.org.
+   */
+  nodeHooks?: boolean;
   /** How long to wait for the first sync of the cache; default 30 s. */
   syncTimeoutMs?: number;
 }
@@ -89,6 +95,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   let cache: WebhookCache | undefined;
   try {
     await preflight(client, namespace);
+    const nodeHooks = opts.nodeHooks ?? true;
+    if (nodeHooks) await preflightNodeHooks(client);
     // The app's logger comes first so the informer and the store log through it.
     const app = createBaseApp({
       prefix,
@@ -104,23 +112,27 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       log: log.child("store"),
     });
     const service = new WebhookService({ repo, allowLoopbackTargets: opts.allowLoopbackTargets ?? false });
+    const gateways = nodeHooks ? new GatewayHooksCache(client, log.child("gateway-hooks")) : undefined;
     mountApi(app, prefix, {
       verifier,
       rateLimiter: opts.rateLimitPerMinute ? new RateLimiter(opts.rateLimitPerMinute) : undefined,
       service,
       cache,
+      ...(gateways ? { gateways } : {}),
     });
     cache.start();
+    gateways?.start();
     const running = cache;
     const close = async () => {
       await app.close();
-      await running.stop();
+      await Promise.all([running.stop(), gateways?.stop()]);
       await owned?.close();
     };
     try {
       await app.listen({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 3000 });
       const timeout = AbortSignal.timeout(opts.syncTimeoutMs ?? 30_000);
-      const synced = await running.waitForSync(timeout);
+      const synced =
+        (await running.waitForSync(timeout)) && (gateways ? await gateways.waitForSync(timeout) : true);
       if (!synced) {
         throw new Error(
           `the webhook cache did not sync within ${(opts.syncTimeoutMs ?? 30_000) / 1000} s: ${running.health().lastError ?? "no answer from the Kubernetes API"}`,

@@ -1,4 +1,6 @@
 // Every controller `livepeer-operator controller` runs. A new reconciler adds one line here.
+import { gatewayController } from "./gateway/controller.ts";
+import type { GatewayOptions } from "./gateway/reconcile.ts";
 import { DEFAULT_NODE_IMAGE, orchestratorController } from "./orchestrator/controller.ts";
 import type { OrchestratorOptions } from "./orchestrator/reconcile.ts";
 import type { ControllerDefinition } from "./runtime/index.ts";
@@ -8,14 +10,23 @@ import { webhookController } from "./webhook/controller.ts";
 export interface ControllerSettings {
   /** The node doctor's period and look rate (defaults suit production). */
   doctor?: OrchestratorOptions["doctor"];
+  /** The API server's base URL as gateway pods reach it (Gateway discovery). */
+  nodeHooksUrl?: string;
+  /** How gateways reach the orchestrators they are given (default: their service address). */
+  orchestratorAddresses?: GatewayOptions["orchestratorAddresses"];
 }
 
 export function controllers(settings: ControllerSettings = {}): ControllerDefinition[] {
+  const defaultImage = process.env.LIVEPEER_NODE_IMAGE ?? DEFAULT_NODE_IMAGE;
+  const doctor = settings.doctor ? { doctor: settings.doctor } : {};
   return [
     webhookController,
-    orchestratorController({
-      defaultImage: process.env.LIVEPEER_NODE_IMAGE ?? DEFAULT_NODE_IMAGE,
-      ...(settings.doctor ? { doctor: settings.doctor } : {}),
+    orchestratorController({ defaultImage, ...doctor }),
+    gatewayController({
+      defaultImage,
+      ...doctor,
+      ...(settings.nodeHooksUrl ? { nodeHooksUrl: settings.nodeHooksUrl } : {}),
+      ...(settings.orchestratorAddresses ? { orchestratorAddresses: settings.orchestratorAddresses } : {}),
     }),
   ];
 }

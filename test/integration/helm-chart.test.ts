@@ -105,6 +105,9 @@ describe("helm install: least-privilege RBAC", () => {
   it.each([
     ["lpo-controller", "create", "statefulsets.apps", "video", true],
     ["lpo-controller", "patch", "orchestrators.livepeer.org/status", "video", true],
+    ["lpo-controller", "patch", "gateways.livepeer.org/status", "video", true],
+    ["lpo-controller", "watch", "gateways.livepeer.org", "video", true],
+    ["lpo-controller", "update", "gateways.livepeer.org", "video", false],
     ["lpo-controller", "list", "nodes", undefined, true],
     ["lpo-controller", "delete", "statefulsets.apps", "video", false],
     ["lpo-controller", "delete", "secrets", "video", false],
@@ -120,6 +123,10 @@ describe("helm install: least-privilege RBAC", () => {
     ["lpo-api", "create", "webhooks.livepeer.org", "video", false],
     ["lpo-api", "get", "secrets", "SELF", false],
     ["lpo-api", "list", "orchestrators.livepeer.org", "SELF", false],
+    ["lpo-api", "watch", "gateways.livepeer.org", "video", true],
+    ["lpo-api", "update", "gateways.livepeer.org", "video", false],
+    ["lpo-api", "patch", "gateways.livepeer.org/status", "video", false],
+    ["lpo-api", "get", "secrets", "video", false],
   ] as const)("%s may %s %s in %s: %s", async (sa, verb, resource, namespace, allowed) => {
     expect(await can(sa, verb, resource, namespace === "SELF" ? ns.name : namespace)).toBe(allowed);
   });

@@ -29,6 +29,8 @@ Options:
   --jwt-issuer ISS          required 'iss' of tokens
   --jwt-audience AUD        required 'aud' of tokens (comma-separated for several)
   --allow-loopback-targets  accept webhook URLs on loopback/private addresses (development only)
+  --no-node-hooks           do not serve gateway nodes' discovery hook (it needs list/watch on
+                            gateways.livepeer.org in every namespace)
   --rate-limit N            requests per minute per token (default ${DEFAULT_RATE_LIMIT}; 0 = unlimited)
   --body-limit SIZE         largest request body (default 64k)
   --log-level LEVEL         debug, info, warn, error (default info)
@@ -40,6 +42,7 @@ function parse(args: string[]) {
   try {
     return parseArgs({
       args,
+      allowNegative: true,
       options: {
         listen: { type: "string", default: DEFAULT_LISTEN },
         prefix: { type: "string", default: "/api" },
@@ -51,6 +54,7 @@ function parse(args: string[]) {
         "jwt-issuer": { type: "string" },
         "jwt-audience": { type: "string" },
         "allow-loopback-targets": { type: "boolean", default: false },
+        "node-hooks": { type: "boolean", default: true },
         "rate-limit": { type: "string", default: String(DEFAULT_RATE_LIMIT) },
         "body-limit": { type: "string", default: "64k" },
         "log-level": { type: "string", default: "info" },
@@ -97,6 +101,7 @@ export const command: Command = {
         jwtIssuer: v["jwt-issuer"],
         jwtAudience: audience?.length ? audience : undefined,
         allowLoopbackTargets: v["allow-loopback-targets"],
+        nodeHooks: v["node-hooks"],
         rateLimitPerMinute: parseNonNegativeInt(v["rate-limit"]!, "--rate-limit"),
         bodyLimit: parseByteSize(v["body-limit"]!, "--body-limit"),
         logLevel: v["log-level"] as LogLevel,

@@ -39,6 +39,14 @@ Options:
   --node-doctor-rate N     periodic looks started per second, at most (default 20; each reads a
                            log through the API server): past period x rate pods, each is looked
                            at every pods / rate seconds instead (a pod that changed: at once)
+  --node-hooks-url URL     the webhook API server's base URL as gateway pods reach it, e.g.
+                           http://livepeer-operator-api.livepeer-system.svc:3000 (the chart sets
+                           it): Gateways that select Orchestrators get their list from its
+                           discovery hook (without it they say they cannot be served)
+  --orchestrator-addresses MODE
+                           how gateways reach the orchestrators they are given: service (their
+                           advertised address, default) or pod-ip (no cluster DNS, as in the
+                           embedded default)
   --log-level LEVEL        debug | info | warn | error (default info)`;
 
 function seconds(flag: string, value: string | undefined, fallbackMs: number): number {
@@ -87,6 +95,8 @@ function parse(args: string[]) {
         "shutdown-timeout": { type: "string" },
         "node-doctor-period": { type: "string" },
         "node-doctor-rate": { type: "string" },
+        "node-hooks-url": { type: "string" },
+        "orchestrator-addresses": { type: "string", default: "service" },
         "log-level": { type: "string", default: "info" },
       },
     });
@@ -103,7 +113,8 @@ function defaultLeaseNamespace(): string {
 
 export const command: Command = {
   name: "controller",
-  summary: "Run the operator's controllers (Webhook, ...) with leader election and metrics.",
+  summary:
+    "Run the operator's controllers (Webhook, Orchestrator, Gateway) with leader election and metrics.",
   usage,
   async run(args) {
     const { values } = parse(args);
@@ -134,7 +145,19 @@ export const command: Command = {
     if (rate !== undefined && !(Number(rate) > 0)) {
       throw new UsageError(`--node-doctor-rate must be a positive number of looks per second, got ${rate}`);
     }
+    const addresses = values["orchestrator-addresses"];
+    if (addresses !== "service" && addresses !== "pod-ip") {
+      throw new UsageError(`--orchestrator-addresses must be service or pod-ip, got ${addresses}`);
+    }
+    const hooksUrl = values["node-hooks-url"];
+    if (hooksUrl !== undefined && !/^https?:\/\/[^/]+/.test(hooksUrl)) {
+      throw new UsageError(
+        `--node-hooks-url must be an http(s) URL such as http://livepeer-operator-api.livepeer-system.svc:3000, got ${hooksUrl}`,
+      );
+    }
     const all = controllers({
+      ...(hooksUrl ? { nodeHooksUrl: hooksUrl } : {}),
+      orchestratorAddresses: addresses,
       doctor: {
         ...(values["node-doctor-period"] !== undefined
           ? { periodMs: seconds("node-doctor-period", values["node-doctor-period"], 30_000) }

@@ -23,6 +23,7 @@ import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { blocksRollout } from "../node-status/holds.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
 import { restartPod } from "../node-status/pod-restart.ts";
+import { revisitAfter } from "../node-status/revisit.ts";
 import {
   type CacheReader,
   ChildApplier,
@@ -38,7 +39,6 @@ import {
 } from "../runtime/index.ts";
 import { childNames, ORCH_SECRET_KEY, PORTS } from "./names.ts";
 import { describeProblems, type Plan, planOrchestrator, recordedIn } from "./plan.ts";
-import { revisitAfter } from "./revisit.ts";
 import { type RolloutStatefulSet, recoverStuckRollouts } from "./rollout-recovery.ts";
 import { setSessionLimitLive } from "./session-limit-live.ts";
 import { computeStatus, type OwnedStatus, type Seen } from "./status.ts";

@@ -1,4 +1,4 @@
-// When to look at an Orchestrator again although no watch fires (pure). What the status reads is
+// When to look at a node resource (Orchestrator or Gateway) again although no watch fires (pure). What the status reads is
 // watched (pods, children, Nodes, the keystore Secret, labelled devnet ConfigMaps) or wakes the
 // key itself (the node doctor). A devnet ConfigMap that is missing or not labelled yet is outside
 // the cache, and a keystore read may fail: those are looked at again soon; any other unready state

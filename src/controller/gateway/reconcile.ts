@@ -1,0 +1,243 @@
+// The Gateway reconciler: an ordered list of named steps (each applies children built by pure
+// functions), then one status computation, written only when it changed.
+import {
+  applyOwned,
+  ConfigMaps,
+  type KubeClient,
+  type KubeObject,
+  keyFor,
+  Nodes,
+  type ObjectKey,
+  Pods,
+  Secrets,
+  Services,
+  StatefulSets,
+} from "../../kube/index.ts";
+import { formatProblem } from "../../node/config/index.ts";
+import type { StoredGateway } from "../../schema/gateway.ts";
+import { hookTokenDigest } from "../../schema/node-hooks.ts";
+import { Gateways, Orchestrators } from "../../schema/resources.ts";
+import { readDevnet } from "../devnet/lookup.ts";
+import { KubePodLogs, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
+import { newSecretValue } from "../node-pod/index.ts";
+import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
+import { blocksRollout } from "../node-status/holds.ts";
+import { KeystoreCheck } from "../node-status/keystore.ts";
+import { revisitAfter } from "../node-status/revisit.ts";
+import { nodeTargets } from "../node-status/targets.ts";
+import { PORTS as ORCHESTRATOR_PORTS } from "../orchestrator/names.ts";
+import { INSTANCE_INDEX } from "../orchestrator/watch.ts";
+import {
+  type CacheReader,
+  ChildApplier,
+  done,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Reconciler,
+  type Recorder,
+  requeueAfter,
+  type SetupContext,
+  type StatusNews,
+  StatusWriter,
+} from "../runtime/index.ts";
+import { hooksSecret, hooksSecretState } from "./hooks-secret.ts";
+import { gatewayChildNames, HOOKS_SECRET_KEYS, PORTS } from "./names.ts";
+import { type GatewayPlan, planGateway } from "./plan.ts";
+import type { AddressMode, OrchestratorView } from "./pool.ts";
+import { computeGatewayStatus, ownedGatewayStatus } from "./status.ts";
+import { GATEWAY_INSTANCE_INDEX } from "./watch.ts";
+
+export interface GatewayOptions {
+  /** Image of node pods whose resource does not set spec.image. */
+  defaultImage: string;
+  /**
+   * The API server's base URL as gateway pods reach it (its node hooks answer discovery); absent:
+   * Gateways that select Orchestrators say they cannot be served.
+   */
+  nodeHooksUrl?: string;
+  /**
+   * How gateways reach the orchestrators they are given: their advertised service address (a
+   * cluster), or their pod's IP (the embedded default: loopback pod IPs, no cluster DNS).
+   */
+  orchestratorAddresses?: "service" | "pod-ip";
+  doctor?: Partial<Omit<NodeDoctorOptions, "logs" | "wake" | "log">>;
+}
+
+interface Run {
+  plan: GatewayPlan;
+  pods: PodFacts[];
+  hookTokenDigest?: string;
+}
+
+type Step = (gw: StoredGateway, run: Run) => Promise<void>;
+
+/** Transitions told as Events; and every new finding. */
+const NEWS: StatusNews = {
+  conditions: { Scheduled: "Schedule", PriceCompatible: "ComparePrices", Ready: "Reconcile" },
+};
+
+export class GatewayReconciler implements Reconciler {
+  readonly #client: KubeClient;
+  readonly #cache: CacheReader;
+  readonly #events: Recorder;
+  readonly #options: GatewayOptions;
+  readonly #children: ChildApplier;
+  readonly doctor: NodeDoctor;
+  readonly #keystore: KeystoreCheck;
+  readonly #status: StatusWriter;
+
+  constructor(ctx: SetupContext, options: GatewayOptions) {
+    this.#client = ctx.client;
+    this.#cache = ctx.cache;
+    this.#events = ctx.events;
+    this.#options = options;
+    this.#children = new ChildApplier(ctx.client, ctx.cache);
+    this.doctor = new NodeDoctor({
+      ...options.doctor,
+      logs: new KubePodLogs(ctx.client),
+      wake: (key) => ctx.enqueue(key),
+      log: ctx.log.child("doctor"),
+    });
+    this.#keystore = new KeystoreCheck(ctx.client, ctx.cache);
+    this.#status = new StatusWriter(ctx, Gateways, NEWS);
+  }
+
+  /** Run in order, stopping at the first error (retried with backoff). */
+  readonly steps: ReadonlyArray<[name: string, step: Step]> = [
+    [
+      "config map",
+      (g, r) =>
+        this.#unlessHeld(r, () => this.#children.apply(ConfigMaps, g, r.plan.node.configMap as KubeObject)),
+    ],
+    ["services", (g, r) => this.#applyAll(Services, g, r.plan.node.services)],
+    ["stateful set", (g, r) => this.#unlessHeld(r, () => this.#statefulSet(g, r.plan))],
+  ];
+
+  async reconcile(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {
+    const gw = this.#cache.get<StoredGateway>(Gateways, key);
+    if (!gw || gw.metadata?.deletionTimestamp) {
+      this.#children.forget(key);
+      this.doctor.forget(key);
+      return done;
+    }
+    const hookTokenDigest = await this.#hooksSecret(gw);
+    const run = await this.#plan(gw, hookTokenDigest);
+    for (const [name, step] of this.steps) {
+      await step(gw, run).catch((err: Error) => {
+        ctx.log.warn(`step "${name}" failed; will retry`, { error: err.message });
+        throw err;
+      });
+    }
+    const ns = gw.metadata?.namespace ?? "default";
+    const targets = nodeTargets(run.pods, () => ({
+      role: "gateway",
+      cliPort: PORTS.cli,
+      servicePort: undefined,
+      aiExpected: false,
+    }));
+    const report = this.doctor.observe(key, targets, {
+      namespace: ns,
+      seed: gw.status?.findings ?? [],
+      signal: ctx.signal,
+    });
+    const status = computeGatewayStatus(
+      {
+        gateway: gw,
+        plan: run.plan,
+        pods: run.pods,
+        nodes: this.#cache.list<NodeFacts>(Nodes),
+        doctor: { targets, report },
+        keystore: await this.#keystore.check(gw),
+        ...(hookTokenDigest ? { hookTokenDigest } : {}),
+      },
+      new Date(),
+    );
+    await this.#status.write(gw, ownedGatewayStatus(gw), status, ctx.log);
+    const next = revisitAfter(status.conditions, undefined, Math.random());
+    return next === undefined ? done : requeueAfter(next);
+  }
+
+  async #plan(gw: StoredGateway, hookTokenDigest: string | undefined): Promise<Run> {
+    const ns = gw.metadata?.namespace ?? "default";
+    const names = gatewayChildNames(gw.metadata?.name ?? "");
+    const pods = this.#cache.byIndex<PodFacts>(Pods, GATEWAY_INSTANCE_INDEX, keyFor(ns, names.statefulSet));
+    const plan = planGateway({
+      gateway: gw,
+      defaultImage: this.#options.defaultImage,
+      devnet: await readDevnet(gw.spec, ns, this.#cache, this.#client),
+      orchestrators: this.#cache.list<OrchestratorView & KubeObject>(Orchestrators, ns),
+      addressing: this.#addressing(ns),
+      hooksConfigured: !!this.#options.nodeHooksUrl,
+      ...(hookTokenDigest ? { hookTokenDigest } : {}),
+    });
+    return { plan, pods, ...(hookTokenDigest ? { hookTokenDigest } : {}) };
+  }
+
+  #addressing(ns: string): AddressMode {
+    if (this.#options.orchestratorAddresses !== "pod-ip") return "service";
+    return {
+      podAddress: (name) => {
+        const pod = this.#cache
+          .byIndex<PodFacts>(Pods, INSTANCE_INDEX, keyFor(ns, name))
+          .find(
+            (p) => p.metadata?.labels?.["app.kubernetes.io/component"] === "orchestrator" && p.status?.podIP,
+          );
+        return pod ? `${pod.status?.podIP}:${ORCHESTRATOR_PORTS.service}` : undefined;
+      },
+    };
+  }
+
+  /**
+   * The hooks Secret of a gateway that selects Orchestrators: created once with a new token; its
+   * URL re-rendered (same token) when the API server's URL changes. Returns the token's digest.
+   */
+  async #hooksSecret(gw: StoredGateway): Promise<string | undefined> {
+    const base = this.#options.nodeHooksUrl;
+    if (!gw.spec.orchestrators.selector || !base) return undefined;
+    const ns = gw.metadata?.namespace ?? "default";
+    const name = gw.metadata?.name ?? "";
+    const cached = this.#cache.get(Secrets, keyFor(ns, gatewayChildNames(name).hooksSecret));
+    const state = hooksSecretState(cached, base);
+    if (state.state === "current") return state.digest;
+    let token = newSecretValue();
+    if (state.state === "stale") {
+      const stored = await this.#client.get<KubeObject & { data?: Record<string, string> }>(
+        Secrets,
+        ns,
+        gatewayChildNames(name).hooksSecret,
+      );
+      const value = stored.data?.[HOOKS_SECRET_KEYS.token];
+      if (value) token = Buffer.from(value, "base64").toString("utf8");
+    }
+    await applyOwned(
+      this.#client,
+      Secrets,
+      gw,
+      hooksSecret({ gateway: name, namespace: ns, token, base }) as KubeObject,
+    );
+    return hookTokenDigest(token);
+  }
+
+  async #unlessHeld(run: Run, step: () => Promise<unknown>): Promise<void> {
+    if (!blocksRollout(run.plan.holds)) await step();
+  }
+
+  async #applyAll(type: typeof Services, gw: StoredGateway, objects: object[]): Promise<void> {
+    await Promise.all(objects.map((o) => this.#children.apply(type, gw, o as KubeObject)));
+  }
+
+  async #statefulSet(gw: StoredGateway, plan: GatewayPlan): Promise<void> {
+    const errors = plan.problems.filter((p) => p.severity === "error");
+    if (errors.length) {
+      // Keep the last good pod: a bad spec must not replace a serving gateway with a crashing one.
+      this.#events.event(gw, {
+        type: "Warning",
+        reason: "InvalidNodeConfiguration",
+        message: `not rolling out: ${errors.map(formatProblem).join("; ")}`,
+        action: "Validate",
+      });
+      return;
+    }
+    await this.#children.apply(StatefulSets, gw, plan.node.statefulSet as KubeObject);
+  }
+}
