@@ -97,7 +97,7 @@ export function evaluateNodeChain(
   return {
     conditions,
     findings: distinctBySeverity(findings),
-    facts: statusFacts(facts, profile.secondsPerRoundBlock),
+    facts: statusFacts(target.role, facts, profile.secondsPerRoundBlock),
   };
 }
 
@@ -123,7 +123,11 @@ function distinctBySeverity(found: (Finding | undefined)[]): Finding[] {
   return [...byId.values()].sort((a, b) => RANK[a.severity] - RANK[b.severity]);
 }
 
-function statusFacts(facts: NodeChainFacts, secondsPerBlock: number | undefined): ChainStatusFacts {
+function statusFacts(
+  role: NodeChainTarget["role"],
+  facts: NodeChainFacts,
+  secondsPerBlock: number | undefined,
+): ChainStatusFacts {
   const out: ChainStatusFacts = {};
   if (facts.rpc.ok) {
     out.chainId = facts.rpc.chainId;
@@ -136,12 +140,12 @@ function statusFacts(facts: NodeChainFacts, secondsPerBlock: number | undefined)
     out.roundBlocksLeft = Number(left.blocks);
     if (left.seconds !== undefined) out.roundSecondsLeft = left.seconds;
   }
-  if (facts.orchestrator) {
+  if (role === "orchestrator" && facts.orchestrator) {
     out.serviceURI = facts.orchestrator.serviceURI;
     out.activeSet = facts.orchestrator.active;
     out.lastRewardRound = Number(facts.orchestrator.lastRewardRound);
   }
-  if (facts.gateway) {
+  if (role === "gateway" && facts.gateway) {
     out.deposit = ethText(facts.gateway.deposit);
     out.reserve = ethText(facts.gateway.reserve);
   }

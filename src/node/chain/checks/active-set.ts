@@ -17,8 +17,8 @@ export function activeSet(address: string, facts: NodeChainFacts): Finding | und
   } else if (!o.pool) {
     why = stake;
   } else if (o.pool.lowestStake !== undefined) {
-    const need = o.pool.lowestStake + 1n - o.totalStake;
-    why = `${stake}; the pool is full (${o.pool.size} of ${o.pool.maxSize}) and its smallest stake is ${ethText(o.pool.lowestStake)} LPT${need > 0n ? `: about ${ethText(need)} LPT more gets it in from the next round` : ""}`;
+    const gap = o.pool.lowestStake - o.totalStake;
+    why = `${stake}; the pool is full (${o.pool.size} of ${o.pool.maxSize}) and its smallest stake is ${ethText(o.pool.lowestStake)} LPT: ${gap >= 0n ? `more than ${ethText(gap)} LPT more` : "registering as transcoder"} gets it in from the next round`;
   } else {
     why = `${stake}; the pool has room (${o.pool.size} of ${o.pool.maxSize}): bonding to it and registering as transcoder gets it in from the next round`;
   }
