@@ -16,7 +16,6 @@ import {
 } from "./protocol-abi.ts";
 import { parseRpcUrl } from "./rpc-url.ts";
 
-const CONTROLLER = "0xD8E8328501E9645d16Cf49539efC04f734606ee4";
 const CONTRACTS: Record<string, string> = {
   BondingManager: "0x00000000000000000000000000000000000000b1",
   RoundsManager: "0x00000000000000000000000000000000000000b2",
