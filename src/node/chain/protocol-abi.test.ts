@@ -6,6 +6,8 @@ import { loadArtifact } from "../devnet/artifacts.ts";
 import {
   BONDING_MANAGER_ABI,
   CONTROLLER_ABI,
+  decodeCall,
+  encodeCall,
   ROUNDS_MANAGER_ABI,
   SERVICE_REGISTRY_ABI,
   TICKET_BROKER_ABI,
@@ -31,8 +33,8 @@ describe.each(CASES)("%s fragments", (name, ours) => {
       const theirs = full.getFunction(fn.name)!;
       const values = theirs.outputs.map((o) =>
         sample(
-          o.type,
-          o.components?.map((c) => c.type),
+          o.baseType,
+          o.components?.map((c) => c.baseType),
         ),
       );
       const encoded = AbiCoder.defaultAbiCoder().encode(theirs.outputs, values);
@@ -54,3 +56,32 @@ function sample(type: string, components?: string[]): unknown {
   if (type.startsWith("uint")) return 7n;
   throw new Error(`no sample for ${type}`);
 }
+
+describe.each(CASES)("%s: the direct encoding and decoding give what ethers gives", (_name, ours) => {
+  ours.forEachFunction((fn) => {
+    it(fn.name, () => {
+      const args = fn.inputs.map((i) =>
+        i.type === "address" ? "0xBd49cD60629fd6585FB4c1cA3Fc2529241207B5e" : `0x${"ab".repeat(32)}`,
+      );
+      expect(encodeCall(ours, fn.name, args)).toBe(ours.encodeFunctionData(fn, args));
+      const values = fn.outputs.map((o) =>
+        sample(
+          o.baseType,
+          o.components?.map((c) => c.baseType),
+        ),
+      );
+      const encoded = AbiCoder.defaultAbiCoder().encode(fn.outputs, values);
+      const ethers = ours.decodeFunctionResult(fn, encoded);
+      const direct = decodeCall<unknown>(ours, fn.name, encoded);
+      const expected = ethers.length === 1 ? ethers[0] : ethers;
+      expect(String(direct).toLowerCase()).toBe(String(expected).toLowerCase());
+    });
+  });
+  it("a result that is no word (a call to an address without code) is refused, not read as 0", () => {
+    let first = "";
+    ours.forEachFunction((fn, i) => {
+      if (i === 0) first = fn.name;
+    });
+    expect(() => decodeCall(ours, first, "0x")).toThrow();
+  });
+});

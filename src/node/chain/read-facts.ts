@@ -1,7 +1,7 @@
 // Reading what the chain says about one node, through the process's shared ChainReads. The order
 // is the order of dependence: the head (is the RPC there, which chain, which block), the
-// protocol's addresses from the Controller, then the round and this node's own reads, all pinned
-// to the head's block and sent together. A node outside the active set also gets the pool's
+// protocol's addresses from the Controller, then the round and this node's own reads, all cached
+// under the head's block and sent together. A node outside the active set also gets the pool's
 // entry stake. Whatever fails is recorded in the facts, for the checks to judge.
 import { isAddress } from "ethers/address";
 import type { ChainReads } from "./chain-reads.ts";

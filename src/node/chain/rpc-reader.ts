@@ -1,13 +1,21 @@
 // Reads of one chain endpoint, shared by every node that uses it. The head (chain id, block
 // number, head timestamp) is read at most once per `headTtlMs`, failures included, so a dead RPC
-// costs one timeout per period, not one per node. Contract reads are pinned to the head's block
-// and cached per (block, call): nodes looked at while the head stands share them, and identical
-// reads in flight are made once. Contract addresses are cached per Controller for
+// costs one timeout per period, not one per node. Contract reads are cached per (head block,
+// call): nodes looked at while the head stands share them, and identical reads in flight are made
+// once. They ask for "latest" rather than the head's number, since a load-balanced provider's
+// other backends may not have a block that one just announced. Contract addresses are cached per Controller for
 // `addressTtlMs`; the active set's entry stake per (BondingManager, round) for `poolTtlMs`.
 import type { Interface } from "ethers/abi";
 import type { PoolFacts, ProtocolFacts, RpcFacts } from "./facts.ts";
 import { JsonRpcClient, type JsonRpcOptions, RpcCallError, RpcTransportError } from "./json-rpc.ts";
-import { BONDING_MANAGER_ABI, CONTROLLER_ABI, controllerId, PROTOCOL_CONTRACTS } from "./protocol-abi.ts";
+import {
+  BONDING_MANAGER_ABI,
+  CONTROLLER_ABI,
+  controllerId,
+  decodeCall,
+  encodeCall,
+  PROTOCOL_CONTRACTS,
+} from "./protocol-abi.ts";
 import type { RpcUrl } from "./rpc-url.ts";
 
 export interface RpcReaderOptions extends JsonRpcOptions {
@@ -110,21 +118,18 @@ export class RpcReader {
     }
   }
 
-  /** eth_call at `block`, decoded; shared with identical calls at that block. */
+  /** eth_call while the head is `block`, decoded; shared with identical calls at that block. */
   callAt<T>(block: number, to: string, abi: Interface, fn: string, args: unknown[] = []): Promise<T> {
-    const data = abi.encodeFunctionData(fn, args);
+    const data = encodeCall(abi, fn, args);
     const raw = this.shared(block, `call:${to.toLowerCase()}:${data}`, () =>
-      this.client.call<string>("eth_call", [{ to, data }, hex(block)]),
+      this.client.call<string>("eth_call", [{ to, data }, "latest"]),
     );
-    return raw.then((result) => {
-      const decoded = abi.decodeFunctionResult(fn, result as string);
-      return (decoded.length === 1 ? decoded[0] : decoded) as T;
-    });
+    return raw.then((result) => decodeCall<T>(abi, fn, result as string));
   }
 
   balanceAt(block: number, address: string): Promise<bigint> {
     return this.shared(block, `balance:${address.toLowerCase()}`, () =>
-      this.client.call<string>("eth_getBalance", [address, hex(block)]),
+      this.client.call<string>("eth_getBalance", [address, "latest"]),
     ).then((h) => BigInt(h as string));
   }
 
@@ -172,7 +177,7 @@ export class RpcReader {
   private async fetchProtocol(block: number, controller: string): Promise<ProtocolFacts> {
     try {
       const [code, ...addresses] = await Promise.all([
-        this.client.call<string>("eth_getCode", [controller, hex(block)]),
+        this.client.call<string>("eth_getCode", [controller, "latest"]),
         ...PROTOCOL_CONTRACTS.map((name) =>
           this.callAt<string>(block, controller, CONTROLLER_ABI, "getContract", [controllerId(name)]),
         ),
@@ -251,10 +256,6 @@ export class RpcReader {
 
 function isDecodeError(err: unknown): boolean {
   return (err as { code?: string }).code === "BAD_DATA";
-}
-
-function hex(n: number): string {
-  return `0x${n.toString(16)}`;
 }
 
 function badAnswer(message: string): RpcFacts {
