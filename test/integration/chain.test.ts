@@ -1,7 +1,8 @@
 // Chain truth against the real dev chain with the real protocol contracts: a devnet that moves
 // (the round ticker: a block every 250 ms, a round every 8 blocks), changed through the real CLI
-// (`devnet drain|reward|unbond|service-uri|pause|resume`, `deposit`), and judged by the same
-// checkNodeChain the controller and `livepeer-operator doctor` run. No Kubernetes involved.
+// (`devnet drain|reward|unbond|service-uri|round|pause|resume`, `deposit`), and judged by the
+// same checkNodeChain the controller runs (and `livepeer-operator doctor`, tested here too).
+// No Kubernetes involved.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -16,6 +17,7 @@ import {
 } from "../../src/node/chain/index.ts";
 import { freePort, isAlive, stopPid } from "../../src/node/devnet/processes.ts";
 import type { DevnetState } from "../../src/node/devnet/state.ts";
+import type { DevnetStatus } from "../../src/node/devnet/status.ts";
 import { cli } from "./support/cli.ts";
 
 const BLOCK_MS = 250;
@@ -68,6 +70,15 @@ async function devnet(...args: string[]) {
   return r.stdout;
 }
 
+/** `devnet up` on the running devnet starts its ticker again. */
+async function restartTicker(): Promise<void> {
+  const up = await cli(["devnet", "up", "--dir", dir, "--block-interval", String(BLOCK_MS / 1000), "--json"]);
+  expect(up.code, up.stderr).toBe(0);
+  state = JSON.parse(up.stdout) as DevnetState;
+  expect(state.reused).toBe(true);
+  expect(isAlive(state.ticker!.pid)).toBe(true);
+}
+
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "chain-it-"));
   const port = await freePort();
@@ -112,6 +123,12 @@ describe("chain truth on a moving devnet", () => {
     );
     expect(next.facts.blockNumber).toBeGreaterThan(first.facts.blockNumber!);
     expect(reasons(next).ChainHealthy).toBe("RPCHealthy");
+    const status = JSON.parse(await devnet("status", "--json")) as DevnetStatus;
+    expect(status.ticker).toEqual({
+      pid: state.ticker!.pid,
+      blockIntervalMs: BLOCK_MS,
+      roundLength: ROUND_BLOCKS,
+    });
   });
 
   it("a gateway with deposit and reserve is Funded; drained it is not (an error); funded again it is", async () => {
@@ -176,18 +193,20 @@ describe("chain truth on a moving devnet", () => {
     expect(before.findings.find((f) => f.id === "RewardNotCalled")?.message).toMatch(
       /has not called reward in round \d+ \(never called before\); \d+ blocks? \(about [\d.]+ s\) left in the round/,
     );
-    expect(await devnet("reward", "--account", "orchestrator-0")).toMatch(/called reward in round (\d+)/);
+    // Rounds stand still while the reward is called and checked (a round is only 2 s here).
+    await stopPid(state.ticker!.pid);
+    const called = await devnet("reward", "--account", "orchestrator-0");
+    const round = Number(/called reward in round (\d+)/.exec(called)?.[1]);
     const rewarded = await check(orch);
+    expect(rewarded.facts).toMatchObject({ currentRound: round, lastRewardRound: round });
     expect(ids(rewarded)).not.toContain("RewardNotCalled");
-    expect(rewarded.facts.lastRewardRound).toBe(rewarded.facts.currentRound);
-    // The next round passes without a call.
-    const missed = await until(orch, (c) => (c.facts.currentRound ?? 0) > rewarded.facts.currentRound!);
+    // The ticker again: the next round passes without a call.
+    await restartTicker();
+    const missed = await until(orch, (c) => (c.facts.currentRound ?? 0) > round);
     expect(ids(missed)).toContain("RewardNotCalled");
     expect(missed.findings.find((f) => f.id === "RewardNotCalled")?.message).toContain(
-      `last called in round ${rewarded.facts.currentRound}`,
+      `last called in round ${round}`,
     );
-    await devnet("reward", "--account", "orchestrator-0");
-    expect(ids(await check(orch))).not.toContain("RewardNotCalled");
   });
 
   it("an orchestrator whose on-chain URI is its service address is Registered; changed on chain it is ServiceURIMismatch", async () => {
@@ -209,13 +228,56 @@ describe("chain truth on a moving devnet", () => {
     expect(changed.facts.serviceURI).toBe("https://10.20.30.40:8935");
   });
 
+  it("doctor prints the conditions, facts and findings of an orchestrator, and refuses bad usage", async () => {
+    const deployments = path.join(dir, "deployments", "devnet");
+    const orch = account("orchestrator-0");
+    const text = await cli([
+      "doctor",
+      "--eth-url",
+      state.url,
+      "--deployments",
+      deployments,
+      "--address",
+      orch.address.toLowerCase(),
+      "--service-addr",
+      "127.0.0.1:8935",
+      "--block-time",
+      "0.25",
+    ]);
+    // The URI changed on chain above: a warning, so exit 0.
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(`Chain check of orchestrator ${orch.address} on devnet via ${state.url}`);
+    expect(text.stdout).toMatch(/ChainHealthy +True +RPCHealthy/);
+    expect(text.stdout).toMatch(/Registered +False +ServiceURIMismatch/);
+    expect(text.stdout).toMatch(
+      /Facts: chain 1337, block \d+, round \d+ \(\d+ blocks, about [\d.]+ s left\), service URI https:\/\/10\.20\.30\.40:8935/,
+    );
+    expect(text.stdout).toMatch(
+      /WARNING +ServiceURIMismatch\n {2}Found: {4}.*\n {2}Meaning: .*\n {2}Action: /,
+    );
+    expect(text.stdout).toMatch(/0 errors, \d+ warnings?\.\n$/);
+    const bad = await Promise.all([
+      cli(["doctor", "--address", orch.address]),
+      cli(["doctor", "--eth-url", state.url, "--address", "0x1234"]),
+      cli(["doctor", "--eth-url", state.url, "--address", orch.address, "--role", "transcoder"]),
+      cli(["doctor", "--eth-url", "ftp://x", "--address", orch.address, "--deployments", deployments]),
+    ]);
+    expect(bad.map((r) => r.code)).toEqual([2, 2, 2, 2]);
+    expect(bad[0]?.stderr).toMatch(/--eth-url URL/);
+    expect(bad[1]?.stderr).toMatch(/'0x1234' is not an account address/);
+    expect(bad[2]?.stderr).toMatch(/give orchestrator or gateway/);
+    expect(bad[3]?.stderr).toMatch(/has scheme ftp/);
+  });
+
   it("an orchestrator that unbonds everything leaves the active set from the next round", async () => {
     const orch = target("orchestrator-1", { serviceAddr: "127.0.0.1:8936" });
     expect((await check(orch)).facts.activeSet).toBe(true);
-    expect(await devnet("unbond", "--account", "orchestrator-1")).toMatch(
-      /leaves the active set in round \d+/,
-    );
-    const out = await until(orch, (c) => c.facts.activeSet === false);
+    const unbonded = await devnet("unbond", "--account", "orchestrator-1");
+    const leaves = Number(/leaves the active set in round (\d+)/.exec(unbonded)?.[1]);
+    expect(await devnet("round")).toMatch(/round \d+ started and initialized/);
+    const out = await check(orch);
+    expect(out.facts.currentRound).toBeGreaterThanOrEqual(leaves);
+    expect(out.facts.activeSet).toBe(false);
     expect(ids(out)).toEqual(["NotRegistered", "NotInActiveSet"]);
     expect(out.findings.find((f) => f.id === "NotInActiveSet")?.message).toMatch(
       /is not in the active set in round \d+: its stake is 0 LPT; the pool has room \(1 of 50\)/,
@@ -233,18 +295,7 @@ describe("chain truth on a moving devnet", () => {
     );
     expect(ids(stale)).toEqual(["RPCStale"]);
 
-    const up = await cli([
-      "devnet",
-      "up",
-      "--dir",
-      dir,
-      "--block-interval",
-      String(BLOCK_MS / 1000),
-      "--json",
-    ]);
-    expect(up.code, up.stderr).toBe(0);
-    state = JSON.parse(up.stdout) as DevnetState;
-    expect(state.reused).toBe(true);
+    await restartTicker();
     await until(gw, (c) => reasons(c).ChainHealthy === "RPCHealthy", 10_000);
   });
 
