@@ -1,7 +1,6 @@
 // Findings and conditions as the chain checks produce them: a catalog finding (meaning and action
 // from the catalog, the occurrence in the message) and a condition input with a stable reason.
 
-import { formatEther } from "ethers/utils";
 import { catalogEntry } from "../diagnosis/catalog.ts";
 import type { Finding } from "../diagnosis/types.ts";
 import type { NodeChainFacts } from "./facts.ts";
@@ -29,9 +28,12 @@ export function chainFinding(id: string, message: string): Finding {
   return { id, severity: entry.severity, message, meaning: entry.meaning, action: entry.action };
 }
 
-/** A wei amount as ETH (or LPT) in decimal, without a useless ".0": "10", "0.25", "0". */
+/** A wei amount as ETH (or LPT) in decimal, all its digits and no trailing zeros: "10", "0.25", "0". */
 export function ethText(wei: bigint): string {
-  return formatEther(wei).replace(/\.0$/, "");
+  const sign = wei < 0n ? "-" : "";
+  const digits = (wei < 0n ? -wei : wei).toString().padStart(19, "0");
+  const fraction = digits.slice(-18).replace(/0+$/, "");
+  return `${sign}${digits.slice(0, -18)}${fraction ? `.${fraction}` : ""}`;
 }
 
 /** A condition that could not be judged because its reads did not happen. */

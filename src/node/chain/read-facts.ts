@@ -3,7 +3,6 @@
 // protocol's addresses from the Controller, then the round and this node's own reads, all cached
 // under the head's block and sent together. A node outside the active set also gets the pool's
 // entry stake. Whatever fails is recorded in the facts, for the checks to judge.
-import { isAddress } from "ethers/address";
 import type { ChainReads } from "./chain-reads.ts";
 import type {
   GatewayFacts,
@@ -14,10 +13,11 @@ import type {
 } from "./facts.ts";
 import { chainProfile } from "./networks.ts";
 import {
-  BONDING_MANAGER_ABI,
-  ROUNDS_MANAGER_ABI,
-  SERVICE_REGISTRY_ABI,
-  TICKET_BROKER_ABI,
+  BONDING_MANAGER,
+  type ProtocolFunction,
+  ROUNDS_MANAGER,
+  SERVICE_REGISTRY,
+  TICKET_BROKER,
 } from "./protocol-abi.ts";
 import type { RpcReader } from "./rpc-reader.ts";
 import type { RpcUrl } from "./rpc-url.ts";
@@ -27,7 +27,7 @@ export async function readNodeChainFacts(
   target: NodeChainTarget,
   rpc: RpcUrl,
 ): Promise<NodeChainFacts> {
-  if (!isAddress(target.address)) {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(target.address)) {
     throw new TypeError(
       `${JSON.stringify(target.address)} is not an account address: 0x followed by 40 hex digits`,
     );
@@ -87,13 +87,13 @@ export async function readNodeChainFacts(
 }
 
 async function readRound(reader: RpcReader, block: number, rm: string): Promise<RoundFacts> {
-  const read = <T>(fn: string) => reader.callAt<T>(block, rm, ROUNDS_MANAGER_ABI, fn);
+  const read = <T>(f: ProtocolFunction) => reader.callAt<T>(block, rm, f);
   const [current, initialized, startBlock, length, blockNum] = await Promise.all([
-    read<bigint>("currentRound"),
-    read<boolean>("currentRoundInitialized"),
-    read<bigint>("currentRoundStartBlock"),
-    read<bigint>("roundLength"),
-    read<bigint>("blockNum"),
+    read<bigint>(ROUNDS_MANAGER.currentRound),
+    read<boolean>(ROUNDS_MANAGER.currentRoundInitialized),
+    read<bigint>(ROUNDS_MANAGER.currentRoundStartBlock),
+    read<bigint>(ROUNDS_MANAGER.roundLength),
+    read<bigint>(ROUNDS_MANAGER.blockNum),
   ]);
   return { current, initialized, startBlock, length, blockNum };
 }
@@ -105,15 +105,15 @@ async function readOrchestrator(
   address: string,
 ): Promise<OrchestratorFacts> {
   const bm = addresses.BondingManager!;
-  const bonding = <T>(fn: string) => reader.callAt<T>(block, bm, BONDING_MANAGER_ABI, fn, [address]);
+  const bonding = <T>(f: ProtocolFunction) => reader.callAt<T>(block, bm, f, [address]);
   const [serviceURI, registered, active, transcoder, totalStake] = await Promise.all([
-    reader.callAt<string>(block, addresses.ServiceRegistry!, SERVICE_REGISTRY_ABI, "getServiceURI", [
-      address,
-    ]),
-    bonding<boolean>("isRegisteredTranscoder"),
-    bonding<boolean>("isActiveTranscoder"),
-    bonding<{ lastRewardRound: bigint; activationRound: bigint; deactivationRound: bigint }>("getTranscoder"),
-    bonding<bigint>("transcoderTotalStake"),
+    reader.callAt<string>(block, addresses.ServiceRegistry!, SERVICE_REGISTRY.getServiceURI, [address]),
+    bonding<boolean>(BONDING_MANAGER.isRegisteredTranscoder),
+    bonding<boolean>(BONDING_MANAGER.isActiveTranscoder),
+    bonding<{ lastRewardRound: bigint; activationRound: bigint; deactivationRound: bigint }>(
+      BONDING_MANAGER.getTranscoder,
+    ),
+    bonding<bigint>(BONDING_MANAGER.transcoderTotalStake),
   ]);
   return {
     serviceURI,
@@ -132,13 +132,11 @@ async function readGateway(
   broker: string,
   address: string,
 ): Promise<GatewayFacts> {
-  const info = await reader.callAt<{
-    sender: { deposit: bigint; withdrawRound: bigint };
-    reserve: { fundsRemaining: bigint };
-  }>(block, broker, TICKET_BROKER_ABI, "getSenderInfo", [address]);
-  return {
-    deposit: info.sender.deposit,
-    reserve: info.reserve.fundsRemaining,
-    withdrawRound: info.sender.withdrawRound,
-  };
+  const info = await reader.callAt<{ deposit: bigint; withdrawRound: bigint; fundsRemaining: bigint }>(
+    block,
+    broker,
+    TICKET_BROKER.getSenderInfo,
+    [address],
+  );
+  return { deposit: info.deposit, reserve: info.fundsRemaining, withdrawRound: info.withdrawRound };
 }

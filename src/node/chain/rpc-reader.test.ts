@@ -3,16 +3,18 @@
 // long, what a failing endpoint costs. The real chain is test/integration/chain.test.ts.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { AbiCoder, ZeroAddress } from "ethers";
 import { afterEach, describe, expect, it } from "vitest";
 import { ChainReads } from "./chain-reads.ts";
 import { checkNodeChain } from "./check-node.ts";
 import {
-  BONDING_MANAGER_ABI,
-  CONTROLLER_ABI,
-  controllerId,
-  ROUNDS_MANAGER_ABI,
-  SERVICE_REGISTRY_ABI,
-  TICKET_BROKER_ABI,
+  BONDING_MANAGER,
+  CONTROLLER,
+  CONTROLLER_IDS,
+  type ProtocolFunction,
+  ROUNDS_MANAGER,
+  SERVICE_REGISTRY,
+  TICKET_BROKER,
 } from "./protocol-abi.ts";
 import { parseRpcUrl } from "./rpc-url.ts";
 
@@ -45,45 +47,41 @@ afterEach(async () => {
   servers = [];
 });
 
-const ABIS = [
-  CONTROLLER_ABI,
-  SERVICE_REGISTRY_ABI,
-  BONDING_MANAGER_ABI,
-  ROUNDS_MANAGER_ABI,
-  TICKET_BROKER_ABI,
-];
+const BY_ID = new Map(Object.entries(CONTROLLER_IDS).map(([name, id]) => [id.slice(2), CONTRACTS[name]!]));
+const FUNCTIONS: ProtocolFunction[] = [
+  CONTROLLER,
+  SERVICE_REGISTRY,
+  BONDING_MANAGER,
+  ROUNDS_MANAGER,
+  TICKET_BROKER,
+].flatMap((t) => Object.values(t));
+const coder = AbiCoder.defaultAbiCoder();
 
+/** The chain's answer to a call, encoded as the contract would. */
 function ethCall(data: string): string {
-  const selector = data.slice(0, 10);
-  for (const abi of ABIS) {
-    const fn = abi.getFunction(selector);
-    if (!fn) continue;
-    if (fn.name === "getContract") {
-      const id = abi.decodeFunctionData(fn, data)[0] as string;
-      return abi.encodeFunctionResult(fn, [BY_ID.get(id) ?? `0x${"0".repeat(40)}`]);
-    }
-    const answers: Record<string, unknown[]> = {
-      getServiceURI: ["https://orch.example.com:8935"],
-      isActiveTranscoder: [true],
-      isRegisteredTranscoder: [true],
-      transcoderTotalStake: [10n ** 21n],
-      getTranscoder: [3499n, 0n, 0n, 0n, 10n, 2n ** 255n],
-      currentRound: [3500n],
-      currentRoundInitialized: [true],
-      currentRoundStartBlock: [20_160_000n],
-      roundLength: [5760n],
-      blockNum: [20_161_000n],
-      getSenderInfo: [
-        [10n ** 18n, 0n],
-        [10n ** 18n, 0n],
-      ],
-    };
-    return abi.encodeFunctionResult(fn, answers[fn.name]!);
-  }
-  throw new Error(`unknown selector ${selector}`);
+  const f = FUNCTIONS.find((x) => data.startsWith(x.selector));
+  if (!f) throw new Error(`unknown selector ${data.slice(0, 10)}`);
+  if (f === CONTROLLER.getContract)
+    return coder.encode(["address"], [BY_ID.get(data.slice(10)) ?? ZeroAddress]);
+  const answers = new Map<ProtocolFunction, [string[], unknown[]]>([
+    [SERVICE_REGISTRY.getServiceURI, [["string"], ["https://orch.example.com:8935"]]],
+    [BONDING_MANAGER.isActiveTranscoder, [["bool"], [true]]],
+    [BONDING_MANAGER.isRegisteredTranscoder, [["bool"], [true]]],
+    [BONDING_MANAGER.transcoderTotalStake, [["uint256"], [10n ** 21n]]],
+    [
+      BONDING_MANAGER.getTranscoder,
+      [Array(10).fill("uint256"), [3499n, 0n, 0n, 0n, 10n, 2n ** 255n, 0n, 0n, 0n, 0n]],
+    ],
+    [ROUNDS_MANAGER.currentRound, [["uint256"], [3500n]]],
+    [ROUNDS_MANAGER.currentRoundInitialized, [["bool"], [true]]],
+    [ROUNDS_MANAGER.currentRoundStartBlock, [["uint256"], [20_160_000n]]],
+    [ROUNDS_MANAGER.roundLength, [["uint256"], [5760n]]],
+    [ROUNDS_MANAGER.blockNum, [["uint256"], [20_161_000n]]],
+    [TICKET_BROKER.getSenderInfo, [Array(4).fill("uint256"), [10n ** 18n, 0n, 10n ** 18n, 0n]]],
+  ]);
+  const [types, values] = answers.get(f)!;
+  return coder.encode(types, values);
 }
-
-const BY_ID = new Map(Object.entries(CONTRACTS).map(([name, address]) => [controllerId(name), address]));
 
 function answer(chain: FakeChain, call: { id: number; method: string; params: unknown[] }): unknown {
   chain.calls[call.method] = (chain.calls[call.method] ?? 0) + 1;

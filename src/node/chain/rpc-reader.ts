@@ -5,16 +5,18 @@
 // once. They ask for "latest" rather than the head's number, since a load-balanced provider's
 // other backends may not have a block that one just announced. Contract addresses are cached per Controller for
 // `addressTtlMs`; the active set's entry stake per (BondingManager, round) for `poolTtlMs`.
-import type { Interface } from "ethers/abi";
 import type { PoolFacts, ProtocolFacts, RpcFacts } from "./facts.ts";
 import { JsonRpcClient, type JsonRpcOptions, RpcCallError, RpcTransportError } from "./json-rpc.ts";
 import {
-  BONDING_MANAGER_ABI,
-  CONTROLLER_ABI,
-  controllerId,
+  AbiDecodeError,
+  BONDING_MANAGER,
+  CONTROLLER,
+  CONTROLLER_IDS,
   decodeCall,
   encodeCall,
   PROTOCOL_CONTRACTS,
+  type ProtocolFunction,
+  ZERO_ADDRESS,
 } from "./protocol-abi.ts";
 import type { RpcUrl } from "./rpc-url.ts";
 
@@ -27,7 +29,6 @@ export interface RpcReaderOptions extends JsonRpcOptions {
   poolTtlMs?: number;
 }
 
-const ZERO_ADDRESS = `0x${"0".repeat(40)}`;
 const HEX_QUANTITY = /^0x[0-9a-fA-F]+$/;
 
 interface Timed<T> {
@@ -119,12 +120,12 @@ export class RpcReader {
   }
 
   /** eth_call while the head is `block`, decoded; shared with identical calls at that block. */
-  callAt<T>(block: number, to: string, abi: Interface, fn: string, args: unknown[] = []): Promise<T> {
-    const data = encodeCall(abi, fn, args);
+  callAt<T>(block: number, to: string, f: ProtocolFunction, args: readonly string[] = []): Promise<T> {
+    const data = encodeCall(f, args);
     const raw = this.shared(block, `call:${to.toLowerCase()}:${data}`, () =>
       this.client.call<string>("eth_call", [{ to, data }, "latest"]),
     );
-    return raw.then((result) => decodeCall<T>(abi, fn, result as string));
+    return raw.then((result) => decodeCall<T>(f, result as string));
   }
 
   balanceAt(block: number, address: string): Promise<bigint> {
@@ -179,7 +180,7 @@ export class RpcReader {
       const [code, ...addresses] = await Promise.all([
         this.client.call<string>("eth_getCode", [controller, "latest"]),
         ...PROTOCOL_CONTRACTS.map((name) =>
-          this.callAt<string>(block, controller, CONTROLLER_ABI, "getContract", [controllerId(name)]),
+          this.callAt<string>(block, controller, CONTROLLER.getContract, [CONTROLLER_IDS[name]]),
         ),
       ]);
       if (code === "0x" || code === "0x0") {
@@ -198,7 +199,7 @@ export class RpcReader {
         addresses: Object.fromEntries(PROTOCOL_CONTRACTS.map((name, i) => [name, addresses[i]!])),
       };
     } catch (err) {
-      if (err instanceof RpcCallError || isDecodeError(err)) {
+      if (err instanceof RpcCallError || err instanceof AbiDecodeError) {
         return {
           ok: false,
           message: `the contract at ${controller} does not answer as a Controller (${(err as Error).message})`,
@@ -233,29 +234,21 @@ export class RpcReader {
 
   private async fetchPool(block: number, bm: string): Promise<PoolFacts> {
     const [size, maxSize] = await Promise.all([
-      this.callAt<bigint>(block, bm, BONDING_MANAGER_ABI, "getTranscoderPoolSize"),
-      this.callAt<bigint>(block, bm, BONDING_MANAGER_ABI, "getTranscoderPoolMaxSize"),
+      this.callAt<bigint>(block, bm, BONDING_MANAGER.getTranscoderPoolSize),
+      this.callAt<bigint>(block, bm, BONDING_MANAGER.getTranscoderPoolMaxSize),
     ]);
     const pool: PoolFacts = { size: Number(size), maxSize: Number(maxSize) };
     if (size === 0n || size < maxSize) return pool;
-    let member = await this.callAt<string>(block, bm, BONDING_MANAGER_ABI, "getFirstTranscoderInPool");
+    let member = await this.callAt<string>(block, bm, BONDING_MANAGER.getFirstTranscoderInPool);
     // Sorted by stake, largest first: the last member holds the smallest stake.
     for (let i = 1n; i < size; i++) {
-      const next = await this.callAt<string>(block, bm, BONDING_MANAGER_ABI, "getNextTranscoderInPool", [
-        member,
-      ]);
+      const next = await this.callAt<string>(block, bm, BONDING_MANAGER.getNextTranscoderInPool, [member]);
       if (next === ZERO_ADDRESS) break;
       member = next;
     }
-    pool.lowestStake = await this.callAt<bigint>(block, bm, BONDING_MANAGER_ABI, "transcoderTotalStake", [
-      member,
-    ]);
+    pool.lowestStake = await this.callAt<bigint>(block, bm, BONDING_MANAGER.transcoderTotalStake, [member]);
     return pool;
   }
-}
-
-function isDecodeError(err: unknown): boolean {
-  return (err as { code?: string }).code === "BAD_DATA";
 }
 
 function badAnswer(message: string): RpcFacts {
