@@ -38,6 +38,8 @@ interface FakeChain {
   /** Refuse batches the way some providers do. */
   refuseBatches?: boolean;
   blockNumberAnswer?: unknown;
+  /** No contract anywhere: eth_getCode and eth_call answer "0x". */
+  noCode?: boolean;
   close(): Promise<void>;
 }
 
@@ -99,9 +101,9 @@ function answer(chain: FakeChain, call: { id: number; method: string; params: un
       case "eth_getBalance":
         return "0xde0b6b3a7640000";
       case "eth_getCode":
-        return "0x6080";
+        return chain.noCode ? "0x" : "0x6080";
       case "eth_call":
-        return ethCall((call.params[0] as { data: string }).data);
+        return chain.noCode ? "0x" : ethCall((call.params[0] as { data: string }).data);
       default:
         throw new Error(call.method);
     }
@@ -250,6 +252,41 @@ describe("a failing RPC", () => {
     expect(check.conditions[0]).toMatchObject({ status: "False", reason: "RPCUnreachable" });
     expect(check.conditions[0]?.message).toMatch(
       /answered eth_blockNumber with 1234, not a hex block number/,
+    );
+  });
+});
+
+describe("the wrong chain", () => {
+  it("an RPC of another chain than the network's: ChainIdMismatch, and nothing else is read", async () => {
+    const chain = await fakeChain();
+    const check = await checkNodeChain(new ChainReads(), { ...orchestrator(chain, 0), network: "mainnet" });
+    expect(check.conditions[0]).toMatchObject({
+      status: "False",
+      reason: "ChainIdMismatch",
+      severity: "error",
+    });
+    expect(check.conditions[0]?.message).toMatch(/is chain 42161, but the network is chain 1/);
+    expect(chain.calls.eth_call).toBeUndefined();
+  });
+
+  it("no contract at the Controller address: ProtocolNotFound", async () => {
+    const chain = await fakeChain({ noCode: true });
+    const check = await checkNodeChain(new ChainReads(), orchestrator(chain, 0));
+    expect(check.conditions[0]).toMatchObject({
+      status: "False",
+      reason: "ProtocolNotFound",
+      severity: "error",
+    });
+    expect(check.conditions[0]?.message).toMatch(/no contract code at the Controller address 0xD8E8/);
+    expect(check.conditions[1]).toMatchObject({ status: "Unknown", reason: "ChainNotRead" });
+  });
+
+  it("a network without a built-in Controller and none given: ProtocolNotFound naming -ethController", async () => {
+    const chain = await fakeChain();
+    const check = await checkNodeChain(new ChainReads(), { ...orchestrator(chain, 0), network: "my-l2" });
+    expect(check.conditions[0]?.reason).toBe("ProtocolNotFound");
+    expect(check.conditions[0]?.message).toMatch(
+      /-network my-l2 has no built-in Controller address.*-ethController/,
     );
   });
 });

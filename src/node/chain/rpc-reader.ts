@@ -3,8 +3,9 @@
 // costs one timeout per period, not one per node. Contract reads are cached per (head block,
 // call): nodes looked at while the head stands share them, and identical reads in flight are made
 // once. They ask for "latest" rather than the head's number, since a load-balanced provider's
-// other backends may not have a block that one just announced. Contract addresses are cached per Controller for
-// `addressTtlMs`; the active set's entry stake per (BondingManager, round) for `poolTtlMs`.
+// other backends may not have a block that one just announced. Contract addresses are cached per
+// Controller for `addressTtlMs`; the active set's entry stake per (BondingManager, round) for
+// `poolTtlMs`.
 import type { PoolFacts, ProtocolFacts, RpcFacts } from "./facts.ts";
 import { JsonRpcClient, type JsonRpcOptions, RpcCallError, RpcTransportError } from "./json-rpc.ts";
 import {
@@ -100,7 +101,7 @@ export class RpcReader {
       const readAt = this.now();
       if (!this.seen || this.seen.blockNumber !== blockNumber) this.seen = { blockNumber, since: readAt };
       if (blockNumber !== this.block) {
-        // Reads pinned to an older block are not asked again.
+        // A new block: what was read under the old one is dropped.
         this.block = blockNumber;
         this.calls = new Map();
       }
@@ -176,28 +177,20 @@ export class RpcReader {
   }
 
   private async fetchProtocol(block: number, controller: string): Promise<ProtocolFacts> {
+    // Sent together; the code decides how to read the rest (no code: the calls answer nothing).
+    const code = this.client.call<string>("eth_getCode", [controller, "latest"]);
+    const lookups = Promise.all(
+      PROTOCOL_CONTRACTS.map((name) =>
+        this.callAt<string>(block, controller, CONTROLLER.getContract, [CONTROLLER_IDS[name]]),
+      ),
+    );
+    lookups.catch(() => {});
+    if ((await code).replace(/^0x0*$/, "") === "") {
+      return { ok: false, message: `no contract code at the Controller address ${controller}` };
+    }
+    let addresses: string[];
     try {
-      const [code, ...addresses] = await Promise.all([
-        this.client.call<string>("eth_getCode", [controller, "latest"]),
-        ...PROTOCOL_CONTRACTS.map((name) =>
-          this.callAt<string>(block, controller, CONTROLLER.getContract, [CONTROLLER_IDS[name]]),
-        ),
-      ]);
-      if (code === "0x" || code === "0x0") {
-        return { ok: false, message: `no contract code at the Controller address ${controller}` };
-      }
-      const missing = PROTOCOL_CONTRACTS.filter((_, i) => addresses[i] === ZERO_ADDRESS);
-      if (missing.length > 0) {
-        return {
-          ok: false,
-          message: `the contract at ${controller} has no ${missing.join(", ")} registered: it is not a Livepeer Controller`,
-        };
-      }
-      return {
-        ok: true,
-        controller,
-        addresses: Object.fromEntries(PROTOCOL_CONTRACTS.map((name, i) => [name, addresses[i]!])),
-      };
+      addresses = await lookups;
     } catch (err) {
       if (err instanceof RpcCallError || err instanceof AbiDecodeError) {
         return {
@@ -207,6 +200,18 @@ export class RpcReader {
       }
       throw err;
     }
+    const missing = PROTOCOL_CONTRACTS.filter((_, i) => addresses[i] === ZERO_ADDRESS);
+    if (missing.length > 0) {
+      return {
+        ok: false,
+        message: `the contract at ${controller} has no ${missing.join(", ")} registered: it is not a Livepeer Controller`,
+      };
+    }
+    return {
+      ok: true,
+      controller,
+      addresses: Object.fromEntries(PROTOCOL_CONTRACTS.map((name, i) => [name, addresses[i]!])),
+    };
   }
 
   /**
