@@ -22,6 +22,8 @@ import {
 import type { RpcUrl } from "./rpc-url.ts";
 
 export interface RpcReaderOptions extends JsonRpcOptions {
+  /** The clock of the caches and of "when was this block first seen" (default Date.now). */
+  now?: () => number;
   /** How long a head reading (or its failure) is reused (default 5000 ms). */
   headTtlMs?: number;
   /** How long contract addresses from a Controller are reused (default 10 min). */
