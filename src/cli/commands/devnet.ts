@@ -28,8 +28,9 @@ const usage = `Usage: livepeer-operator devnet up|down|status|configmap [options
           from the npm artifacts (@livepeer/sdk), set up orchestrator and gateway accounts, and
           return once all is ready, leaving the chain running in the background. A second 'up'
           finds the running devnet and reuses it (and says so).
-  down    stop the chain 'up' started and wait for it to exit (keeps deployments/devnet/ and
-          .devnet/ unless --purge; the next 'up' redeploys to the same addresses)
+  down    stop the chain (and round ticker) 'up' started and wait for them to exit (keeps
+          deployments/devnet/ and .devnet/ unless --purge; the next 'up' redeploys to the same
+          addresses)
   status  chain id and height, current round, contract addresses, and each account's ETH
           balance, bonded LPT, active-transcoder flag, service URI, deposit and reserve
           (exit 1 when no devnet runs)
