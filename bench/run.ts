@@ -33,6 +33,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     quick: ["--pods", "1000"],
     nodeFlags: ["--expose-gc"],
   },
+  "chain-reads": {
+    what: "chain checks of many Orchestrators on one RPC (requests/s to the RPC, CPU), shared vs not",
+    quick: ["--orchestrators", "1000", "--period", "30", "--periods", "1"],
+  },
   transport: {
     what: "the Kubernetes client's transport vs client-node's stock client",
     quick: ["--n", "1000", "--concurrency", "16"],

@@ -5,6 +5,7 @@ import {
   type AccountPlan,
   DEFAULT_ACCOUNT_PLAN,
   DEFAULT_CHAIN_PORT,
+  DEVNET_PROTOCOL_PARAMS,
   type DevnetState,
   devnetDown,
   devnetUp,
@@ -13,15 +14,23 @@ import {
 } from "../../node/devnet/index.ts";
 import { isAlive } from "../../node/devnet/processes.ts";
 import { type Command, UsageError } from "../command.ts";
+import {
+  DEVNET_ACTIONS,
+  DEVNET_ACTIONS_USAGE,
+  type DevnetAction,
+  runDevnetAction,
+} from "../devnet-actions.ts";
 
 const usage = `Usage: livepeer-operator devnet up|down|status|configmap [options]
+       livepeer-operator devnet reward|drain|unbond|service-uri|round|pause|resume [options]
 
   up      start a local dev chain (hardhat node on 127.0.0.1 only), deploy the Livepeer protocol
           from the npm artifacts (@livepeer/sdk), set up orchestrator and gateway accounts, and
           return once all is ready, leaving the chain running in the background. A second 'up'
           finds the running devnet and reuses it (and says so).
-  down    stop the chain 'up' started and wait for it to exit (keeps deployments/devnet/ and
-          .devnet/ unless --purge; the next 'up' redeploys to the same addresses)
+  down    stop the chain (and round ticker) 'up' started and wait for them to exit (keeps
+          deployments/devnet/ and .devnet/ unless --purge; the next 'up' redeploys to the same
+          addresses)
   status  chain id and height, current round, contract addresses, and each account's ETH
           balance, bonded LPT, active-transcoder flag, service URI, deposit and reserve
           (exit 1 when no devnet runs)
@@ -29,15 +38,23 @@ const usage = `Usage: livepeer-operator devnet up|down|status|configmap [options
           spec.devnet names: every <Contract>.json, .chainId and ethUrl, the chain's JSON-RPC URL
           as the node pods reach it. Apply it with kubectl apply --server-side -f - (the ABIs are
           too large for a client-side apply's annotation).
+${DEVNET_ACTIONS_USAGE}
 
 Options:
   --dir DIR           base directory for deployments/devnet/ and .devnet/ (default: .)
   --port N            port on 127.0.0.1 for a new chain (default ${DEFAULT_CHAIN_PORT}; 0 = any free port)
   --foreground        up: stay attached and stop the chain on Ctrl-C
+  --block-interval S  up: run the round ticker: a block every S seconds (e.g. 1 or 0.5), each
+                      also a round block, and every new round initialized - so rounds pass, reward
+                      can be missed, and a stopped ticker makes the chain go stale (default: none;
+                      the chain mines only when sent a transaction)
+  --round-length N    up: blocks per round (default ${DEVNET_PROTOCOL_PARAMS.roundLength}; set on a running devnet too)
   --orchestrators N   up: orchestrator accounts (default ${DEFAULT_ACCOUNT_PLAN.orchestrators})
   --gateways N        up: gateway accounts (default ${DEFAULT_ACCOUNT_PLAN.gateways})
   --deposit ETH       up: each gateway's TicketBroker deposit (default ${formatEther(DEFAULT_ACCOUNT_PLAN.deposit)})
   --reserve ETH       up: each gateway's TicketBroker reserve (default ${formatEther(DEFAULT_ACCOUNT_PLAN.reserve)})
+  --account NAME      reward, drain, unbond, service-uri: the devnet account that acts
+  --rounds N          round: how many rounds to jump (default 1)
   --json              up, status: print the facts as JSON on stdout
   --purge             down: also delete deployments/devnet/ and .devnet/ (keystores too)
   --name NAME         configmap: the ConfigMap's name (default devnet)
@@ -85,6 +102,11 @@ function summary(state: DevnetState): string {
   const lines = [
     `devnet ${state.reused ? "reused" : "ready"}: ${state.url} (chain id ${state.chainId}, chain pid ${state.pid})`,
     `Controller ${state.contracts.Controller} (deployments in ${state.deploymentsDir})`,
+    ...(state.ticker
+      ? [
+          `round ticker pid ${state.ticker.pid}: a block every ${state.ticker.blockIntervalMs} ms, a round every ${state.ticker.roundLength} blocks (log ${state.ticker.logFile})`,
+        ]
+      : []),
     ...state.accounts.map(
       (a) => `${a.name.padEnd(15)} ${a.address}  keystore ${a.keystoreFile}  password ${a.passwordFile}`,
     ),
@@ -96,6 +118,17 @@ async function up(values: Record<string, string | boolean | undefined>): Promise
   const port = count(values.port as string | undefined, "--port");
   if (port !== undefined && port > 65_535) throw new UsageError(`--port: ${port} is not a TCP port`);
   const foreground = values.foreground === true;
+  const blockInterval = values["block-interval"] as string | undefined;
+  if (
+    blockInterval !== undefined &&
+    !(/^\d+(\.\d+)?$/.test(blockInterval) && Number(blockInterval) >= 0.05)
+  ) {
+    throw new UsageError(
+      `--block-interval: '${blockInterval}' is not a number of seconds of at least 0.05, like 1 or 0.5`,
+    );
+  }
+  const roundLength = count(values["round-length"] as string | undefined, "--round-length");
+  if (roundLength === 0) throw new UsageError("--round-length: a round is at least 1 block");
   const t0 = performance.now();
   let state: DevnetState;
   try {
@@ -104,6 +137,8 @@ async function up(values: Record<string, string | boolean | undefined>): Promise
       port,
       detached: !foreground,
       accounts: accountPlan(values),
+      ...(blockInterval !== undefined ? { blockIntervalMs: Math.round(Number(blockInterval) * 1000) } : {}),
+      ...(roundLength !== undefined ? { roundLength } : {}),
       progress: log,
     });
   } catch (err) {
@@ -140,6 +175,8 @@ async function down(values: Record<string, string | boolean | undefined>): Promi
       ? `[devnet] stopped the chain (pid ${result.stoppedPid})`
       : "[devnet] no devnet chain was running",
   );
+  if (result.stoppedTickerPid !== undefined)
+    log(`[devnet] stopped the round ticker (pid ${result.stoppedTickerPid})`);
   if (result.purged) log("[devnet] removed deployments/devnet/ and .devnet/");
   return 0;
 }
@@ -165,7 +202,8 @@ async function configMap(values: Record<string, string | boolean | undefined>): 
 
 export const command: Command = {
   name: "devnet",
-  summary: "Local testnet: dev chain + Livepeer protocol + funded accounts: up | down | status.",
+  summary:
+    "Local testnet: dev chain + Livepeer protocol + funded accounts: up | down | status, and moves (reward, drain, ...).",
   usage,
   async run(args) {
     const negative = negativeAmountOption(args, ["--deposit", "--reserve"]);
@@ -177,8 +215,18 @@ export const command: Command = {
       throw new UsageError((err as Error).message);
     }
     const { values, positionals } = parsed;
+    const verb = positionals[0];
+    if ((DEVNET_ACTIONS as readonly string[]).includes(verb ?? "")) {
+      if (positionals.length > 2) throw new UsageError(`unexpected argument '${positionals[2]}'`);
+      return runDevnetAction(verb as DevnetAction, {
+        dir: values.dir as string,
+        ...(typeof values.account === "string" ? { account: values.account } : {}),
+        ...(typeof values.rounds === "string" ? { rounds: values.rounds } : {}),
+        ...(positionals[1] !== undefined ? { argument: positionals[1] } : {}),
+      });
+    }
     if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}'`);
-    switch (positionals[0]) {
+    switch (verb) {
       case "up":
         return up(values);
       case "down":
@@ -189,7 +237,7 @@ export const command: Command = {
         return configMap(values);
       default:
         throw new UsageError(
-          "expected 'up', 'down', 'status' or 'configmap'; see 'livepeer-operator devnet --help'",
+          `expected 'up', 'down', 'status', 'configmap' or one of ${DEVNET_ACTIONS.map((a) => `'${a}'`).join(", ")}; see 'livepeer-operator devnet --help'`,
         );
     }
   },
@@ -203,6 +251,10 @@ function parseDevnetArgs(args: string[]) {
       dir: { type: "string", default: "." },
       port: { type: "string" },
       foreground: { type: "boolean", default: false },
+      "block-interval": { type: "string" },
+      "round-length": { type: "string" },
+      account: { type: "string" },
+      rounds: { type: "string" },
       orchestrators: { type: "string" },
       gateways: { type: "string" },
       deposit: { type: "string" },

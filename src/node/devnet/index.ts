@@ -1,4 +1,5 @@
 // The devnet: a local dev chain with the Livepeer protocol deployed and accounts ready.
+
 export {
   type AccountPlan,
   accountName,
@@ -10,6 +11,17 @@ export {
   type Role,
   roleWallet,
 } from "./accounts.ts";
+export {
+  advanceRounds,
+  callReward,
+  changeServiceURI,
+  DevnetActionError,
+  type DevnetSession,
+  drainDeposit,
+  freezeChain,
+  openDevnet,
+  unbondAll,
+} from "./actions.ts";
 export {
   CHAIN_HOST,
   DEFAULT_CHAIN_PORT,
@@ -33,4 +45,6 @@ export { readPasswordFile, unlockKeystore } from "./keystore.ts";
 export { DEVNET_PROTOCOL_PARAMS, type ProtocolParams } from "./protocol-params.ts";
 export { type DevnetPaths, type DevnetState, devnetPaths, readDevnetState } from "./state.ts";
 export { type AccountStatus, type DevnetStatus, formatDevnetStatus, readDevnetStatus } from "./status.ts";
+export { runRoundTicker, tickerWallet } from "./ticker.ts";
+export { type RunningTicker, readTickerPid, stopTicker } from "./ticker-control.ts";
 export { type DevnetUpOptions, devnetUp } from "./up.ts";

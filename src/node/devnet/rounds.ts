@@ -1,5 +1,6 @@
 // Rounds on a devnet. The AdjustableRoundsManager counts rounds from a block number it is told
-// (setBlockNum / mineBlocks), not from the chain's blocks, so rounds move only when we say so.
+// (setBlockNum / mineBlocks), not from the chain's blocks, so rounds move only when we say so:
+// the round ticker (ticker.ts) moves it one block per tick, `devnet round` jumps.
 // Its blockHash() requires blockNum >= 256 and TicketBroker needs a non-zero hash per round.
 import { type BaseContract, keccak256, toUtf8Bytes } from "ethers";
 import { read, send } from "./transact.ts";
@@ -29,4 +30,32 @@ export async function advanceRound(rounds: BaseContract): Promise<bigint> {
 export async function ensureRoundInitialized(rounds: BaseContract): Promise<bigint> {
   if (!(await read<boolean>(rounds, "currentRoundInitialized"))) await send(rounds, "initializeRound");
   return read<bigint>(rounds, "currentRound");
+}
+
+/**
+ * Like ensureRoundInitialized, for when someone else may initialize the same round at the same
+ * time (the ticker and a `devnet` command): a revert because it already happened is fine.
+ */
+export async function initializeRoundIfNeeded(rounds: BaseContract): Promise<bigint> {
+  if (!(await read<boolean>(rounds, "currentRoundInitialized"))) {
+    try {
+      await send(rounds, "initializeRound");
+    } catch (err) {
+      if (!(await read<boolean>(rounds, "currentRoundInitialized"))) throw err;
+    }
+  }
+  return read<bigint>(rounds, "currentRound");
+}
+
+/** Jumps to the start of the round `count` rounds ahead and initializes it; returns that round. */
+export async function advanceToRoundStart(rounds: BaseContract, count = 1n): Promise<bigint> {
+  if (count < 1n) throw new Error(`rounds to advance: ${count} is not 1 or more`);
+  const [length, start, blockNum] = await Promise.all([
+    read<bigint>(rounds, "roundLength"),
+    read<bigint>(rounds, "currentRoundStartBlock"),
+    read<bigint>(rounds, "blockNum"),
+  ]);
+  const target = start + count * length;
+  if (target > blockNum) await send(rounds, "mineBlocks", [target - blockNum]);
+  return initializeRoundIfNeeded(rounds);
 }

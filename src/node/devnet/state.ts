@@ -1,9 +1,10 @@
 // Where a devnet keeps its things, relative to a base directory (the current one by default):
-// `deployments/devnet/` (the contract) and `.devnet/` (chain config and log, pid file, accounts
-// with keystores and password files, and `state.json` recording what `up` made).
+// `deployments/devnet/` (the contract) and `.devnet/` (chain config and log, pid files, the round
+// ticker's log, accounts with keystores and password files, and `state.json` recording what `up` made).
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { DevnetAccount } from "./accounts.ts";
+import type { RunningTicker } from "./ticker-control.ts";
 
 export interface DevnetPaths {
   base: string;
@@ -11,6 +12,8 @@ export interface DevnetPaths {
   stateFile: string;
   pidFile: string;
   logFile: string;
+  tickerPidFile: string;
+  tickerLogFile: string;
   accountsDir: string;
   deploymentsDir: string;
 }
@@ -24,6 +27,8 @@ export function devnetPaths(baseDir = "."): DevnetPaths {
     stateFile: path.join(stateDir, "state.json"),
     pidFile: path.join(stateDir, "chain.pid"),
     logFile: path.join(stateDir, "chain.log"),
+    tickerPidFile: path.join(stateDir, "ticker.pid"),
+    tickerLogFile: path.join(stateDir, "ticker.log"),
     accountsDir: path.join(stateDir, "accounts"),
     deploymentsDir: path.join(base, "deployments", "devnet"),
   };
@@ -46,6 +51,8 @@ export interface DevnetState {
   accounts: DevnetAccount[];
   /** True when `up` found this devnet running and reused it. */
   reused: boolean;
+  /** The round ticker, when one runs (`up --block-interval`). */
+  ticker?: RunningTicker;
 }
 
 export function readDevnetState(paths: DevnetPaths): DevnetState | undefined {

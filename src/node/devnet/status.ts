@@ -6,6 +6,7 @@ import { chainAnswers } from "./chain.ts";
 import { contractAt, devnetProvider } from "./deploy.ts";
 import { readDeployments } from "./deployment-record.ts";
 import { devnetPaths, readDevnetState, readPid } from "./state.ts";
+import { readTickerPid } from "./ticker-control.ts";
 import { read } from "./transact.ts";
 
 export interface AccountStatus {
@@ -32,6 +33,10 @@ export interface DevnetStatus {
   blockNumber?: number;
   currentRound?: string;
   currentRoundInitialized?: boolean;
+  /** RoundsManager blocks left in the current round. */
+  roundBlocksLeft?: string;
+  /** The round ticker (`up --block-interval`), when one runs. */
+  ticker?: { pid: number; blockIntervalMs: number; roundLength: number };
   deploymentsDir: string;
   stateDir: string;
   contracts: Record<string, string>;
@@ -87,6 +92,15 @@ export async function readDevnetStatus(opts: { dir?: string } = {}): Promise<Dev
   const rounds = contractAt(deployments, "RoundsManager", provider);
   status.currentRound = String(await read<bigint>(rounds, "currentRound"));
   status.currentRoundInitialized = await read<boolean>(rounds, "currentRoundInitialized");
+  const [start, length, blockNum] = await Promise.all(
+    ["currentRoundStartBlock", "roundLength", "blockNum"].map((fn) => read<bigint>(rounds, fn)),
+  );
+  status.roundBlocksLeft = String(start! + length! - blockNum!);
+  const tickerPid = readTickerPid(paths);
+  if (state.ticker && tickerPid === state.ticker.pid) {
+    const { pid, blockIntervalMs, roundLength } = state.ticker;
+    status.ticker = { pid, blockIntervalMs, roundLength };
+  }
   const bonding = contractAt(deployments, "BondingManager", provider);
   const registry = contractAt(deployments, "ServiceRegistry", provider);
   const broker = contractAt(deployments, "TicketBroker", provider);
@@ -125,7 +139,12 @@ export function formatDevnetStatus(s: DevnetStatus): string {
   if (s.running) {
     lines.push(`devnet: running (chain pid ${s.pid}) at ${s.url}`);
     lines.push(
-      `chain id ${s.chainId}, block ${s.blockNumber}, round ${s.currentRound}${s.currentRoundInitialized ? " (initialized)" : " (not initialized)"}`,
+      `chain id ${s.chainId}, block ${s.blockNumber}, round ${s.currentRound}${s.currentRoundInitialized ? " (initialized)" : " (not initialized)"}, ${s.roundBlocksLeft} round blocks left`,
+    );
+    lines.push(
+      s.ticker
+        ? `round ticker: pid ${s.ticker.pid}, a block every ${s.ticker.blockIntervalMs} ms, a round every ${s.ticker.roundLength} blocks`
+        : "round ticker: none (blocks only with transactions; 'devnet up --block-interval 1' starts one)",
     );
   } else {
     lines.push("devnet: not running");

@@ -3,11 +3,11 @@
 // devnet chain id, and the recorded Controller has code; otherwise start fresh and redeploy.
 import { type AccountPlan, createAccounts, DEFAULT_ACCOUNT_PLAN, deployerWallet } from "./accounts.ts";
 import { chainAnswers, DEFAULT_CHAIN_PORT, startDevChain } from "./chain.ts";
-import { deployProtocol, devnetProvider } from "./deploy.ts";
+import { contractAt, deployProtocol, devnetProvider } from "./deploy.ts";
 import { type DeploymentRecord, readDeployments, writeDeployments } from "./deployment-record.ts";
 import { DEVNET_CHAIN_ID } from "./hardhat-config.ts";
 import { isAlive, stopPid } from "./processes.ts";
-import type { ProtocolParams } from "./protocol-params.ts";
+import { DEVNET_PROTOCOL_PARAMS, type ProtocolParams } from "./protocol-params.ts";
 import {
   type DevnetPaths,
   type DevnetState,
@@ -19,6 +19,8 @@ import {
   writePid,
 } from "./state.ts";
 import { type Progress, silent, step } from "./steps.ts";
+import { type RunningTicker, readTickerPid, startTicker, stopTicker } from "./ticker-control.ts";
+import { read, send } from "./transact.ts";
 
 export interface DevnetUpOptions {
   /** Base directory for `deployments/devnet/` and `.devnet/` (default: the current one). */
@@ -29,6 +31,10 @@ export interface DevnetUpOptions {
   detached?: boolean;
   params?: Partial<ProtocolParams>;
   accounts?: Partial<AccountPlan>;
+  /** Run the round ticker: a block every this many ms (0 or undefined: none; a reused devnet keeps its own). */
+  blockIntervalMs?: number;
+  /** Blocks per round (a fresh devnet deploys with it; a reused one gets it set). */
+  roundLength?: number;
   progress?: Progress;
 }
 
@@ -78,7 +84,36 @@ export async function devnetUp(opts: DevnetUpOptions = {}): Promise<DevnetState>
         progress,
       },
     );
-    const state: DevnetState = { ...reusable.state, accounts, reused: true };
+    const rounds = contractAt(reusable.deployment, "RoundsManager", deployerWallet().connect(provider));
+    if (opts.roundLength !== undefined) {
+      const length = opts.roundLength;
+      await step(
+        progress,
+        `round length ${length} blocks`,
+        async () => {
+          if ((await read<bigint>(rounds, "roundLength")) === BigInt(length)) return "already";
+          await send(rounds, "setRoundLength", [length]);
+          return "set";
+        },
+        (r) => r,
+      );
+    }
+    let ticker =
+      reusable.state.ticker && readTickerPid(paths) === reusable.state.ticker.pid
+        ? reusable.state.ticker
+        : undefined;
+    if (opts.blockIntervalMs) {
+      ticker = await tickerStep(progress, paths, {
+        url: reusable.state.url,
+        chainId: reusable.state.chainId,
+        chainPid: reusable.state.pid,
+        roundsManager: await rounds.getAddress(),
+        blockIntervalMs: opts.blockIntervalMs,
+        roundLength: Number(await read<bigint>(rounds, "roundLength")),
+        detached: opts.detached ?? true,
+      });
+    }
+    const state: DevnetState = { ...reusable.state, accounts, reused: true, ticker };
     writeDevnetState(paths, state);
     return state;
   }
@@ -87,6 +122,7 @@ export async function devnetUp(opts: DevnetUpOptions = {}): Promise<DevnetState>
     await step(progress, `stop the unusable chain process ${stale}`, () => stopPid(stale));
   }
   removePid(paths);
+  await stopTicker(paths);
   const chain = await step(
     progress,
     "start the dev chain (hardhat node)",
@@ -103,7 +139,11 @@ export async function devnetUp(opts: DevnetUpOptions = {}): Promise<DevnetState>
   try {
     const provider = devnetProvider(chain.url);
     const deployer = deployerWallet().connect(provider);
-    const record = await deployProtocol(provider, deployer, opts.params, { progress });
+    const params = {
+      ...opts.params,
+      ...(opts.roundLength !== undefined ? { roundLength: opts.roundLength } : {}),
+    };
+    const record = await deployProtocol(provider, deployer, params, { progress });
     await step(
       progress,
       `write ${paths.deploymentsDir}`,
@@ -128,11 +168,36 @@ export async function devnetUp(opts: DevnetUpOptions = {}): Promise<DevnetState>
       accounts,
       reused: false,
     };
+    if (opts.blockIntervalMs) {
+      state.ticker = await tickerStep(progress, paths, {
+        url: chain.url,
+        chainId: chain.chainId,
+        chainPid: chain.pid,
+        roundsManager: record.contracts.RoundsManager!.address,
+        blockIntervalMs: opts.blockIntervalMs,
+        roundLength: params.roundLength ?? DEVNET_PROTOCOL_PARAMS.roundLength,
+        detached: opts.detached ?? true,
+      });
+    }
     writeDevnetState(paths, state);
     return state;
   } catch (err) {
+    await stopTicker(paths);
     await chain.stop();
     removePid(paths);
     throw err;
   }
+}
+
+function tickerStep(
+  progress: Progress,
+  paths: DevnetPaths,
+  opts: Parameters<typeof startTicker>[1],
+): Promise<RunningTicker> {
+  return step(
+    progress,
+    `start the round ticker (a block every ${opts.blockIntervalMs} ms, a round every ${opts.roundLength} blocks)`,
+    () => startTicker(paths, opts),
+    (t) => `pid ${t.pid}, log ${t.logFile}`,
+  );
 }

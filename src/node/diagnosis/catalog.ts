@@ -110,8 +110,14 @@ export const CATALOG: readonly CatalogEntry[] = [
       log(
         "Could not connect to Ethereum node|Failed to connect to Ethereum client|failed to get chain ID from remote ethereum node",
       ),
+      {
+        kind: "chain",
+        read: "eth_chainId, eth_blockNumber, eth_getBlockByNumber(latest) at -ethUrl",
+        rule: "no answer in time, a transport error, or an answer that is not a hex number",
+      },
     ],
-    meaning: "The chain RPC named by -ethUrl cannot be reached, so the node cannot start on chain.",
+    meaning:
+      "The chain RPC named by -ethUrl cannot be reached (or does not answer as a JSON-RPC endpoint), so the node cannot start on chain, pay or redeem tickets.",
     action:
       "Fix -ethUrl: the scheme (https for remote endpoints), the right network's RPC, and the provider's rate limits.",
     seenOn: ["gateway", "orchestrator"],
@@ -338,9 +344,14 @@ export const CATALOG: readonly CatalogEntry[] = [
     condition: "expecting chainID of X, but got Y",
     severity: "error",
     clears: { after: "restart" },
-    recognizedBy: [log(String.raw`expecting chainID of \d+, but got \d+`)],
-    meaning: "The data directory was created on another chain than the one -ethUrl points at.",
-    action: "Point -ethUrl at the right chain, or use a fresh -dataDir for this network.",
+    recognizedBy: [
+      log(String.raw`expecting chainID of \d+, but got \d+`),
+      { kind: "chain", read: "eth_chainId at -ethUrl", rule: "differs from the chain id of -network" },
+    ],
+    meaning:
+      "-ethUrl points at another chain than the node expects: not the chain of -network (arbitrum-one-mainnet is 42161), or not the one its data directory was created on.",
+    action:
+      "Point -ethUrl at the network's chain (the provider's URL for that network), or use a fresh -dataDir for this network.",
     seenOn: ["gateway", "orchestrator"],
     origin: "real-node",
   },
@@ -414,6 +425,145 @@ export const CATALOG: readonly CatalogEntry[] = [
       "Recreate the Secret's password without a newline: printf '%s' \"$PASSWORD\" | kubectl create secret generic <name> --from-file=password=/dev/stdin --from-file=key.json=<key file> --dry-run=client -o yaml | kubectl apply -f -",
     seenOn: ["gateway", "orchestrator"],
     origin: "spec",
+  },
+  {
+    id: "RPCStale",
+    condition: "the chain RPC's head block stopped advancing",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "eth_getBlockByNumber(latest) at -ethUrl",
+        rule: "the head block is older than the stale time (default 2 min), or its number did not change for that long",
+      },
+    ],
+    meaning:
+      "The RPC answers with an old block: the node sees the chain stand still, so ticket parameters expire (constant 'TicketParams expired') and rounds seem not to pass.",
+    action:
+      "Check the RPC provider's status or the node it runs (syncing, stuck); switch -ethUrl to a provider that follows the chain. On a devnet, start the round ticker: livepeer-operator devnet up --block-interval 1.",
+    seenOn: ["gateway", "orchestrator"],
+    origin: "spec",
+  },
+  {
+    id: "InsecureRemoteRPC",
+    condition: "a remote -ethUrl without https",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "config",
+        input: "-ethUrl",
+        rule: "http:// or ws:// to a host that is not loopback or a cluster-internal name",
+      },
+    ],
+    meaning:
+      "The node talks to a remote chain RPC in clear text: anyone on the path can read the provider's API key in the URL and feed the node false chain data.",
+    action:
+      "Use the provider's https:// (or wss://) URL; plain http is only for loopback, in-cluster Service names and the devnet.",
+    seenOn: ["gateway", "orchestrator"],
+    origin: "spec",
+  },
+  {
+    id: "ProtocolNotFound",
+    condition: "no Livepeer protocol at the Controller address on this chain",
+    severity: "error",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "eth_getCode(Controller), Controller.getContract(keccak256(name))",
+        rule: "no code at the Controller, or BondingManager, RoundsManager, ServiceRegistry or TicketBroker not registered in it",
+      },
+    ],
+    meaning:
+      "The Controller the node would ask for the protocol's contracts is not on this chain (wrong -ethController, or a devnet that was restarted and redeployed elsewhere), so the node cannot start on chain.",
+    action:
+      "Check -ethController against the network's deployment; for a devnet, re-export its deployment (livepeer-operator devnet configmap) after each 'devnet up' that redeployed.",
+    seenOn: ["gateway", "orchestrator"],
+    origin: "real-node",
+  },
+  {
+    id: "NotRegistered",
+    condition: "orchestrator not registered on chain",
+    severity: "error",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "ServiceRegistry.getServiceURI(orchestrator), BondingManager.isRegisteredTranscoder, isActiveTranscoder",
+        rule: "no service URI, or neither registered nor active as a transcoder",
+      },
+    ],
+    meaning:
+      "Gateways find orchestrators through the chain: without a service URI, or without being a registered transcoder, no on-chain gateway sends this node work.",
+    action:
+      "Register with livepeer_cli (bond LPT to yourself, set the transcoder's reward cut and fee share, and set the service URI to the address gateways reach).",
+    seenOn: ["orchestrator"],
+    origin: "spec",
+  },
+  {
+    id: "ServiceURIMismatch",
+    condition: "on-chain service URI differs from the address the node is exposed at",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "ServiceRegistry.getServiceURI(orchestrator)",
+        rule: "host or port differs from -serviceAddr, or the scheme is not https",
+      },
+    ],
+    meaning:
+      "Gateways dial the service URI registered on chain; when it is not where the node listens, their work goes elsewhere (or nowhere). A warning, since a proxy or load balancer in front of the node may be what the URI names.",
+    action:
+      "Set the on-chain URI to https://<serviceAddr> (livepeer_cli, /setOrchestratorConfig on the CLI port, or livepeer-operator service-uri set), or set -serviceAddr / spec.serviceAddr to the address the URI names.",
+    seenOn: ["orchestrator"],
+    origin: "spec",
+  },
+  {
+    id: "NotInActiveSet",
+    condition: "orchestrator outside the active set",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "BondingManager.isActiveTranscoder(orchestrator), the transcoder pool's smallest stake",
+        rule: "not active in the current round",
+      },
+    ],
+    meaning:
+      "Only the top orchestrators by stake (100 on the layer-2 network) are active in a round; one outside gets no jobs from on-chain gateways and earns no rewards.",
+    action:
+      "Raise the stake bonded to the orchestrator above the pool's smallest (more self-bond or delegators); a newly registered or re-bonded orchestrator joins at the next round.",
+    seenOn: ["orchestrator"],
+    origin: "spec-limit",
+  },
+  {
+    id: "RewardNotCalled",
+    condition: "reward not called in the current round",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "BondingManager.getTranscoder(orchestrator).lastRewardRound, RoundsManager.currentRound",
+        rule: "active, reward on, and lastRewardRound < currentRound past a grace share of the round",
+      },
+    ],
+    meaning:
+      "An active orchestrator that does not call reward before the round ends loses that round's inflation for itself and its delegators (a round is about a day on the layer-2 network).",
+    action:
+      "Check the node's log for 'Error trying to call reward' and its wallet's ETH for gas; restart it if the reward service stopped (a known cause: an old lpdb.sqlite3), or call reward with livepeer_cli before the round ends.",
+    seenOn: ["orchestrator"],
+    origin: "spec-limit",
+  },
+  {
+    id: "LowWalletBalance",
+    condition: "wallet ETH below the recommended minimum",
+    severity: "warning",
+    recognizedBy: [
+      { kind: "chain", read: "eth_getBalance(node account)", rule: "below the threshold (default 0.02 ETH)" },
+    ],
+    meaning:
+      "The node's account pays gas for reward calls, ticket redemption and deposits; below 0.02 to 0.05 ETH those transactions start failing with 'insufficient funds'.",
+    action: "Send ETH to the node's account on the layer-2 network (keep 0.02 to 0.05 ETH at least).",
+    seenOn: ["gateway", "orchestrator"],
+    origin: "spec-limit",
   },
 ];
 
