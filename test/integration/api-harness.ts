@@ -39,6 +39,8 @@ export async function startTestApi(
     kubeconfig: inject("kubeconfig"),
     jwtSecret: secret,
     allowLoopbackTargets: false,
+    // The node hooks need the Gateway CRD, which not every API test file installs.
+    nodeHooks: false,
     logLevel: "debug",
     logStream: { write: (line: string) => void logs.push(line) },
     ...extra,

@@ -15,7 +15,6 @@ import {
 import { instanceOf, nodeFacts, podFacts } from "../node-status/facts.ts";
 import type { CacheSpec, WatchSpec } from "../runtime/index.ts";
 import { secretKeysOnly } from "../webhook/secret-cache.ts";
-import { MANAGED_BY } from "./names.ts";
 
 export const INSTANCE_INDEX = "livepeerInstance";
 /** Orchestrators by the keystore Secret they name, so the Secret's changes wake them. */
