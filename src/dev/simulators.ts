@@ -13,7 +13,11 @@ import {
   setHeaderOptions,
   type V1Pod,
 } from "@kubernetes/client-node";
-import { type NodeSimulator, startNodeSimulator } from "../node/simulator/simulator.ts";
+import {
+  type NodeSimulator,
+  type NodeSimulatorOptions,
+  startNodeSimulator,
+} from "../node/simulator/simulator.ts";
 import { attachPodLogs } from "./cluster/fleet.ts";
 import { criLogLine } from "./cluster/kwok.ts";
 
@@ -118,8 +122,12 @@ export function startSimulatorFleet(
   kc: KubeConfig,
   baseDir: string,
   log: (line: string) => void,
-  /** Only this namespace's pods (a test's own, so test files running at once do not compete). */
-  options: { namespace?: string } = {},
+  options: {
+    /** Only this namespace's pods (a test's own, so test files running at once do not compete). */
+    namespace?: string;
+    /** The simulators' timings (tests shorten the gateway's one-minute discovery refresh). */
+    timings?: NodeSimulatorOptions["timings"];
+  } = {},
 ): SimulatorFleet {
   const core = kc.makeApiClient(CoreV1Api);
   const running = new Map<string, Running>();
@@ -147,6 +155,7 @@ export function startSimulatorFleet(
       entry.sim = await startNodeSimulator({
         argv,
         env,
+        ...(options.timings ? { timings: options.timings } : {}),
         host: pod.status!.podIP!,
         log: (line) => appendFileSync(logFile, criLogLine(line)),
         availabilityCheckDelayMs: 0,

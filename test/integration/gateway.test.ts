@@ -1,0 +1,297 @@
+// The Gateway on the real control plane: kwok pods on loopback IPs served by node simulators (as
+// `npm start` runs them), the Orchestrator and Gateway controllers in-process, and the API server
+// answering the gateway node's discovery hook. What a user sees: the gateway's children, the
+// orchestrators it was given (live, no restart), the price check, and a stream that comes out as
+// HLS.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { gatewayController } from "../../src/controller/gateway/controller.ts";
+import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
+import type { Manager } from "../../src/controller/runtime/index.ts";
+import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
+import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
+import { waitFor } from "../../src/dev/cluster/process.ts";
+import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
+import {
+  ConfigMaps,
+  KubeClient,
+  type KubeObject,
+  Pods,
+  PooledKubeConfig,
+  Secrets,
+  Services,
+  StatefulSets,
+} from "../../src/kube/index.ts";
+import { pushStream } from "../../src/node/media/push-stream.ts";
+import type { StoredGateway } from "../../src/schema/gateway.ts";
+import { Gateways } from "../../src/schema/resources.ts";
+import { startTestApi, type TestApi } from "./api-harness.ts";
+import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
+import { installCrds } from "./support/crds.ts";
+import { startTestManager } from "./support/manager.ts";
+import { isServing, orchestratorKit } from "./support/orchestrators.ts";
+
+const kc = new PooledKubeConfig();
+kc.loadFromFile(inject("kubeconfig"));
+const client = new KubeClient(kc);
+let ns: Awaited<ReturnType<typeof testNamespace>>;
+let manager: Manager;
+let api: TestApi;
+let pool: NodePool;
+let sims: SimulatorFleet;
+const simDir = mkdtempSync(path.join(tmpdir(), "gateway-sims-"));
+const simLog: string[] = [];
+const controllerLog: string[] = [];
+
+beforeAll(async () => {
+  ns = await testNamespace("gateway");
+  await installCrds(kubectl);
+  pool = await createNodePool(kubeConfig(), `${ns.name}-cpu`, [
+    defaultFleet.find((n) => n.name === "cpu-only")!,
+  ]);
+  // The node asks its discovery hook once a minute; here every 500 ms, so a change shows quickly.
+  sims = startSimulatorFleet(kubeConfig(), simDir, (l) => simLog.push(l), {
+    namespace: ns.name,
+    timings: { orchWebhookRefreshMs: 500, streamTimeoutMs: 3_000, sessionTimeoutMs: 3_000 },
+  });
+  api = await startTestApi("default", { nodeHooks: true });
+  const doctor = { periodMs: 2_000, retryMs: 1_000, tickMs: 200, endpointTimeoutMs: 1_000 };
+  manager = await startTestManager(
+    "gateway-test",
+    ns.name,
+    [
+      orchestratorController({ defaultImage: "livepeer/go-livepeer:test", doctor }),
+      gatewayController({
+        defaultImage: "livepeer/go-livepeer:test",
+        doctor,
+        nodeHooksUrl: new URL(api.url).origin,
+        orchestratorAddresses: "pod-ip",
+      }),
+    ],
+    controllerLog,
+  );
+});
+afterAll(async () => {
+  await manager?.stop("tests done");
+  await api?.close();
+  await sims?.stop();
+  await pool?.delete();
+  await ns?.remove();
+  await kc.close();
+  rmSync(simDir, { recursive: true, force: true });
+});
+
+const context = () =>
+  `${simLog.slice(-8).join("\n")}\n${controllerLog
+    .filter((l) => /gateway|warn|error/i.test(l))
+    .slice(-8)
+    .join("\n")}`;
+const orchestrators = orchestratorKit(client, () => ns.name, context);
+const fence = () => ({ nodeSelector: pool.nodeSelector, tolerations: pool.tolerations });
+
+async function applyGateway(name: string, spec: Record<string, unknown>): Promise<void> {
+  const body = {
+    apiVersion: "livepeer.org/v1alpha1",
+    kind: "Gateway",
+    metadata: { name, namespace: ns.name },
+    spec: { podTemplate: fence(), ...spec },
+  };
+  await kubectl(["apply", "--server-side", "--field-manager=test", "-f", "-"], JSON.stringify(body));
+}
+
+const readGateway = (name: string) => client.get<StoredGateway>(Gateways, ns.name, name);
+
+async function untilGateway(name: string, ok: (g: StoredGateway) => boolean, timeoutMs = 60_000) {
+  let last: StoredGateway | undefined;
+  await waitFor(
+    `Gateway ${name}`,
+    async () => {
+      last = await readGateway(name).catch(() => undefined);
+      return !!last && ok(last);
+    },
+    timeoutMs,
+    () => `${JSON.stringify(last?.status, null, 1)}\n${context()}`,
+  );
+  return last!;
+}
+
+type PodView = KubeObject & {
+  status?: { podIP?: string; containerStatuses?: { restartCount: number }[] };
+};
+const gatewayPod = (name: string) => client.get<PodView>(Pods, ns.name, `${name}-0`);
+
+/** The gateway node's own /status (its CLI port, on the pod's loopback IP). */
+async function nodeStatus(name: string): Promise<{ OrchestratorPool?: string[] } & Record<string, unknown>> {
+  const ip = (await gatewayPod(name)).status?.podIP ?? "";
+  if (!ip.startsWith("127.")) throw new Error(`pod ${name}-0 has IP ${ip}: tests only dial loopback`);
+  const res = await fetch(`http://${ip}:5935/status`, { signal: AbortSignal.timeout(5_000) });
+  return (await res.json()) as { OrchestratorPool?: string[] };
+}
+
+const condition = (g: StoredGateway | undefined, type: string) =>
+  g?.status?.conditions?.find((c) => c.type === type);
+const orchSpec = (price: string) => ({ pricePerUnit: price, pixelsPerUnit: 1 });
+const given = (g: StoredGateway) => (g.status?.orchestrators ?? []).map((o) => o.name).sort();
+
+describe("a Gateway that selects the cluster's Orchestrators", () => {
+  it("runs the node with its config file, Services without the CLI port, and its hooks Secret", async () => {
+    await orchestrators.apply("orch-a", orchSpec("100"), pool);
+    await kubectl(["label", "orchestrator", "orch-a", "-n", ns.name, "pool=main", "--overwrite"]);
+    await applyGateway("gw", {
+      orchestrators: { selector: { matchLabels: { pool: "main" } } },
+      maxPricePerUnit: "300",
+      pixelsPerUnit: 1,
+    });
+    type Sts = KubeObject & {
+      spec: { template: { spec: { containers: { args: string[]; env?: unknown[] }[] } } };
+    };
+    let sts: Sts | undefined;
+    await waitFor(
+      "the gateway's StatefulSet",
+      async () => !!(sts = await client.get<Sts>(StatefulSets, ns.name, "gw").catch(() => undefined)),
+      30_000,
+      context,
+    );
+    const container = sts!.spec.template.spec.containers[0]!;
+    expect(container.args).toEqual(["-config", "/etc/livepeer/livepeer.conf"]);
+    // The discovery URL carries a token: it comes from the Secret, never from the ConfigMap.
+    expect(container.env).toEqual([
+      {
+        name: "LP_ORCHWEBHOOKURL",
+        valueFrom: { secretKeyRef: { name: "gw-node-hooks", key: "orchWebhookUrl" } },
+      },
+    ]);
+    const config = await client.get<KubeObject & { data: Record<string, string> }>(
+      ConfigMaps,
+      ns.name,
+      "gw-config",
+    );
+    expect(config.data["livepeer.conf"]).toMatch(/^gateway$/m);
+    expect(config.data["livepeer.conf"]).toMatch(/^maxPricePerUnit 300$/m);
+    expect(config.data["livepeer.conf"]).not.toMatch(/token|orchWebhookUrl/i);
+    const services = await client.list<
+      KubeObject & { spec: { ports: { port: number; targetPort: number }[] } }
+    >(Services, { namespace: ns.name, labelSelector: "app.kubernetes.io/instance=gw" });
+    const ports = services.items.flatMap((s) => s.spec.ports.map((p) => p.targetPort));
+    expect(ports).toContain(8935);
+    expect(ports).toContain(1935);
+    expect(ports).not.toContain(5935);
+    const secret = await client.get<KubeObject & { data: Record<string, string> }>(
+      Secrets,
+      ns.name,
+      "gw-node-hooks",
+    );
+    expect(Object.keys(secret.data).sort()).toEqual(["orchWebhookUrl", "token"]);
+  });
+
+  it("gives the node the Ready orchestrator through the discovery hook: Ready, PriceCompatible, ORCHS 1", async () => {
+    await orchestrators.until("orch-a", isServing);
+    const g = await untilGateway("gw", (x) => condition(x, "Ready")?.status === "True");
+    expect(given(g)).toEqual(["orch-a"]);
+    expect(g.status?.orchestratorCount).toBe(1);
+    expect(g.status?.orchestrators?.[0]).toMatchObject({ name: "orch-a", priceCompatible: true });
+    expect(g.status?.hookTokenDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(condition(g, "PriceCompatible")).toMatchObject({ status: "True" });
+    expect(condition(g, "Simulated")).toMatchObject({ status: "True" });
+    await waitFor(
+      "orch-a in the node's OrchestratorPool",
+      async () => ((await nodeStatus("gw")).OrchestratorPool ?? []).length === 1,
+      20_000,
+    );
+  });
+
+  it("a second matching Orchestrator reaches the running node without a restart; unlabelled ones do not", async () => {
+    const before = await gatewayPod("gw");
+    await orchestrators.apply("orch-b", orchSpec("200"), pool);
+    await kubectl(["label", "orchestrator", "orch-b", "-n", ns.name, "pool=main", "--overwrite"]);
+    await orchestrators.apply("orch-other", orchSpec("1"), pool);
+    // Matching but never Ready: its node crash-loops.
+    await orchestrators.apply(
+      "orch-broken",
+      { ...orchSpec("1"), image: "crashloop.kwok.invalid/livepeer:1" },
+      pool,
+    );
+    await kubectl(["label", "orchestrator", "orch-broken", "-n", ns.name, "pool=main", "--overwrite"]);
+    await orchestrators.until("orch-b", isServing);
+    await orchestrators.until("orch-other", isServing);
+    await orchestrators.until(
+      "orch-broken",
+      (o) => o.status?.conditions?.some((c) => c.type === "Ready" && c.status === "False") ?? false,
+    );
+    const g = await untilGateway("gw", (x) => x.status?.orchestratorCount === 2);
+    expect(given(g)).toEqual(["orch-a", "orch-b"]);
+    await waitFor(
+      "two orchestrators in the node's pool",
+      async () => ((await nodeStatus("gw")).OrchestratorPool ?? []).length === 2,
+      20_000,
+    );
+    const after = await gatewayPod("gw");
+    expect(after.metadata?.uid).toBe(before.metadata?.uid);
+    expect(after.status?.containerStatuses?.[0]?.restartCount).toBe(
+      before.status?.containerStatuses?.[0]?.restartCount,
+    );
+  });
+
+  it("a stream pushed into the gateway comes out as an HLS playlist", async () => {
+    const ip = (await gatewayPod("gw")).status?.podIP ?? "";
+    const result = await pushStream({
+      gateway: `http://${ip}:8935`,
+      name: "test-stream",
+      segments: 3,
+      realtime: false,
+    });
+    expect(result.segments.map((s) => s.status)).toEqual([200, 200, 200]);
+    const playlist = await fetch(result.playlistUrl, { signal: AbortSignal.timeout(5_000) });
+    expect(playlist.status).toBe(200);
+    expect(await playlist.text()).toMatch(/^#EXTM3U/);
+  });
+
+  it("a cap below every orchestrator: PriceCompatible=False and Ready=False naming the cap that would reach one", async () => {
+    await applyGateway("gw", {
+      orchestrators: { selector: { matchLabels: { pool: "main" } } },
+      maxPricePerUnit: "50",
+      pixelsPerUnit: 1,
+    });
+    const g = await untilGateway("gw", (x) => condition(x, "PriceCompatible")?.status === "False");
+    expect(condition(g, "PriceCompatible")).toMatchObject({ reason: "PriceCapBelowOrchestrators" });
+    expect(condition(g, "PriceCompatible")?.message).toMatch(/orch-a/);
+    expect(condition(g, "Ready")).toMatchObject({ status: "False", reason: "PriceCapBelowOrchestrators" });
+    await applyGateway("gw", {
+      orchestrators: { selector: { matchLabels: { pool: "main" } } },
+      maxPricePerUnit: "300",
+      pixelsPerUnit: 1,
+    });
+    await untilGateway("gw", (x) => condition(x, "Ready")?.status === "True");
+  });
+
+  it("an Orchestrator that stops matching leaves the list", async () => {
+    await kubectl(["label", "orchestrator", "orch-b", "-n", ns.name, "pool-"]);
+    const g = await untilGateway("gw", (x) => x.status?.orchestratorCount === 1);
+    expect(given(g)).toEqual(["orch-a"]);
+  });
+
+  it("a selector that matches nothing: Ready=False naming the selector and the fix", async () => {
+    await applyGateway("lonely", { orchestrators: { selector: { matchLabels: { pool: "nowhere" } } } });
+    const g = await untilGateway(
+      "lonely",
+      (x) => condition(x, "Ready")?.reason === "NoOrchestratorsSelected",
+    );
+    expect(condition(g, "Ready")?.message).toMatch(/pool=nowhere matches no Orchestrator/);
+    expect(condition(g, "Ready")?.message).toMatch(/kubectl label orchestrator/);
+  });
+
+  it("deleting the Gateway removes its children", async () => {
+    await kubectl(["delete", "gateway", "lonely", "-n", ns.name, "--wait=true"]);
+    await waitFor(
+      "the Gateway's children to be collected",
+      async () => {
+        const sts = await client.get(StatefulSets, ns.name, "lonely").catch(() => undefined);
+        const secret = await client.get(Secrets, ns.name, "lonely-node-hooks").catch(() => undefined);
+        return !sts && !secret;
+      },
+      60_000,
+    );
+  });
+});
