@@ -157,7 +157,10 @@ export function startSimulatorFleet(
         env,
         ...(options.timings ? { timings: options.timings } : {}),
         host: pod.status!.podIP!,
-        log: (line) => appendFileSync(logFile, criLogLine(line)),
+        // A line after the pod's simulator was stopped (its directory removed) has nowhere to go.
+        log: (line) => {
+          if (running.get(uid) === entry) appendFileSync(logFile, criLogLine(line));
+        },
         availabilityCheckDelayMs: 0,
       });
       await core.patchNamespacedPod(

@@ -16,6 +16,7 @@ import { waitFor } from "../../src/dev/cluster/process.ts";
 import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
 import {
   ConfigMaps,
+  Events,
   KubeClient,
   type KubeObject,
   Pods,
@@ -132,6 +133,26 @@ async function nodeStatus(name: string): Promise<{ OrchestratorPool?: string[] }
 
 const condition = (g: StoredGateway | undefined, type: string) =>
   g?.status?.conditions?.find((c) => c.type === type);
+async function untilEvent(regarding: string, reason: string, note: RegExp = /./): Promise<string> {
+  let found = "";
+  await waitFor(
+    `a ${reason} Event about ${regarding} saying ${note}`,
+    async () => {
+      const list = await client.list<
+        KubeObject & { reason?: string; note?: string; regarding?: { name?: string } }
+      >(Events, { namespace: ns.name });
+      found =
+        list.items.find(
+          (e) => e.reason === reason && e.regarding?.name === regarding && note.test(e.note ?? ""),
+        )?.note ?? "";
+      return found !== "";
+    },
+    30_000,
+    context,
+  );
+  return found;
+}
+
 const orchSpec = (price: string) => ({ pricePerUnit: price, pixelsPerUnit: 1 });
 const given = (g: StoredGateway) => (g.status?.orchestrators ?? []).map((o) => o.name).sort();
 
@@ -258,12 +279,69 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
     expect(condition(g, "PriceCompatible")).toMatchObject({ reason: "PriceCapBelowOrchestrators" });
     expect(condition(g, "PriceCompatible")?.message).toMatch(/orch-a/);
     expect(condition(g, "Ready")).toMatchObject({ status: "False", reason: "PriceCapBelowOrchestrators" });
+    const before = await gatewayPod("gw");
     await applyGateway("gw", {
       orchestrators: { selector: { matchLabels: { pool: "main" } } },
       maxPricePerUnit: "300",
       pixelsPerUnit: 1,
     });
     await untilGateway("gw", (x) => condition(x, "Ready")?.status === "True");
+    // Raised on the running node (POST /setBroadcastConfig): same pod, no restart.
+    expect(await untilEvent("gw", "PriceCapSetLive", /50\/1 -> 300\/1/)).toMatch(
+      /price cap 50\/1 -> 300\/1 set live on gw-0 \(POST \/setBroadcastConfig on the CLI port\): no restart/,
+    );
+    const after = await gatewayPod("gw");
+    expect(after.metadata?.uid).toBe(before.metadata?.uid);
+    expect(after.status?.containerStatuses?.[0]?.restartCount).toBe(
+      before.status?.containerStatuses?.[0]?.restartCount,
+    );
+  });
+
+  it("an off-chain Orchestrator's price edit restarts its node (a price is set live only on chain) and the gateway sees it", async () => {
+    const before = await client.get<PodView>(Pods, ns.name, "orch-a-0");
+    await orchestrators.apply("orch-a", orchSpec("150"), pool);
+    const o = await orchestrators.until(
+      "orch-a",
+      (x) => isServing(x) && x.status?.pricePerUnit === "150",
+      90_000,
+    );
+    expect(o.status?.pixelsPerUnit).toBe(1);
+    const after = await client.get<PodView>(Pods, ns.name, "orch-a-0");
+    expect(after.metadata?.uid).not.toBe(before.metadata?.uid);
+    const g = await untilGateway(
+      "gw",
+      (x) => x.status?.orchestrators?.find((e) => e.name === "orch-a")?.pricePerUnit === "150",
+    );
+    expect(g.status?.orchestrators?.find((e) => e.name === "orch-a")).toMatchObject({
+      priceCompatible: true,
+    });
+  });
+
+  it("more streams than an orchestrator's session limit: the gateway's OrchestratorCapped is a finding on the Gateway", async () => {
+    await orchestrators.apply("orch-small", { ...orchSpec("1"), maxSessions: 1 }, pool);
+    await kubectl(["label", "orchestrator", "orch-small", "-n", ns.name, "pool=small", "--overwrite"]);
+    await applyGateway("gw-small", { orchestrators: { selector: { matchLabels: { pool: "small" } } } });
+    await orchestrators.until("orch-small", isServing);
+    await untilGateway("gw-small", (x) => condition(x, "Ready")?.status === "True");
+    await waitFor(
+      "orch-small in gw-small's pool",
+      async () => ((await nodeStatus("gw-small")).OrchestratorPool ?? []).length === 1,
+      20_000,
+    );
+    const ip = (await gatewayPod("gw-small")).status?.podIP ?? "";
+    const push = (name: string) =>
+      pushStream({ gateway: `http://${ip}:8935`, name, segments: 2, realtime: false });
+    const [first, second] = await Promise.all([push("capped-a"), push("capped-b")]);
+    const statuses = [...first.segments, ...second.segments].map((x) => x.status);
+    expect(statuses).toContain(200);
+    expect(statuses.some((x) => x !== 200)).toBe(true);
+    const g = await untilGateway(
+      "gw-small",
+      (x) => !!x.status?.findings?.some((f) => f.id === "OrchestratorCapped"),
+    );
+    expect(g.status?.findings?.find((f) => f.id === "OrchestratorCapped")).toMatchObject({
+      severity: "warning",
+    });
   });
 
   it("an Orchestrator that stops matching leaves the list", async () => {

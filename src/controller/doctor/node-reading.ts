@@ -36,6 +36,8 @@ export interface NodeReading {
   metrics?: { currentSessions: number | undefined; maxSessions: number | undefined };
   gpus?: GpuMemory[];
   capabilities?: number[];
+  /** The price the orchestrator advertises (its orchestrator info), as gateways see it. */
+  price?: { pricePerUnit: string; pixelsPerUnit: number };
 }
 
 export interface ReadOptions {
@@ -99,6 +101,12 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
           reading.answered.push("/getOrchestratorInfo");
           reading.simulated ||= info.simulated;
           reading.capabilities = info.capabilities.ids;
+          if (info.priceInfo) {
+            reading.price = {
+              pricePerUnit: String(info.priceInfo.pricePerUnit),
+              pixelsPerUnit: info.priceInfo.pixelsPerUnit,
+            };
+          }
         },
         (err) => {
           reading.failed ??= failure(err, service, "/getOrchestratorInfo");

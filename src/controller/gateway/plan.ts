@@ -14,6 +14,7 @@ import {
 } from "../../node/pricing/index.ts";
 import type { StoredGateway } from "../../schema/gateway.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
+import { type LiveChange, liveChanges } from "../live/settings.ts";
 import { buildNodePod, type NodePod } from "../node-pod/index.ts";
 import { devnetHold, type Hold } from "../node-status/holds.ts";
 import { keystoreSecretOf } from "../node-status/keystore.ts";
@@ -26,7 +27,7 @@ import {
   orchestratorPool,
   type Pool,
 } from "./pool.ts";
-import { gatewayRole } from "./role.ts";
+import { GATEWAY_LIVE, gatewayRole } from "./role.ts";
 
 export interface GatewayPlanInput {
   gateway: StoredGateway;
@@ -39,6 +40,8 @@ export interface GatewayPlanInput {
   hooksConfigured: boolean;
   /** The digest of the token in the gateway's hooks Secret, once that Secret exists. */
   hookTokenDigest?: string;
+  /** The node's ConfigMap annotations before this reconcile (what its config file holds). */
+  recorded?: Record<string, string>;
 }
 
 export interface GatewayPlan {
@@ -51,6 +54,8 @@ export interface GatewayPlan {
     | { status: "True" | "Unknown"; reason: string; message: string; severity: "none" };
   holds: Hold[];
   problems: FlagProblem[];
+  /** A new price cap or session limit for the running node, set live rather than by a restart. */
+  liveChanges: LiveChange[];
 }
 
 export function planGateway(input: GatewayPlanInput): GatewayPlan {
@@ -119,6 +124,7 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
       : staticPrice(spec),
     holds: holds(devnet, discovery, input),
     problems: node.problems,
+    liveChanges: liveChanges(GATEWAY_LIVE, node.flags, input.recorded),
   };
 }
 

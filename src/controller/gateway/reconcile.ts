@@ -19,10 +19,12 @@ import { hookTokenDigest } from "../../schema/node-hooks.ts";
 import { Gateways, Orchestrators } from "../../schema/resources.ts";
 import { readDevnet } from "../devnet/lookup.ts";
 import { KubePodLogs, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
+import { applyLiveChanges } from "../live/apply.ts";
 import { newSecretValue } from "../node-pod/index.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { blocksRollout } from "../node-status/holds.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
+import { restartPod } from "../node-status/pod-restart.ts";
 import { revisitAfter } from "../node-status/revisit.ts";
 import { nodeTargets } from "../node-status/targets.ts";
 import { PORTS as ORCHESTRATOR_PORTS } from "../orchestrator/names.ts";
@@ -61,12 +63,16 @@ export interface GatewayOptions {
    */
   orchestratorAddresses?: "service" | "pod-ip";
   doctor?: Partial<Omit<NodeDoctorOptions, "logs" | "wake" | "log">>;
+  /** Bound on one live CLI call (default 5 s). */
+  liveCallTimeoutMs?: number;
 }
 
 interface Run {
   plan: GatewayPlan;
   pods: PodFacts[];
-  hookTokenDigest?: string;
+  signal: AbortSignal;
+  /** Pods a live change did not reach: restarted once the ConfigMap holds the new value. */
+  restart: PodFacts[];
 }
 
 type Step = (gw: StoredGateway, run: Run) => Promise<void>;
@@ -104,6 +110,7 @@ export class GatewayReconciler implements Reconciler {
 
   /** Run in order, stopping at the first error (retried with backoff). */
   readonly steps: ReadonlyArray<[name: string, step: Step]> = [
+    ["settings, live", (g, r) => this.#liveSettings(g, r)],
     [
       "config map",
       (g, r) =>
@@ -111,6 +118,7 @@ export class GatewayReconciler implements Reconciler {
     ],
     ["services", (g, r) => this.#applyAll(Services, g, r.plan.node.services)],
     ["stateful set", (g, r) => this.#unlessHeld(r, () => this.#statefulSet(g, r.plan))],
+    ["pods the live change missed", (g, r) => this.#restartMissed(g, r)],
   ];
 
   async reconcile(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {
@@ -121,7 +129,7 @@ export class GatewayReconciler implements Reconciler {
       return done;
     }
     const hookTokenDigest = await this.#hooksSecret(gw);
-    const run = await this.#plan(gw, hookTokenDigest);
+    const run = await this.#plan(gw, hookTokenDigest, ctx.signal);
     for (const [name, step] of this.steps) {
       await step(gw, run).catch((err: Error) => {
         ctx.log.warn(`step "${name}" failed; will retry`, { error: err.message });
@@ -157,7 +165,7 @@ export class GatewayReconciler implements Reconciler {
     return next === undefined ? done : requeueAfter(next);
   }
 
-  async #plan(gw: StoredGateway, hookTokenDigest: string | undefined): Promise<Run> {
+  async #plan(gw: StoredGateway, hookTokenDigest: string | undefined, signal: AbortSignal): Promise<Run> {
     const ns = gw.metadata?.namespace ?? "default";
     const names = gatewayChildNames(gw.metadata?.name ?? "");
     const pods = this.#cache.byIndex<PodFacts>(Pods, GATEWAY_INSTANCE_INDEX, keyFor(ns, names.statefulSet));
@@ -169,8 +177,9 @@ export class GatewayReconciler implements Reconciler {
       addressing: this.#addressing(ns),
       hooksConfigured: !!this.#options.nodeHooksUrl,
       ...(hookTokenDigest ? { hookTokenDigest } : {}),
+      recorded: this.#cache.get(ConfigMaps, keyFor(ns, names.config))?.metadata?.annotations ?? {},
     });
-    return { plan, pods, ...(hookTokenDigest ? { hookTokenDigest } : {}) };
+    return { plan, pods, signal, restart: [] };
   }
 
   #addressing(ns: string): AddressMode {
@@ -216,6 +225,39 @@ export class GatewayReconciler implements Reconciler {
       hooksSecret({ gateway: name, namespace: ns, token, base }) as KubeObject,
     );
     return hookTokenDigest(token);
+  }
+
+  /** A new price cap or session limit goes to the running node before the ConfigMap records it. */
+  async #liveSettings(gw: StoredGateway, run: Run): Promise<void> {
+    const { plan } = run;
+    if (
+      !plan.liveChanges.length ||
+      blocksRollout(plan.holds) ||
+      plan.problems.some((p) => p.severity === "error")
+    )
+      return;
+    run.restart = await applyLiveChanges({
+      owner: gw,
+      changes: plan.liveChanges,
+      flags: plan.node.flags,
+      pods: run.pods,
+      component: "gateway",
+      cliPort: PORTS.cli,
+      events: this.#events,
+      timeoutMs: this.#options.liveCallTimeoutMs ?? 5_000,
+      signal: run.signal,
+    });
+  }
+
+  async #restartMissed(gw: StoredGateway, run: Run): Promise<void> {
+    for (const pod of run.restart) {
+      await restartPod(
+        this.#client,
+        gw.metadata?.namespace ?? "default",
+        pod.metadata?.name ?? "",
+        pod.metadata?.uid,
+      );
+    }
   }
 
   async #unlessHeld(run: Run, step: () => Promise<unknown>): Promise<void> {

@@ -2,12 +2,13 @@
 // serves HLS and AI requests) and RTMP (1935), published on the Service whose type the spec
 // chooses; its CLI port (5935) can change the running node and is in no Service. A gateway needs
 // no GPU: it only forwards segments and pays orchestrators, whose GPUs do the transcoding.
+import { GATEWAY_PRICE_CAP, SESSION_LIMIT } from "../live/node-settings.ts";
 import type { NodePodRole } from "../node-pod/index.ts";
 import { type GatewayFlagsInput, gatewayFlags } from "./flags.ts";
 import { PORTS } from "./names.ts";
 
 /** Set on the running node through its CLI port: a change of them alone does not restart it. */
-export const GATEWAY_LIVE_FLAGS = ["maxPricePerUnit", "pixelsPerUnit", "maxSessions"] as const;
+export const GATEWAY_LIVE = [GATEWAY_PRICE_CAP, SESSION_LIMIT] as const;
 
 export function gatewayRole(rtmp: boolean): NodePodRole<GatewayFlagsInput> {
   return {
@@ -21,7 +22,7 @@ export function gatewayRole(rtmp: boolean): NodePodRole<GatewayFlagsInput> {
     gpu: "none",
     secrets: ["keystore"],
     flags: (facts) => gatewayFlags(facts),
-    liveFlags: GATEWAY_LIVE_FLAGS,
+    live: GATEWAY_LIVE,
     configHeader: (owner) => `Rendered by livepeer-operator for Gateway ${owner}; edits are overwritten.`,
     rolloutInputs: (n) => [n.restartConfig, ...Object.values(n.files), n.image, n.args.join(" ")],
   };

@@ -3,6 +3,7 @@
 // config file from the same code as the orchestrator and its transcoders.
 import type { V1Container, V1Service, V1StatefulSet } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
+import { GATEWAY_PRICE_CAP } from "../live/node-settings.ts";
 import { buildNodePod, type NodePodInput } from "./build.ts";
 import type { NodePodRole } from "./role.ts";
 
@@ -32,7 +33,7 @@ const gatewayRole = (gpu: NodePodRole<GatewayFacts>["gpu"] = "any"): NodePodRole
     ...(f.maxPricePerUnit ? { maxPricePerUnit: f.maxPricePerUnit } : {}),
     ...(placement.nvidiaDevices ? { nvidia: placement.nvidiaDevices } : {}),
   }),
-  liveFlags: ["maxPricePerUnit"],
+  live: [GATEWAY_PRICE_CAP],
   configHeader: (owner) => `Gateway ${owner}.`,
   rolloutInputs: (n) => [n.restartConfig, n.image, n.args.join(" ")],
 });

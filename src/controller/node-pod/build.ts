@@ -12,6 +12,7 @@ import {
 } from "../../node/config/index.ts";
 import type { PodTemplateOverrides } from "../../schema/pod-template.ts";
 import { placementFor } from "../gpu/placement.ts";
+import { liveFlagNames, recordedLive } from "../live/settings.ts";
 import { MOUNTS, type SecretMount } from "./mounts.ts";
 import { nodeChildNames, nodeLabels } from "./names.ts";
 import type { NodePodRole } from "./role.ts";
@@ -88,7 +89,7 @@ export function buildNodePod<Facts>(role: NodePodRole<Facts>, input: NodePodInpu
   const configHash = podHash(
     role.rolloutInputs({
       config,
-      restartConfig: renderConfigFile(without(flags, role.liveFlags)),
+      restartConfig: renderConfigFile(without(flags, liveFlagNames(role.live))),
       files,
       image: input.image,
       args,
@@ -101,7 +102,7 @@ export function buildNodePod<Facts>(role: NodePodRole<Facts>, input: NodePodInpu
       name: names.config,
       namespace,
       labels,
-      ...(input.configAnnotations ? { annotations: input.configAnnotations } : {}),
+      ...annotationsOf({ ...input.configAnnotations, ...recordedLive(role.live, flags) }),
     },
     data: { [CONFIG_FILE]: config, ...files },
   };
@@ -135,6 +136,8 @@ export function buildNodePod<Facts>(role: NodePodRole<Facts>, input: NodePodInpu
   });
   return { flags, problems: validateFlags(flags), configMap, statefulSet, services };
 }
+
+const annotationsOf = (a: Record<string, string>) => (Object.keys(a).length ? { annotations: a } : {});
 
 function statusPortOf(role: NodePodRole<unknown>): number {
   const port = role.ports.find((p) => p.name === role.statusPort);

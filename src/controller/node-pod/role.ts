@@ -3,6 +3,7 @@
 // Secrets it mounts and the port its probes read. A new role is a new value of this type, not a
 // copy of another role's code.
 import type { FlagValues } from "../../node/config/index.ts";
+import type { LiveSetting } from "../live/settings.ts";
 import type { SecretMount } from "./mounts.ts";
 
 export interface RolePort {
@@ -48,8 +49,11 @@ export interface NodePodRole<Facts> {
   /** Secrets the pod mounts, each when the input names one. */
   secrets: readonly SecretMount[];
   flags(facts: Facts, pod: NodePlacement): FlagValues;
-  /** Flags set on the running node (never by a restart): left out of the pod template's hash. */
-  liveFlags: readonly string[];
+  /**
+   * Settings changed on the running node (never by a restart): recorded on the ConfigMap, and
+   * their flags left out of the pod template's hash.
+   */
+  live: readonly LiveSetting[];
   /** The config file's comment line; `owner` is `<namespace>/<name>` of the resource. */
   configHeader(owner: string): string;
   /**

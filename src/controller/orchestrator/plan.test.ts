@@ -11,9 +11,11 @@ import { loadAll } from "js-yaml";
 import { describe, expect, it } from "vitest";
 import type { StoredOrchestrator as Orchestrator } from "../../schema/orchestrator.ts";
 import { OrchestratorSchema } from "../../schema/orchestrator.ts";
+import { SESSION_LIMIT } from "../live/node-settings.ts";
 import type { NodeFacts } from "../node-status/facts.ts";
 import { ORCH_SECRET_KEY } from "./names.ts";
 import { type PlanInput, planOrchestrator } from "./plan.ts";
+import { SERVICE_ADDR_ANNOTATION } from "./service-address.ts";
 
 const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../examples");
 
@@ -187,7 +189,7 @@ const cases: [string, PlanInput][] = [
   ["NodePort on a node without addresses", nodePort({ pods: [placed("gpu-rtx3090-b")] })],
   [
     "NodePort keeps the advertised address",
-    nodePort({ recorded: { serviceAddr: "10.0.0.3:31234", maxSessions: "5" } }),
+    nodePort({ recorded: { [SERVICE_ADDR_ANNOTATION]: "10.0.0.3:31234", [SESSION_LIMIT.annotation]: "5" } }),
   ],
   [
     "LoadBalancer without an address (held)",
@@ -209,7 +211,12 @@ const cases: [string, PlanInput][] = [
   ],
   [
     "a new session limit for running pods",
-    { orch: base({ maxSessions: 7 }), nodes, defaultImage: "img", recorded: { maxSessions: "3" } },
+    {
+      orch: base({ maxSessions: 7 }),
+      nodes,
+      defaultImage: "img",
+      recorded: { [SESSION_LIMIT.annotation]: "3" },
+    },
   ],
   [
     "flags the node would refuse",
@@ -233,7 +240,11 @@ describe("planOrchestrator renders the same children as before", () => {
   });
 
   it.each(cases)("%s", (_, input) => {
-    expect(planOrchestrator(input)).toMatchSnapshot();
+    const { liveChanges, orchestratorFlags: _sameAsTheConfigFile, ...plan } = planOrchestrator(input);
+    expect({
+      ...plan,
+      liveChanges: liveChanges.map((c) => `${c.setting.what} ${c.from} -> ${c.to}`),
+    }).toMatchSnapshot();
   });
 });
 
@@ -255,8 +266,28 @@ describe("what rolls the node pods", () => {
     expect(after.hashes).toEqual(before.hashes);
   });
 
-  it("a new price rolls the orchestrator", () => {
+  const onChain = { network: "arbitrum-one-mainnet", keystoreSecret: "k", ethUrl: "https://rpc.example.com" };
+
+  it("on chain, a new price rewrites the config file but keeps the pod (set live with /setOrchestratorConfig)", () => {
+    const before = hashes({ ...onChain, pricePerUnit: "1" });
+    const after = hashes({ ...onChain, pricePerUnit: "2", pixelsPerUnit: 3 });
+    expect(after.config).not.toEqual(before.config);
+    expect(after.hashes).toEqual(before.hashes);
+  });
+
+  it("off chain, a new price rolls the orchestrator (the node takes a price live only with a chain client)", () => {
     expect(hashes({ pricePerUnit: "2" }).hashes).not.toEqual(hashes({ pricePerUnit: "1" }).hashes);
+  });
+
+  it("on chain, a new price for running pods is a live change, recorded on the ConfigMap", () => {
+    const plan = planOrchestrator({
+      orch: base({ ...onChain, pricePerUnit: "2", pixelsPerUnit: 3 }),
+      nodes,
+      defaultImage: "img",
+      recorded: { "livepeer.org/price": "1/1" },
+    });
+    expect(plan.liveChanges.map((c) => [c.setting.what, c.from, c.to])).toEqual([["price", "1/1", "2/3"]]);
+    expect(plan.configMaps[0]?.metadata?.annotations?.["livepeer.org/price"]).toBe("2/3");
   });
 
   it("a transcoder's new capacity rolls the transcoders only (they announce it when they connect)", () => {

@@ -4,7 +4,7 @@
 // Orchestrator's own: the session limit its GPUs carry, the address gateways use, and what holds
 // the rollout back.
 import type { V1ConfigMap, V1Service, V1StatefulSet } from "@kubernetes/client-node";
-import { type FlagProblem, formatProblem } from "../../node/config/index.ts";
+import { type FlagProblem, type FlagValues, formatProblem } from "../../node/config/index.ts";
 import type { StoredOrchestrator as Orchestrator, OrchestratorSpec } from "../../schema/orchestrator.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { gpuNodeRequirements, labelsMatch } from "../gpu/placement.ts";
@@ -15,18 +15,14 @@ import {
   type SessionLimit,
   sessionLimitFor,
 } from "../gpu/session-limit.ts";
+import { type LiveChange, liveChanges } from "../live/settings.ts";
 import { buildNodePod, type NodePod } from "../node-pod/index.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { devnetHold, type Hold } from "../node-status/holds.ts";
 import { keystoreSecretOf } from "../node-status/keystore.ts";
 import { childNames, PORTS } from "./names.ts";
-import { ORCHESTRATOR, TRANSCODER } from "./roles.ts";
+import { orchestratorLive, orchestratorRole, TRANSCODER } from "./roles.ts";
 import { SERVICE_ADDR_ANNOTATION, type ServiceAddress, serviceAddressFor } from "./service-address.ts";
-import {
-  SESSION_LIMIT_ANNOTATION,
-  type SessionLimitChange,
-  sessionLimitChange,
-} from "./session-limit-live.ts";
 
 export interface PlanInput {
   orch: Orchestrator;
@@ -39,7 +35,7 @@ export interface PlanInput {
   /** The chain settings spec.devnet supplies (absent: spec.devnet is not used). */
   devnet?: DevnetResolution;
   /** What the node's ConfigMap records (its annotations) before this reconcile. */
-  recorded?: { maxSessions?: string; serviceAddr?: string };
+  recorded?: Record<string, string>;
 }
 
 export interface Plan {
@@ -53,8 +49,10 @@ export interface Plan {
   serviceAddr?: string;
   /** Why the node is not serving as asked yet; some keep the rollout back. */
   holds: Hold[];
-  /** A new session limit for running orchestrator pods, set live rather than by a restart. */
-  sessionLimitChange?: SessionLimitChange;
+  /** New settings (session limit, price) for running orchestrator pods, set live rather than by a restart. */
+  liveChanges: LiveChange[];
+  /** The orchestrator's flags, which the live changes take their values from. */
+  orchestratorFlags: FlagValues;
   /** Flag problems: errors stop the rollout (the last good pods keep running). */
   problems: FlagProblem[];
   candidates: NodeGpus[];
@@ -80,7 +78,7 @@ export function planOrchestrator(input: PlanInput): Plan {
     secrets: { keystore: keystoreSecretOf(orch), orchSecret: split ? names.orchSecret : undefined },
   };
   const nodes: NodePod[] = [
-    buildNodePod(ORCHESTRATOR, {
+    buildNodePod(orchestratorRole(spec.network), {
       ...pod,
       name,
       replicas: 1,
@@ -107,7 +105,6 @@ export function planOrchestrator(input: PlanInput): Plan {
         ? { "aiModels.json": `${JSON.stringify(spec.ai.models, null, 2)}\n` }
         : {},
       configAnnotations: {
-        [SESSION_LIMIT_ANNOTATION]: String(maxSessions),
         ...(address.address ? { [SERVICE_ADDR_ANNOTATION]: address.address } : {}),
       },
     }),
@@ -133,7 +130,8 @@ export function planOrchestrator(input: PlanInput): Plan {
     sessionLimit: limits.sessionLimit,
     ...(address.address !== undefined ? { serviceAddr: address.address } : {}),
     holds: rolloutHolds(devnet, address),
-    ...withChange(sessionLimitChange(maxSessions, input.recorded?.maxSessions)),
+    liveChanges: liveChanges(orchestratorLive(spec.network), nodes[0]!.flags, input.recorded),
+    orchestratorFlags: nodes[0]!.flags,
     problems: nodes.flatMap((n) => n.problems),
     candidates: limits.candidates,
   };
@@ -191,7 +189,9 @@ function serviceAddress(input: PlanInput, firstPod: string, clusterAddress: stri
     portName: "service",
     ...(podNode ? { podNode } : {}),
     nodes: input.nodes,
-    advertised: [input.recorded?.serviceAddr, status?.serviceAddr].filter((a): a is string => !!a),
+    advertised: [input.recorded?.[SERVICE_ADDR_ANNOTATION], status?.serviceAddr].filter(
+      (a): a is string => !!a,
+    ),
     clusterAddress,
   });
 }
@@ -210,14 +210,5 @@ function rolloutHolds(devnet: DevnetResolution, address: ServiceAddress): Hold[]
   }
   return holds;
 }
-
-/** What the node's ConfigMap records, from its annotations. */
-export function recordedIn(annotations: Record<string, string> | undefined): PlanInput["recorded"] {
-  const maxSessions = annotations?.[SESSION_LIMIT_ANNOTATION];
-  const serviceAddr = annotations?.[SERVICE_ADDR_ANNOTATION];
-  return { ...(maxSessions ? { maxSessions } : {}), ...(serviceAddr ? { serviceAddr } : {}) };
-}
-
-const withChange = (change: SessionLimitChange | undefined) => (change ? { sessionLimitChange: change } : {});
 
 export const describeProblems = (problems: FlagProblem[]) => problems.map(formatProblem).join("; ");

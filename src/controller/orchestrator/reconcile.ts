@@ -18,6 +18,7 @@ import type { StoredOrchestrator as Orchestrator } from "../../schema/orchestrat
 import { Orchestrators } from "../../schema/resources.ts";
 import { readDevnet } from "../devnet/lookup.ts";
 import { KubePodLogs, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
+import { applyLiveChanges } from "../live/apply.ts";
 import { generatedSecret, newSecretValue } from "../node-pod/index.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { blocksRollout } from "../node-status/holds.ts";
@@ -38,9 +39,8 @@ import {
   StatusWriter,
 } from "../runtime/index.ts";
 import { childNames, ORCH_SECRET_KEY, PORTS } from "./names.ts";
-import { describeProblems, type Plan, planOrchestrator, recordedIn } from "./plan.ts";
+import { describeProblems, type Plan, planOrchestrator } from "./plan.ts";
 import { type RolloutStatefulSet, recoverStuckRollouts } from "./rollout-recovery.ts";
-import { setSessionLimitLive } from "./session-limit-live.ts";
 import { computeStatus, type OwnedStatus, type Seen } from "./status.ts";
 import { orchestratorTargets } from "./targets.ts";
 import { INSTANCE_INDEX } from "./watch.ts";
@@ -105,7 +105,7 @@ export class OrchestratorReconciler implements Reconciler {
   /** Run in order, stopping at the first error (retried with backoff). */
   readonly steps: ReadonlyArray<[name: string, step: Step]> = [
     ["orchestrator secret (split setup)", (o, r) => this.#orchSecret(o, r.plan)],
-    ["session limit, live", (o, r) => this.#sessionLimitLive(o, r)],
+    ["settings, live", (o, r) => this.#liveSettings(o, r)],
     [
       "config maps",
       (o, r) => this.#unlessHeld(r.plan, () => this.#applyAll(ConfigMaps, o, r.plan.configMaps)),
@@ -151,7 +151,7 @@ export class OrchestratorReconciler implements Reconciler {
       defaultImage: this.#options.defaultImage,
       pods,
       devnet: await readDevnet(orch.spec, ns ?? "default", this.#cache, this.#client),
-      recorded: recordedIn(this.#cache.get(ConfigMaps, keyFor(ns, names.config))?.metadata?.annotations),
+      recorded: this.#cache.get(ConfigMaps, keyFor(ns, names.config))?.metadata?.annotations ?? {},
     });
     return { plan, pods, signal: ctx.signal, restart: [] };
   }
@@ -197,15 +197,21 @@ export class OrchestratorReconciler implements Reconciler {
     await applyOwned(this.#client, Secrets, orch, secret as KubeObject);
   }
 
-  /** A new session limit goes to running pods before the ConfigMap records it. */
-  async #sessionLimitLive(orch: Orchestrator, run: Run): Promise<void> {
+  /** A new session limit or price goes to running pods before the ConfigMap records it. */
+  async #liveSettings(orch: Orchestrator, run: Run): Promise<void> {
     const { plan } = run;
-    const change = plan.sessionLimitChange;
-    if (!change || blocksRollout(plan.holds) || plan.problems.some((p) => p.severity === "error")) return;
-    run.restart = await setSessionLimitLive({
-      orch,
-      change,
+    if (
+      !plan.liveChanges.length ||
+      blocksRollout(plan.holds) ||
+      plan.problems.some((p) => p.severity === "error")
+    )
+      return;
+    run.restart = await applyLiveChanges({
+      owner: orch,
+      changes: plan.liveChanges,
+      flags: plan.orchestratorFlags,
       pods: run.pods,
+      component: "orchestrator",
       cliPort: PORTS.cli,
       events: this.#events,
       timeoutMs: this.#options.liveCallTimeoutMs ?? 5_000,
@@ -275,5 +281,7 @@ function ownedStatus(orch: Orchestrator): OwnedStatus {
     ...(s.node ? { node: s.node } : {}),
     ...(s.gpuProduct ? { gpuProduct: s.gpuProduct } : {}),
     serviceAddr: s.serviceAddr,
+    ...(s.pricePerUnit !== undefined ? { pricePerUnit: s.pricePerUnit } : {}),
+    ...(s.pixelsPerUnit !== undefined ? { pixelsPerUnit: s.pixelsPerUnit } : {}),
   };
 }

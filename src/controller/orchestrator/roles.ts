@@ -1,5 +1,7 @@
 // The two node roles an Orchestrator runs, as data for the node-pod builder: the orchestrator
 // itself and, in a split setup, its transcoders.
+
+import { ORCHESTRATOR_PRICE, SESSION_LIMIT } from "../live/node-settings.ts";
 import type { NodePodRole } from "../node-pod/index.ts";
 import { PORTS } from "./names.ts";
 import {
@@ -8,9 +10,18 @@ import {
   type TranscoderFlagsInput,
   transcoderFlags,
 } from "./node-flags.ts";
-import { LIVE_FLAGS } from "./session-limit-live.ts";
 
-export const ORCHESTRATOR: NodePodRole<Omit<OrchestratorFlagsInput, "nvidiaDevices">> = {
+/**
+ * Set on the running orchestrator through its CLI port: a change of them alone does not restart
+ * it. The node takes a new price only with a chain client (off chain `/setOrchestratorConfig`
+ * answers "missing ETH client"), so off chain a new price restarts the node.
+ */
+export const orchestratorLive = (network: string | undefined) =>
+  (network ?? "offchain") === "offchain" ? [SESSION_LIMIT] : [SESSION_LIMIT, ORCHESTRATOR_PRICE];
+
+export const orchestratorRole = (
+  network: string | undefined,
+): NodePodRole<Omit<OrchestratorFlagsInput, "nvidiaDevices">> => ({
   component: "orchestrator",
   ports: [
     // Gateways' gRPC and HTTP, on one port.
@@ -21,11 +32,11 @@ export const ORCHESTRATOR: NodePodRole<Omit<OrchestratorFlagsInput, "nvidiaDevic
   gpu: "video-encoder",
   secrets: ["keystore", "orchSecret"],
   flags: (facts, placement) => orchestratorFlags({ ...facts, ...placement }),
-  liveFlags: LIVE_FLAGS,
+  live: orchestratorLive(network),
   configHeader: (owner) => `Rendered by livepeer-operator for Orchestrator ${owner}; edits are overwritten.`,
   // Every flag but the live ones, aiModels.json, the image and the command line.
   rolloutInputs: (n) => [n.restartConfig, n.files["aiModels.json"] ?? "", n.image, n.args.join(" ")],
-};
+});
 
 export const TRANSCODER: NodePodRole<Omit<TranscoderFlagsInput, "nvidiaDevices">> = {
   component: "transcoder",
@@ -36,7 +47,7 @@ export const TRANSCODER: NodePodRole<Omit<TranscoderFlagsInput, "nvidiaDevices">
   secrets: ["orchSecret"],
   flags: (facts, placement) => transcoderFlags({ ...facts, ...placement }),
   // A transcoder announces its capacity when it connects: a new session limit needs a restart.
-  liveFlags: [],
+  live: [],
   configHeader: (owner) => `Transcoder of Orchestrator ${owner}.`,
   // The whole file as mounted and the image (its command line is fixed).
   rolloutInputs: (n) => [n.config, n.image],

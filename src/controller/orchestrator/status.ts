@@ -127,6 +127,8 @@ export type OwnedStatus = Pick<
   | "node"
   | "gpuProduct"
   | "serviceAddr"
+  | "pricePerUnit"
+  | "pixelsPerUnit"
 >;
 
 export function computeStatus(seen: Seen, now: Date): OwnedStatus {
@@ -162,5 +164,12 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     ...(node ? { node } : {}),
     ...(product ? { gpuProduct: product } : {}),
     serviceAddr: seen.plan.serviceAddr,
+    ...advertisedPrice(seen),
   };
+}
+
+/** The price the orchestrator's node advertises, once the doctor has read it (gateways compare caps with it). */
+function advertisedPrice(seen: Seen): Pick<OwnedStatus, "pricePerUnit" | "pixelsPerUnit"> {
+  const price = seen.doctor?.report.readings.find((r) => r.price)?.price;
+  return price ? { pricePerUnit: price.pricePerUnit, pixelsPerUnit: price.pixelsPerUnit } : {};
 }

@@ -10,6 +10,7 @@ import { ensureBinaries, kwokDataDir } from "../toolchain/binaries.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
 import { KWOK_LOG_CRDS, kwokCrdFiles, writeKwokConfig } from "./kwok.ts";
 import { generatePki, type Pki } from "./pki.ts";
+import { claimPodCidr } from "./pod-cidr.ts";
 import { freePorts } from "./ports.ts";
 import { logTail, type ManagedProcess, startProcess, stopPid, waitFor } from "./process.ts";
 import { startReaper } from "./reaper.ts";
@@ -65,6 +66,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   for (const sub of ["pki", "logs", "etcd"]) mkdirSync(path.join(dir, sub), { recursive: true });
   const logs = (name: string) => path.join(dir, "logs", `${name}.log`);
   const reaper = startReaper(dir, temporary);
+  // Released on stop; a killed process's claim is taken over by the next control plane.
+  const podCidr = opts.podCidr ? { cidr: opts.podCidr, release: () => undefined } : claimPodCidr();
   const processes: ManagedProcess[] = [];
   const track = (p: ManagedProcess) => {
     processes.push(p);
@@ -84,6 +87,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     for (const p of [...processes].reverse()) await stopPid(p.pid);
     reaper.release();
     if (temporary) rmSync(dir, { recursive: true, force: true });
+    podCidr.release();
   };
 
   try {
@@ -206,7 +210,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
           "--manage-all-nodes=false",
           "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
           `--enable-crds=${KWOK_LOG_CRDS.join(",")}`,
-          `--cidr=${opts.podCidr ?? "127.1.0.0/16"}`,
+          `--cidr=${podCidr.cidr}`,
           "--node-ip=127.0.0.1",
           "--node-name=localhost",
           `--node-port=${kwokPort}`,

@@ -1,27 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cliUrl, type LivePod, livePods, sessionLimitChange } from "./session-limit-live.ts";
-
-describe("sessionLimitChange", () => {
-  it.each<[string, number | "auto", string | undefined, ReturnType<typeof sessionLimitChange>]>([
-    ["a new integer limit", 10, "8", { from: "8", to: 10 }],
-    ["a lower one", 4, "8", { from: "8", to: 4 }],
-    ["unchanged", 8, "8", undefined],
-    [
-      "nothing recorded yet (first rollout, or a ConfigMap from before the annotation)",
-      8,
-      undefined,
-      undefined,
-    ],
-    ["split setup: auto is the transcoders' sum, never set live", "auto", "8", undefined],
-    ["0 (no GPU fits: an invalid flag, reported instead)", 0, "8", undefined],
-    [
-      "recorded auto, now an integer (split setup removed: the template changes anyway)",
-      8,
-      "auto",
-      undefined,
-    ],
-  ])("%s", (_n, desired, recorded, want) => expect(sessionLimitChange(desired, recorded)).toEqual(want));
-});
+import { cliUrl, type LivePod, livePods } from "./apply.ts";
 
 describe("livePods", () => {
   const p = (
@@ -41,7 +19,7 @@ describe("livePods", () => {
     ["a Pending pod (reads the new ConfigMap when it starts)", p("b", { phase: "Pending" }), false],
     ["no pod IP yet", p("c", { ip: "" }), false],
     ["being deleted", p("d", { deleting: true }), false],
-  ] as const)("%s", (_n, pod, want) => expect(livePods([pod]).length === 1).toBe(want));
+  ] as const)("%s", (_n, pod, want) => expect(livePods([pod], "orchestrator").length === 1).toBe(want));
 });
 
 describe("cliUrl", () => {
