@@ -8,9 +8,9 @@ import type { Finding } from "../../schema/finding.ts";
 import type { GatewayStatus, StoredGateway } from "../../schema/gateway.ts";
 import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
-import { holdVerdict } from "../node-status/holds.ts";
 import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
-import { notReadyMessage, podsScheduled, simulatedVerdict, withSince } from "../node-status/pods.ts";
+import { podsScheduled, simulatedVerdict, withSince } from "../node-status/pods.ts";
+import { nodeReady, warningsNote } from "../node-status/ready.ts";
 import { conditionTime, ensureConditions, setCondition, type Verdict } from "../runtime/index.ts";
 import type { GatewayPlan } from "./plan.ts";
 
@@ -115,49 +115,19 @@ function noOrchestrators({ plan, gateway }: GatewaySeen): Verdict | undefined {
 }
 
 function ready(seen: GatewaySeen, findings: readonly Finding[]): Verdict {
-  const { plan, pods } = seen;
-  const held = holdVerdict(plan.holds);
-  if (held) return held;
-  const errors = plan.problems.filter((p) => p.severity === "error");
-  if (errors.length) {
-    return {
-      status: "False",
-      reason: "InvalidNodeConfiguration",
-      message: `the node would refuse its flags: ${errors.map((e) => `${e.message} - ${e.fix}`).join("; ")}`,
-    };
-  }
-  const keystore =
-    seen.keystore && keystoreVerdict(seen.keystore, seen.gateway.metadata?.namespace ?? "default");
-  if (keystore) return keystore;
-  const none = noOrchestrators(seen);
-  if (none) return none;
-  if (plan.price.severity === "error") return priceVerdict(plan);
-  const podsMessage = notReadyMessage(pods);
-  const stopping = findings.filter((f) => f.severity === "error");
-  if (stopping.length) {
-    return {
-      status: "False",
-      reason: stopping[0]!.id,
-      message: `${stopping.map((f) => `${f.id}: ${f.message}`).join("; ")}${podsMessage ? `; ${podsMessage}` : ""}`,
-    };
-  }
-  if (pods.length === 0) return { status: "False", reason: "PodPending", message: "no node pod yet" };
-  if (podsMessage) return { status: "False", reason: "PodsNotReady", message: podsMessage };
-  const reachable = nodeReachable(seen);
-  if (reachable.status === "False")
-    return { status: "False", reason: "NodeUnreachable", message: reachable.message };
-  if (reachable.status === "Unknown") {
-    return { status: "Unknown", reason: "CheckingNode", message: `pods Ready; ${reachable.message}` };
-  }
+  const { plan } = seen;
   const count = plan.pool ? `, ${plan.pool.given.length} orchestrator(s) given` : "";
-  const warnings = findings.filter((f) => f.severity === "warning").length;
-  return {
-    status: "True",
-    reason: "Serving",
-    message: `the gateway's pod is Ready and its node answers${count}${
-      warnings ? `; ${warnings} warning finding(s), see status.findings` : ""
-    }`,
-  };
+  return nodeReady({
+    holds: plan.holds,
+    problems: plan.problems,
+    keystore: seen.keystore && keystoreVerdict(seen.keystore, seen.gateway.metadata?.namespace ?? "default"),
+    // A gateway with nobody to pay, or a cap nobody accepts, takes streams and transcodes none.
+    blockers: [noOrchestrators(seen), plan.price.severity === "error" ? priceVerdict(plan) : undefined],
+    findings,
+    pods: seen.pods,
+    reachable: nodeReachable(seen),
+    serving: (warnings) => `the gateway's pod is Ready and its node answers${count}${warningsNote(warnings)}`,
+  });
 }
 
 function findingsOf(seen: GatewaySeen, now: string): Finding[] {

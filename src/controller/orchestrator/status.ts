@@ -4,9 +4,9 @@ import type { Finding } from "../../schema/finding.ts";
 import type { OrchestratorStatus, StoredOrchestrator } from "../../schema/orchestrator.ts";
 import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
-import { holdVerdict } from "../node-status/holds.ts";
 import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
-import { notReadyMessage, podsScheduled, simulatedVerdict, withSince } from "../node-status/pods.ts";
+import { podsScheduled, simulatedVerdict, withSince } from "../node-status/pods.ts";
+import { nodeReady, warningsNote } from "../node-status/ready.ts";
 import { conditionTime, ensureConditions, setCondition, type Verdict } from "../runtime/index.ts";
 import type { Plan } from "./plan.ts";
 
@@ -39,49 +39,17 @@ export function scheduled(seen: Seen): Verdict {
 }
 
 export function ready(seen: Seen, findings: readonly Finding[] = []): Verdict {
-  const { pods, plan } = seen;
-  // A devnet deployment that cannot be read, a service address not known yet: said first, since
-  // the node's flags lack what they would supply.
-  const held = holdVerdict(plan.holds);
-  if (held) return held;
-  const errors = plan.problems.filter((p) => p.severity === "error");
-  if (errors.length) {
-    return {
-      status: "False",
-      reason: "InvalidNodeConfiguration",
-      message: `the node would refuse its flags: ${errors.map((e) => `${e.message} - ${e.fix}`).join("; ")}`,
-    };
-  }
-  const keystore =
-    seen.keystore && keystoreVerdict(seen.keystore, seen.orch.metadata?.namespace ?? "default");
-  if (keystore) return keystore;
-  const podsMessage = notReadyMessage(pods);
-  // An error finding stops service and usually explains the rest (a crash-looping pod, say).
-  const stopping = findings.filter((f) => f.severity === "error");
-  if (stopping.length) {
-    return {
-      status: "False",
-      reason: stopping[0]!.id,
-      message: `${stopping.map((f) => `${f.id}: ${f.message}`).join("; ")}${podsMessage ? `; ${podsMessage}` : ""}`,
-    };
-  }
-  if (pods.length === 0) return { status: "False", reason: "PodPending", message: "no node pod yet" };
-  if (podsMessage) return { status: "False", reason: "PodsNotReady", message: podsMessage };
   const reachable = nodeReachable(seen);
-  if (reachable.status === "False") {
-    return { status: "False", reason: "NodeUnreachable", message: reachable.message };
-  }
-  if (reachable.status === "Unknown") {
-    return { status: "Unknown", reason: "CheckingNode", message: `pods Ready; ${reachable.message}` };
-  }
-  const warnings = findings.filter((f) => f.severity === "warning").length;
-  return {
-    status: "True",
-    reason: "Serving",
-    message: `all ${pods.length} pod(s) Ready, the node answers (${reachable.message.replace(/^answering: /, "")})${
-      warnings ? `; ${warnings} warning finding(s), see status.findings` : ""
-    }`,
-  };
+  return nodeReady({
+    holds: seen.plan.holds,
+    problems: seen.plan.problems,
+    keystore: seen.keystore && keystoreVerdict(seen.keystore, seen.orch.metadata?.namespace ?? "default"),
+    findings,
+    pods: seen.pods,
+    reachable,
+    serving: (warnings) =>
+      `all ${seen.pods.length} pod(s) Ready, the node answers (${reachable.message.replace(/^answering: /, "")})${warningsNote(warnings)}`,
+  });
 }
 
 /** NodeReachable: the Ready node pods answer their endpoints. */

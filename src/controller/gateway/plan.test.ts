@@ -1,0 +1,134 @@
+import { describe, expect, it } from "vitest";
+import { GatewaySpecSchema, type StoredGateway } from "../../schema/gateway.ts";
+import { type GatewayPlanInput, planGateway } from "./plan.ts";
+import type { OrchestratorView } from "./pool.ts";
+import { computeGatewayStatus } from "./status.ts";
+
+const gateway = (spec: Record<string, unknown>): StoredGateway => ({
+  metadata: { name: "gw", namespace: "video", generation: 1 },
+  spec: GatewaySpecSchema.parse(spec),
+});
+const ready = (name: string, price: string, labels = { pool: "main" }): OrchestratorView => ({
+  metadata: { name, labels },
+  spec: { pricePerUnit: price, pixelsPerUnit: 1 },
+  status: {
+    conditions: [{ type: "Ready", status: "True" }],
+    serviceAddr: `${name}-0.${name}-pods.video.svc.cluster.local:8935`,
+  },
+});
+const input = (spec: Record<string, unknown>, o: Partial<GatewayPlanInput> = {}): GatewayPlanInput => ({
+  gateway: gateway(spec),
+  defaultImage: "livepeer/go-livepeer:0.8.8",
+  orchestrators: [ready("a", "100"), ready("b", "200"), ready("c", "1", { pool: "other" })],
+  addressing: "service",
+  hooksConfigured: true,
+  hookTokenDigest: "d".repeat(64),
+  ...o,
+});
+const selector = { orchestrators: { selector: { matchLabels: { pool: "main" } } } };
+const conditionsOf = (i: GatewayPlanInput) => {
+  const plan = planGateway(i);
+  const status = computeGatewayStatus({ gateway: i.gateway, plan, pods: [], nodes: [] }, new Date(0));
+  return Object.fromEntries(status.conditions!.map((c) => [c.type, `${c.status} ${c.reason}`]));
+};
+
+describe("a Gateway's plan", () => {
+  it("renders the gateway's flags; the discovery URL reaches the pod from the hooks Secret only", () => {
+    const plan = planGateway(input({ ...selector, maxPricePerUnit: "300", maxSessions: 12 }));
+    expect(plan.node.flags).toMatchObject({
+      gateway: true,
+      httpIngest: true,
+      maxPricePerUnit: "300",
+      maxSessions: "12",
+    });
+    expect(plan.node.configMap.data?.["livepeer.conf"]).not.toMatch(/orchWebhookUrl/);
+    const container = plan.node.statefulSet.spec?.template.spec?.containers[0];
+    expect(container?.env).toEqual([
+      {
+        name: "LP_ORCHWEBHOOKURL",
+        valueFrom: { secretKeyRef: { name: "gw-node-hooks", key: "orchWebhookUrl" } },
+      },
+    ]);
+    expect(
+      plan.node.statefulSet.spec?.template.metadata?.annotations?.["livepeer.org/hook-token-digest"],
+    ).toBe("d".repeat(64));
+  });
+
+  it("a price cap or session limit change is a live change, not a new pod", () => {
+    const before = planGateway(input({ ...selector, maxPricePerUnit: "300", maxSessions: 10 }));
+    const recorded = before.node.configMap.metadata?.annotations ?? {};
+    const after = planGateway(input({ ...selector, maxPricePerUnit: "500", maxSessions: 20 }, { recorded }));
+    const hash = (p: typeof before) =>
+      p.node.statefulSet.spec?.template.metadata?.annotations?.["livepeer.org/config-hash"];
+    expect(hash(after)).toBe(hash(before));
+    expect(after.liveChanges.map((c) => `${c.setting.what} ${c.from} -> ${c.to}`)).toEqual([
+      "price cap 300/1 -> 500/1",
+      "session limit 10 -> 20",
+    ]);
+  });
+
+  it("RTMP off: the listener stays inside the pod and no Service publishes it", () => {
+    const plan = planGateway(input({ ...selector, ingest: { rtmp: { enabled: false } } }));
+    expect(plan.node.flags.rtmpAddr).toBe("127.0.0.1:1935");
+    expect(plan.node.services.flatMap((s) => s.spec?.ports?.map((p) => p.port))).not.toContain(1935);
+  });
+
+  it("-maxPricePerCapability as the file the node reads", () => {
+    const plan = planGateway(
+      input({
+        ...selector,
+        maxPricePerCapability: [{ pipeline: "text-to-image", maxPricePerUnit: "0.5USD" }],
+      }),
+    );
+    expect(JSON.parse(plan.node.configMap.data?.["maxPricePerCapability.json"] ?? "{}")).toEqual({
+      capabilities_prices: [
+        {
+          pipeline: "text-to-image",
+          model_id: "default",
+          price_per_unit: 0.5,
+          pixels_per_unit: 1,
+          currency: "USD",
+        },
+      ],
+    });
+  });
+
+  it("fixed addresses render -orchAddr and no hook", () => {
+    const plan = planGateway(
+      input({ orchestrators: { addresses: ["o1:8935", "o2:8935"] } }, { hookTokenDigest: undefined }),
+    );
+    expect(plan.node.flags.orchAddr).toBe("o1:8935,o2:8935");
+    expect(plan.node.statefulSet.spec?.template.spec?.containers[0]?.env).toBeUndefined();
+    expect(plan.holds).toEqual([]);
+  });
+});
+
+describe("a Gateway's conditions from its plan", () => {
+  it.each<[string, GatewayPlanInput, Record<string, string>]>([
+    [
+      "a cap below every orchestrator",
+      input({ ...selector, maxPricePerUnit: "50" }),
+      { PriceCompatible: "False PriceCapBelowOrchestrators", Ready: "False PriceCapBelowOrchestrators" },
+    ],
+    [
+      "a cap that reaches one of two: a warning, Ready decided by the pods",
+      input({ ...selector, maxPricePerUnit: "150" }),
+      { PriceCompatible: "True PriceCapBelowSome", Ready: "False PodPending" },
+    ],
+    [
+      "a selector that matches nothing",
+      input({ orchestrators: { selector: { matchLabels: { pool: "none" } } } }),
+      { Ready: "False NoOrchestratorsSelected", PriceCompatible: "Unknown NoOrchestrators" },
+    ],
+    [
+      "no hooks URL: discovery cannot work, and nothing rolls out",
+      input(selector, { hooksConfigured: false }),
+      { Ready: "False DiscoveryUnavailable" },
+    ],
+    [
+      "fixed addresses: prices unknown to the operator",
+      input({ orchestrators: { addresses: ["o1:8935"] } }),
+      { PriceCompatible: "Unknown PricesNotKnown", Ready: "False PodPending" },
+    ],
+  ])("%s", (_n, i, want) => expect(conditionsOf(i)).toMatchObject(want));
+});
