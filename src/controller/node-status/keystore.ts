@@ -160,7 +160,7 @@ export class KeystoreCheck {
 function unreadable(err: unknown, ns: string): string {
   const message = errorMessage(err);
   if (err instanceof KubeApiError && err.status === 403) {
-    return `${message}: the controller may only get Secrets in the namespaces it watches (chart value controller.watchNamespaces must list ${ns})`;
+    return `${message}: the controller's ServiceAccount needs get on Secrets in ${ns} (the chart grants it in every namespace the controller watches)`;
   }
   return message;
 }
