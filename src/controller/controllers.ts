@@ -14,13 +14,18 @@ export interface ControllerSettings {
   nodeHooksUrl?: string;
   /** How gateways reach the orchestrators they are given (default: their service address). */
   orchestratorAddresses?: GatewayOptions["orchestratorAddresses"];
+  /**
+   * Where the webhook API keeps Webhooks and their Secrets: the only namespaces in which the
+   * controller lists and watches Secrets (absent: the namespaces it watches).
+   */
+  webhookNamespaces?: readonly string[];
 }
 
 export function controllers(settings: ControllerSettings = {}): ControllerDefinition[] {
   const defaultImage = process.env.LIVEPEER_NODE_IMAGE ?? DEFAULT_NODE_IMAGE;
   const doctor = settings.doctor ? { doctor: settings.doctor } : {};
   return [
-    webhookController,
+    webhookController(settings.webhookNamespaces ? { namespaces: settings.webhookNamespaces } : {}),
     orchestratorController({ defaultImage, ...doctor }),
     gatewayController({
       defaultImage,

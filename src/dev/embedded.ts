@@ -92,6 +92,8 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
         `--kubeconfig=${kubeconfig}`,
         `--metrics-addr=127.0.0.1:${metricsPort}`,
         "--leader-elect=false",
+        // Secrets are listed and watched only where the API keeps Webhooks, as in a cluster.
+        `--webhook-namespace=${DEV_NAMESPACE}`,
         // Gateway discovery through the API's node hooks; simulated gateways dial orchestrators'
         // loopback pod IPs (there is no cluster DNS here). On a cluster: service addresses.
         `--node-hooks-url=http://127.0.0.1:${apiPort}`,

@@ -171,7 +171,10 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
     let sts: Sts | undefined;
     await waitFor(
       "the gateway's StatefulSet",
-      async () => !!(sts = await client.get<Sts>(StatefulSets, ns.name, "gw").catch(() => undefined)),
+      async () => {
+        sts = await client.get<Sts>(StatefulSets, ns.name, "gw").catch(() => undefined);
+        return sts !== undefined;
+      },
       30_000,
       context,
     );

@@ -82,6 +82,22 @@ describe("helm chart", () => {
   });
 });
 
+/** `kubectl auth can-i` as a ServiceAccount of the release in `releaseNs`; ALL = every namespace. */
+async function can(
+  releaseNs: string,
+  sa: string,
+  verb: string,
+  resource: string,
+  namespace?: string,
+): Promise<boolean> {
+  const [kind, sub] = resource.split("/");
+  const args = ["auth", "can-i", verb, kind!, `--as=system:serviceaccount:${releaseNs}:${sa}`];
+  if (sub) args.push(`--subresource=${sub}`);
+  if (namespace === "ALL") args.push("--all-namespaces");
+  else if (namespace) args.push("-n", namespace);
+  return (await kubectl(args).catch((e: Error) => e.message)).includes("yes");
+}
+
 describe("helm install: least-privilege RBAC", () => {
   let ns: Awaited<ReturnType<typeof testNamespace>>;
   beforeAll(async () => {
@@ -93,14 +109,6 @@ describe("helm install: least-privilege RBAC", () => {
     await helm(["uninstall", "lpo", "-n", ns.name]);
     await ns.remove();
   });
-
-  const can = async (sa: string, verb: string, resource: string, namespace?: string) => {
-    const [kind, sub] = resource.split("/");
-    const args = ["auth", "can-i", verb, kind!, `--as=system:serviceaccount:${ns.name}:${sa}`];
-    if (sub) args.push(`--subresource=${sub}`);
-    if (namespace) args.push("-n", namespace);
-    return (await kubectl(args).catch((e: Error) => e.message)).includes("yes");
-  };
 
   it.each([
     ["lpo-controller", "create", "statefulsets.apps", "video", true],
@@ -119,6 +127,23 @@ describe("helm install: least-privilege RBAC", () => {
     ["lpo-controller", "get", "configmaps", "video", true],
     ["lpo-controller", "delete", "configmaps", "video", false],
     ["lpo-controller", "patch", "nodes", undefined, false],
+    // Secrets: never enumerable in users' namespaces (other tenants' wallet keys), only by name.
+    ["lpo-controller", "list", "secrets", "ALL", false],
+    ["lpo-controller", "watch", "secrets", "ALL", false],
+    ["lpo-controller", "list", "secrets", "video", false],
+    ["lpo-controller", "watch", "secrets", "video", false],
+    ["lpo-controller", "get", "secrets", "video", true],
+    ["lpo-controller", "create", "secrets", "video", true],
+    ["lpo-controller", "patch", "secrets", "video", true],
+    ["lpo-controller", "update", "secrets", "video", false],
+    // ... except where the webhook API keeps Webhooks and their Secrets.
+    ["lpo-controller", "list", "secrets", "SELF", true],
+    ["lpo-controller", "watch", "secrets", "SELF", true],
+    ["lpo-controller", "delete", "secrets", "SELF", false],
+    ["lpo-controller", "watch", "webhooks.livepeer.org", "SELF", true],
+    ["lpo-controller", "patch", "webhooks.livepeer.org/status", "SELF", true],
+    ["lpo-controller", "watch", "webhooks.livepeer.org", "video", false],
+    ["lpo-controller", "list", "webhooks.livepeer.org", "ALL", false],
     ["lpo-api", "create", "webhooks.livepeer.org", "SELF", true],
     ["lpo-api", "create", "webhooks.livepeer.org", "video", false],
     ["lpo-api", "get", "secrets", "SELF", false],
@@ -128,6 +153,80 @@ describe("helm install: least-privilege RBAC", () => {
     ["lpo-api", "patch", "gateways.livepeer.org/status", "video", false],
     ["lpo-api", "get", "secrets", "video", false],
   ] as const)("%s may %s %s in %s: %s", async (sa, verb, resource, namespace, allowed) => {
-    expect(await can(sa, verb, resource, namespace === "SELF" ? ns.name : namespace)).toBe(allowed);
+    expect(await can(ns.name, sa, verb, resource, namespace === "SELF" ? ns.name : namespace)).toBe(allowed);
+  });
+});
+
+describe("helm install with controller.watchNamespaces: Roles only", () => {
+  let release: Awaited<ReturnType<typeof testNamespace>>;
+  let apps: Awaited<ReturnType<typeof testNamespace>>;
+  beforeAll(async () => {
+    release = await testNamespace("helm-w");
+    apps = await testNamespace("helm-apps");
+    // Another release name: ClusterRole names are cluster-wide.
+    const r = await helm([
+      "install",
+      "lpo-w",
+      chart,
+      "-n",
+      release.name,
+      "--wait=false",
+      "--set",
+      `controller.watchNamespaces={${apps.name}}`,
+    ]);
+    expect(r.code, r.out).toBe(0);
+  });
+  afterAll(async () => {
+    await helm(["uninstall", "lpo-w", "-n", release.name]);
+    await release.remove();
+    await apps.remove();
+  });
+
+  it("passes the listed namespace and the webhook namespace to the controller", async () => {
+    const r = await helm(["get", "manifest", "lpo-w", "-n", release.name]);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain(`- --namespace=${apps.name}`);
+    expect(r.out).toContain(`- --webhook-namespace=${release.name}`);
+    expect(r.out).not.toMatch(/kind: ClusterRole\nmetadata:\n {2}name: lpo-w-controller\n/);
+  });
+
+  it.each([
+    // The listed namespace: what the controller needs there, Secrets by name only.
+    ["create", "statefulsets.apps", "APPS", true],
+    ["watch", "orchestrators.livepeer.org", "APPS", true],
+    ["patch", "gateways.livepeer.org/status", "APPS", true],
+    ["delete", "pods", "APPS", true],
+    ["get", "pods/log", "APPS", true],
+    ["create", "events.events.k8s.io", "APPS", true],
+    ["get", "secrets", "APPS", true],
+    ["create", "secrets", "APPS", true],
+    ["list", "secrets", "APPS", false],
+    ["watch", "secrets", "APPS", false],
+    // Any other namespace: nothing.
+    ["create", "statefulsets.apps", "video", false],
+    ["watch", "orchestrators.livepeer.org", "video", false],
+    ["patch", "orchestrators.livepeer.org/status", "video", false],
+    ["list", "pods", "video", false],
+    ["get", "pods/log", "video", false],
+    ["create", "events.events.k8s.io", "video", false],
+    ["get", "secrets", "video", false],
+    ["create", "secrets", "video", false],
+    ["get", "configmaps", "video", false],
+    // Cluster-wide: Nodes read, nothing else.
+    ["list", "nodes", undefined, true],
+    ["watch", "nodes", undefined, true],
+    ["patch", "nodes", undefined, false],
+    ["list", "pods", "ALL", false],
+    ["list", "orchestrators.livepeer.org", "ALL", false],
+    ["list", "secrets", "ALL", false],
+    ["get", "secrets", "ALL", false],
+    // The release namespace: the webhook API's Webhooks and their Secrets, the Lease.
+    ["watch", "webhooks.livepeer.org", "SELF", true],
+    ["list", "secrets", "SELF", true],
+    ["update", "leases.coordination.k8s.io", "SELF", true],
+    ["create", "statefulsets.apps", "SELF", false],
+  ] as const)("the controller may %s %s in %s: %s", async (verb, resource, namespace, allowed) => {
+    const where = namespace === "SELF" ? release.name : namespace === "APPS" ? apps.name : namespace;
+    expect(await can(release.name, "lpo-w-controller", verb, resource, where)).toBe(allowed);
   });
 });

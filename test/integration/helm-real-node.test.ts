@@ -279,7 +279,12 @@ describe("helm install on a real node", () => {
     const created = await fetch(`${base}/webhook`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ name: "real", url: "https://example.com/hook", events: ["stream.started"] }),
+      body: JSON.stringify({
+        name: "real",
+        url: "https://example.com/hook",
+        events: ["stream.started"],
+        sharedSecret: "real-s3cret",
+      }),
     });
     const hook = (await created.json()) as { id: string; name: string; url: string; userId: string };
     expect(created.status, JSON.stringify(hook)).toBe(200);
@@ -289,6 +294,29 @@ describe("helm install on a real node", () => {
     expect(await got.json()).toMatchObject({ id: hook.id, name: "real", url: "https://example.com/hook" });
     const anonymous = await fetch(`${base}/webhook/${hook.id}`);
     expect(anonymous.status).toBe(401);
+    // The controller, in its pod, sees the Webhook and its Secret through its Role in this
+    // namespace (the only place it may list/watch Secrets), adopts the Secret and says Ready.
+    type Resource = {
+      spec?: { sharedSecretRef?: { name: string } };
+      status?: { conditions?: { type: string; status: string }[] };
+      metadata: { uid: string; ownerReferences?: { uid: string; controller?: boolean }[] };
+    };
+    const get = async (kind: string, name: string) =>
+      JSON.parse(await kubectl(["get", kind, name, "-n", NS, "-o", "json"])) as Resource;
+    let webhook: Resource | undefined;
+    await waitFor(
+      "the Webhook Ready with its Secret adopted",
+      async () => {
+        webhook = await get("webhooks.livepeer.org", hook.id);
+        const ready = webhook.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
+        const ref = webhook.spec?.sharedSecretRef?.name;
+        if (!ready || !ref) return false;
+        const owners = (await get("secret", ref)).metadata.ownerReferences ?? [];
+        return owners.some((o) => o.uid === webhook!.metadata.uid && o.controller);
+      },
+      60_000,
+      () => JSON.stringify(webhook?.status),
+    );
   });
 
   it.each([

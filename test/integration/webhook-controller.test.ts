@@ -25,7 +25,7 @@ const logLines: string[] = [];
 beforeAll(async () => {
   ns = await testNamespace("wh");
   await installCrds(kubectl);
-  manager = await startTestManager("webhook-test", ns.name, [webhookController], logLines);
+  manager = await startTestManager("webhook-test", ns.name, [webhookController()], logLines);
 });
 afterAll(async () => {
   await manager?.stop("tests done");

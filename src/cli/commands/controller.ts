@@ -21,6 +21,12 @@ Runs the operator's controllers (${CONTROLLER_NAMES.join(", ")}) against the clu
 Options:
   --kubeconfig FILE        kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config)
   --namespace NS           watch only these namespaces; repeat or comma-separate (default: all)
+  --webhook-namespace NS   where the webhook API keeps Webhooks and their Secrets (the chart's
+                           release namespace); repeat or comma-separate. The only namespaces in
+                           which the controller lists and watches Secrets: elsewhere it gets a
+                           keystore Secret by name and creates, patches and gets the Secrets it
+                           generates by name (default: the pod's namespace, else the --namespace
+                           list)
   --metrics-addr HOST:PORT /metrics, /healthz, /readyz (default 127.0.0.1:8080; in a pod use
                            0.0.0.0:8080; 0 = no server)
   --leader-elect[=BOOL]    elect a leader through a Lease (default true; --no-leader-elect or
@@ -82,6 +88,7 @@ function parse(args: string[]) {
       options: {
         kubeconfig: { type: "string" },
         namespace: { type: "string", multiple: true },
+        "webhook-namespace": { type: "string", multiple: true },
         "metrics-addr": { type: "string", default: "127.0.0.1:8080" },
         "leader-elect": { type: "boolean", default: true },
         "lease-namespace": { type: "string" },
@@ -105,10 +112,15 @@ function parse(args: string[]) {
   }
 }
 
-function defaultLeaseNamespace(): string {
+/** The pod's namespace when running in one. */
+function podNamespace(): string | undefined {
   if (process.env.POD_NAMESPACE) return process.env.POD_NAMESPACE;
   if (existsSync(IN_CLUSTER_NAMESPACE)) return readFileSync(IN_CLUSTER_NAMESPACE, "utf8").trim();
-  return "default";
+  return undefined;
+}
+
+function defaultLeaseNamespace(): string {
+  return podNamespace() ?? "default";
 }
 
 export const command: Command = {
@@ -134,6 +146,9 @@ export const command: Command = {
       }
     }
     const namespaces = list(values.namespace);
+    const pod = podNamespace();
+    const webhookNamespaces = list(values["webhook-namespace"]);
+    if (!webhookNamespaces.length && pod) webhookNamespaces.push(pod);
     const wanted = list(values.controllers);
     const unknown = wanted.filter((n) => !CONTROLLER_NAMES.includes(n));
     if (unknown.length) {
@@ -158,6 +173,7 @@ export const command: Command = {
     const all = controllers({
       ...(hooksUrl ? { nodeHooksUrl: hooksUrl } : {}),
       orchestratorAddresses: addresses,
+      ...(webhookNamespaces.length ? { webhookNamespaces } : {}),
       doctor: {
         ...(values["node-doctor-period"] !== undefined
           ? { periodMs: seconds("node-doctor-period", values["node-doctor-period"], 30_000) }
@@ -215,6 +231,11 @@ export const command: Command = {
       cluster: loaded.kc.getCurrentCluster()?.server,
       config: loaded.from,
       namespaces: namespaces.length ? namespaces.join(",") : "all",
+      webhookNamespaces: webhookNamespaces.length
+        ? webhookNamespaces.join(",")
+        : namespaces.length
+          ? namespaces.join(",")
+          : "all",
       identity,
       controllers: selected.map((c) => c.name).join(","),
       lease: values["leader-elect"]

@@ -1,5 +1,5 @@
 // Registration of the Gateway controller.
-import { ConfigMaps, Secrets, Services, StatefulSets } from "../../kube/index.ts";
+import { ConfigMaps, Services, StatefulSets } from "../../kube/index.ts";
 import { Gateways } from "../../schema/resources.ts";
 import type { ControllerDefinition } from "../runtime/index.ts";
 import { type GatewayOptions, GatewayReconciler } from "./reconcile.ts";
@@ -9,7 +9,8 @@ export function gatewayController(options: GatewayOptions): ControllerDefinition
   return {
     name: "gateway",
     resource: Gateways,
-    owns: [StatefulSets, Services, ConfigMaps, Secrets],
+    // Generated Secrets are checked by name, not watched (node-status/owned-secrets.ts).
+    owns: [StatefulSets, Services, ConfigMaps],
     watches: gatewayWatches,
     cache: gatewayCaches,
     setup: (ctx) => new GatewayReconciler(ctx, options),

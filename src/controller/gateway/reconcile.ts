@@ -24,6 +24,7 @@ import { newSecretValue } from "../node-pod/index.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { blocksRollout } from "../node-status/holds.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
+import { OwnedSecrets } from "../node-status/owned-secrets.ts";
 import { restartPod } from "../node-status/pod-restart.ts";
 import { revisitAfter } from "../node-status/revisit.ts";
 import { nodeTargets } from "../node-status/targets.ts";
@@ -90,6 +91,7 @@ export class GatewayReconciler implements Reconciler {
   readonly #children: ChildApplier;
   readonly doctor: NodeDoctor;
   readonly #keystore: KeystoreCheck;
+  readonly #ownedSecrets: OwnedSecrets;
   readonly #status: StatusWriter;
 
   constructor(ctx: SetupContext, options: GatewayOptions) {
@@ -104,7 +106,8 @@ export class GatewayReconciler implements Reconciler {
       wake: (key) => ctx.enqueue(key),
       log: ctx.log.child("doctor"),
     });
-    this.#keystore = new KeystoreCheck(ctx.client, ctx.cache);
+    this.#keystore = new KeystoreCheck(ctx.client);
+    this.#ownedSecrets = new OwnedSecrets(ctx.client);
     this.#status = new StatusWriter(ctx, Gateways, NEWS);
   }
 
@@ -205,7 +208,7 @@ export class GatewayReconciler implements Reconciler {
     if (!gw.spec.orchestrators.selector || !base) return undefined;
     const ns = gw.metadata?.namespace ?? "default";
     const name = gw.metadata?.name ?? "";
-    const cached = this.#cache.get(Secrets, keyFor(ns, gatewayChildNames(name).hooksSecret));
+    const cached = await this.#ownedSecrets.read(gw, gatewayChildNames(name).hooksSecret);
     const state = hooksSecretState(cached, base);
     if (state.state === "current") return state.digest;
     let token = newSecretValue();
@@ -218,11 +221,14 @@ export class GatewayReconciler implements Reconciler {
       const value = stored.data?.[HOOKS_SECRET_KEYS.token];
       if (value) token = Buffer.from(value, "base64").toString("utf8");
     }
-    await applyOwned(
-      this.#client,
-      Secrets,
+    this.#ownedSecrets.wrote(
       gw,
-      hooksSecret({ gateway: name, namespace: ns, token, base }) as KubeObject,
+      await applyOwned(
+        this.#client,
+        Secrets,
+        gw,
+        hooksSecret({ gateway: name, namespace: ns, token, base }) as KubeObject,
+      ),
     );
     return hookTokenDigest(token);
   }

@@ -1,16 +1,9 @@
 // What wakes a Gateway besides its own children: its pods (by the instance label), the
 // Orchestrators of its namespace (one becoming Ready, changing its price or labels changes what the
-// gateway is given), the keystore Secret and the devnet deployment it names. The caches are the
-// Orchestrator controller's, shared (same transforms and selectors).
-import {
-  ConfigMaps,
-  type KubeObject,
-  keyFor,
-  keyOf,
-  type ObjectKey,
-  Pods,
-  Secrets,
-} from "../../kube/index.ts";
+// gateway is given) and the devnet deployment it names. The caches are the Orchestrator
+// controller's, shared (same transforms and selectors). The keystore Secret is read by name, not
+// watched (see node-status/keystore.ts).
+import { ConfigMaps, type KubeObject, keyFor, keyOf, type ObjectKey, Pods } from "../../kube/index.ts";
 import type { StoredGateway } from "../../schema/gateway.ts";
 import { Gateways, Orchestrators } from "../../schema/resources.ts";
 import { isDevnetConfigMap } from "../devnet/deployment-config-map.ts";
@@ -19,12 +12,11 @@ import { orchestratorCaches } from "../orchestrator/watch.ts";
 import type { CacheReader, CacheSpec, WatchSpec } from "../runtime/index.ts";
 
 export const GATEWAY_INSTANCE_INDEX = "livepeerGatewayInstance";
-const KEYSTORE_INDEX = "livepeerGatewayKeystoreSecret";
 const DEVNET_INDEX = "livepeerGatewayDevnet";
 
 const gatewayPod = (pod: KubeObject): ObjectKey[] => instanceOf(pod, ["gateway"]);
 
-function named(field: "keystoreSecret" | "devnet") {
+function named(field: "devnet") {
   return (o: KubeObject): ObjectKey[] => {
     const name = (o as StoredGateway).spec?.[field];
     return name ? [keyFor(o.metadata?.namespace, name)] : [];
@@ -49,7 +41,7 @@ export const gatewayCaches: CacheSpec[] = [
   { ...shared.find((c) => c.resource === Pods)!, indexes: { [GATEWAY_INSTANCE_INDEX]: gatewayPod } },
   {
     resource: Gateways,
-    indexes: { [KEYSTORE_INDEX]: named("keystoreSecret"), [DEVNET_INDEX]: named("devnet") },
+    indexes: { [DEVNET_INDEX]: named("devnet") },
   },
   { resource: Orchestrators },
 ];
@@ -57,7 +49,6 @@ export const gatewayCaches: CacheSpec[] = [
 export const gatewayWatches: WatchSpec[] = [
   { resource: Pods, map: gatewayPod },
   { resource: Orchestrators, map: selectingGateways },
-  { resource: Secrets, map: (s, cache) => cache.byIndex(Gateways, KEYSTORE_INDEX, keyOf(s)).map(keyOf) },
   {
     resource: ConfigMaps,
     map: (cm, cache) =>

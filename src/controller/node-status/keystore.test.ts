@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { OrchestratorSpecSchema } from "../../schema/orchestrator.ts";
 import {
   type KeystoreState,
+  keystoreFromData,
   keystoreFromKeys,
   keystoreFromPassword,
   keystoreSecretOf,
@@ -57,6 +58,32 @@ describe("keystoreFromPassword", () => {
       message: expect.stringContaining('Secret video/keys key "password"'),
       action: expect.stringContaining("printf '%s'"),
     });
+  });
+});
+
+describe("keystoreFromData (a Secret as GET returns it: base64 values)", () => {
+  const b64 = (s: string) => Buffer.from(s).toString("base64");
+  it.each<[string, Record<string, string> | undefined, KeystoreState["state"]]>([
+    ["usable", { "key.json": b64("{}"), password: b64("s3cret") }, "ok"],
+    ["no data at all", undefined, "missing-keys"],
+    ["no password key", { "key.json": b64("{}") }, "missing-keys"],
+    ["an empty password", { "key.json": b64("{}"), password: "" }, "empty-password"],
+    [
+      "a password ending in a newline",
+      { "key.json": b64("{}"), password: b64("s3cret\n") },
+      "trailing-newline",
+    ],
+  ])("%s -> %s", (_, data, state) => {
+    const got = keystoreFromData("keys", data, "video");
+    expect(got.state).toBe(state);
+    expect(JSON.stringify(got)).not.toContain("s3cret");
+  });
+
+  it("names the Secret's namespace in the newline finding", () => {
+    const got = keystoreFromData("keys", { "key.json": "e30=", password: b64("pw\n") }, "video");
+    expect(got.state === "trailing-newline" && got.finding.message).toContain(
+      'Secret video/keys key "password"',
+    );
   });
 });
 

@@ -1,12 +1,18 @@
 // The keystore Secret an on-chain node (Orchestrator or Gateway) names (spec.keystoreSecret): it must exist, hold
 // key.json and password, and the password must be usable as the node's -ethPassword file - no
-// trailing newline, since the node reads the file literally and the unlock then fails. The cache
-// keeps only the Secret's key names; the password is read from the API once per version of the
-// Secret, tested, and dropped. It never reaches a status, an Event or a log line.
+// trailing newline, since the node reads the file literally and the unlock then fails.
+//
+// The Secret is read by name (GET), never listed or watched: the controller has no list/watch on
+// Secrets in users' namespaces. Its key names and password are tested and dropped at once; the
+// password never reaches a status, an Event, a log line or memory beyond the read. A usable
+// keystore is trusted for KEYSTORE_TRUSTED_MS before it is read again; one that is not (missing,
+// a key missing, a bad password) is read again on every reconcile, and those Ready reasons are
+// polled (revisit.ts: about every 30 s), so a Secret created or fixed later is seen within that.
 
 import {
   errorMessage,
   isNotFound,
+  KubeApiError,
   type KubeClient,
   type KubeObject,
   keyFor,
@@ -15,7 +21,8 @@ import {
 import type { Finding } from "../../node/diagnosis/index.ts";
 import { passwordTrailingNewline } from "../../node/diagnosis/index.ts";
 import type { ChainSpec } from "../../schema/chain.ts";
-import type { CacheReader, Verdict } from "../runtime/index.ts";
+import type { Verdict } from "../runtime/index.ts";
+import { Remembered } from "./remembered.ts";
 
 export const KEYSTORE_KEYS = ["key.json", "password"] as const;
 
@@ -29,13 +36,13 @@ export type KeystoreState =
   | { state: "trailing-newline"; secret: string; finding: Finding }
   | { state: "unreadable"; secret: string; error: string };
 
-/** The Secret the node pod mounts as its keystore (as the plan mounts it: on chain only). */
 /** What the keystore check reads of an Orchestrator or a Gateway. */
 export interface KeystoreOwner {
   metadata?: { namespace?: string | undefined };
   spec: Pick<ChainSpec, "keystoreSecret" | "network">;
 }
 
+/** The Secret the node pod mounts as its keystore (as the plan mounts it: on chain only). */
 export function keystoreSecretOf(orch: KeystoreOwner): string | undefined {
   const { keystoreSecret, network } = orch.spec;
   return keystoreSecret && network !== "offchain" ? keystoreSecret : undefined;
@@ -101,49 +108,59 @@ export function keystoreVerdict(keystore: KeystoreState, ns: string): Verdict | 
   }
 }
 
-type CachedSecret = KubeObject & { dataKeys?: string[]; data?: Record<string, string> };
+/**
+ * What a Secret's data (base64 values, as the API returns them) says about it as a keystore
+ * (pure; `ns` names it in the finding).
+ */
+export function keystoreFromData(
+  secret: string,
+  data: Record<string, string> | undefined,
+  ns: string,
+): KeystoreState {
+  const fromKeys = keystoreFromKeys(secret, Object.keys(data ?? {}));
+  if (fromKeys) return fromKeys;
+  const password = Buffer.from(data?.password ?? "", "base64").toString("utf8");
+  return keystoreFromPassword(secret, password, `Secret ${ns}/${secret} key "password"`);
+}
+
+/** How long a usable keystore's reading is trusted before the Secret is read again. */
+export const KEYSTORE_TRUSTED_MS = 60_000;
 
 export class KeystoreCheck {
   readonly #client: KubeClient;
-  readonly #cache: CacheReader;
-  /** Per Secret: what the version last read showed (never the password). */
-  readonly #states = new Map<string, { resourceVersion: string; state: KeystoreState }>();
+  /** Per Secret (`namespace/name`): that it was usable when last read (never the password). */
+  readonly #usable: Remembered<KeystoreState>;
 
-  constructor(client: KubeClient, cache: CacheReader) {
+  constructor(client: KubeClient, o: { trustedMs?: number; now?: () => number } = {}) {
     this.#client = client;
-    this.#cache = cache;
+    this.#usable = new Remembered(o.trustedMs ?? KEYSTORE_TRUSTED_MS, o.now);
   }
 
-  async check(orch: KeystoreOwner): Promise<KeystoreState> {
-    const secret = keystoreSecretOf(orch);
+  async check(owner: KeystoreOwner): Promise<KeystoreState> {
+    const secret = keystoreSecretOf(owner);
     if (!secret) return { state: "unused" };
-    const ns = orch.metadata?.namespace;
+    const ns = owner.metadata?.namespace ?? "default";
     const key = keyFor(ns, secret);
-    const cached = this.#cache.get<CachedSecret>(Secrets, key);
-    const keys = cached ? (cached.dataKeys ?? Object.keys(cached.data ?? {})) : undefined;
-    const fromKeys = keystoreFromKeys(secret, keys);
-    if (fromKeys) {
-      this.#states.delete(key);
-      return fromKeys;
-    }
-    const version = cached?.metadata?.resourceVersion ?? "";
-    const known = this.#states.get(key);
-    if (known && known.resourceVersion === version) return known.state;
-    let state: KeystoreState;
+    const known = this.#usable.get(key);
+    if (known) return known;
+    let data: Record<string, string> | undefined;
     try {
-      const full = await this.#client.get<KubeObject & { data?: Record<string, string> }>(
-        Secrets,
-        ns,
-        secret,
-      );
-      const password = Buffer.from(full.data?.password ?? "", "base64").toString("utf8");
-      state = keystoreFromPassword(secret, password, `Secret ${ns}/${secret} key "password"`);
+      data = (await this.#client.get<KubeObject & { data?: Record<string, string> }>(Secrets, ns, secret))
+        .data;
     } catch (err) {
       if (isNotFound(err)) return { state: "missing", secret };
-      // Not remembered: the next reconcile tries again.
-      return { state: "unreadable", secret, error: errorMessage(err) };
+      return { state: "unreadable", secret, error: unreadable(err, ns) };
     }
-    this.#states.set(key, { resourceVersion: version, state });
+    const state = keystoreFromData(secret, data, ns);
+    if (state.state === "ok") this.#usable.set(key, state);
     return state;
   }
+}
+
+function unreadable(err: unknown, ns: string): string {
+  const message = errorMessage(err);
+  if (err instanceof KubeApiError && err.status === 403) {
+    return `${message}: the controller's ServiceAccount needs get on Secrets in ${ns} (the chart grants it in every namespace the controller watches)`;
+  }
+  return message;
 }

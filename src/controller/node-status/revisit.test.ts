@@ -26,6 +26,15 @@ describe("revisitAfter", () => {
       [ready("False", "KeystoreSecretUnreadable"), undefined, 0.5],
       POLL_MS,
     ],
+    // The keystore Secret is read by name, not watched: its creation or fix is polled.
+    ["a keystore Secret missing: soon", [ready("False", "KeystoreSecretNotFound"), undefined, 0.5], POLL_MS],
+    ["a keystore key missing: soon", [ready("False", "KeystoreSecretKeyMissing"), undefined, 0.5], POLL_MS],
+    ["an empty keystore password: soon", [ready("False", "KeystorePasswordEmpty"), undefined, 0.5], POLL_MS],
+    [
+      "a keystore password with a newline: soon",
+      [ready("False", "KeystorePasswordTrailingNewline"), undefined, 0.5],
+      POLL_MS,
+    ],
     ["the sooner of the two", [ready("False", "KeystoreSecretUnreadable"), 5_000, 0.5], 5_000],
   ])("%s", (_, args, want) => {
     const got = revisitAfter(...args);

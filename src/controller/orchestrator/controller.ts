@@ -1,5 +1,5 @@
 // Registration of the Orchestrator controller.
-import { ConfigMaps, Secrets, Services, StatefulSets } from "../../kube/index.ts";
+import { ConfigMaps, Services, StatefulSets } from "../../kube/index.ts";
 import { Orchestrators } from "../../schema/resources.ts";
 import type { ControllerDefinition } from "../runtime/index.ts";
 import { type OrchestratorOptions, OrchestratorReconciler } from "./reconcile.ts";
@@ -13,7 +13,8 @@ export function orchestratorController(
   return {
     name: "orchestrator",
     resource: Orchestrators,
-    owns: [StatefulSets, Services, ConfigMaps, Secrets],
+    // Generated Secrets are checked by name, not watched (node-status/owned-secrets.ts).
+    owns: [StatefulSets, Services, ConfigMaps],
     watches: orchestratorWatches,
     cache: orchestratorCaches,
     setup: (ctx) => new OrchestratorReconciler(ctx, options),

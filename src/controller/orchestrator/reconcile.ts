@@ -23,6 +23,7 @@ import { generatedSecret, newSecretValue } from "../node-pod/index.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { blocksRollout } from "../node-status/holds.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
+import { OwnedSecrets } from "../node-status/owned-secrets.ts";
 import { restartPod } from "../node-status/pod-restart.ts";
 import { revisitAfter } from "../node-status/revisit.ts";
 import {
@@ -83,6 +84,7 @@ export class OrchestratorReconciler implements Reconciler {
   /** Looks at the node pods' endpoints and logs; wakes an Orchestrator when what it saw changed. */
   readonly doctor: NodeDoctor;
   readonly #keystore: KeystoreCheck;
+  readonly #ownedSecrets: OwnedSecrets;
   readonly #status: StatusWriter;
   #sweptAt = Date.now();
 
@@ -98,7 +100,8 @@ export class OrchestratorReconciler implements Reconciler {
       wake: (key) => ctx.enqueue(key),
       log: ctx.log.child("doctor"),
     });
-    this.#keystore = new KeystoreCheck(ctx.client, ctx.cache);
+    this.#keystore = new KeystoreCheck(ctx.client);
+    this.#ownedSecrets = new OwnedSecrets(ctx.client);
     this.#status = new StatusWriter(ctx, Orchestrators, NEWS);
   }
 
@@ -188,13 +191,13 @@ export class OrchestratorReconciler implements Reconciler {
   async #orchSecret(orch: Orchestrator, plan: Plan): Promise<void> {
     if (!plan.orchSecretName) return;
     const ns = orch.metadata?.namespace;
-    if (this.#cache.get(Secrets, keyFor(ns, plan.orchSecretName))) return;
+    if (await this.#ownedSecrets.read(orch, plan.orchSecretName)) return;
     const secret = generatedSecret({
       name: plan.orchSecretName,
       namespace: ns,
       values: { [ORCH_SECRET_KEY]: newSecretValue() },
     });
-    await applyOwned(this.#client, Secrets, orch, secret as KubeObject);
+    this.#ownedSecrets.wrote(orch, await applyOwned(this.#client, Secrets, orch, secret as KubeObject));
   }
 
   /** A new session limit or price goes to running pods before the ConfigMap records it. */

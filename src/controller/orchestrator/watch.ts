@@ -1,8 +1,11 @@
 // Pods and Nodes are not owned by an Orchestrator, but decide its status: pods map back to their
 // Orchestrator by the instance label, and a node change may change every session limit.
+// Secrets are not cached here: the keystore Secret a spec names is read by name (keystore.ts) and
+// the generated ones are checked by name (owned-secrets.ts), so the controller needs no list or
+// watch on Secrets in users' namespaces.
 
 import type { KubeObject, ObjectKey } from "../../kube/index.ts";
-import { ConfigMaps, keyFor, keyOf, Nodes, Pods, Secrets, Services, StatefulSets } from "../../kube/index.ts";
+import { ConfigMaps, keyFor, keyOf, Nodes, Pods, Services, StatefulSets } from "../../kube/index.ts";
 import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
 import { Orchestrators } from "../../schema/resources.ts";
 import { isDevnetConfigMap } from "../devnet/deployment-config-map.ts";
@@ -14,17 +17,8 @@ import {
 } from "../node-status/child-facts.ts";
 import { instanceOf, nodeFacts, podFacts } from "../node-status/facts.ts";
 import type { CacheSpec, WatchSpec } from "../runtime/index.ts";
-import { secretKeysOnly } from "../webhook/secret-cache.ts";
 
 export const INSTANCE_INDEX = "livepeerInstance";
-/** Orchestrators by the keystore Secret they name, so the Secret's changes wake them. */
-export const KEYSTORE_INDEX = "livepeerKeystoreSecret";
-
-function keystoreKey(o: KubeObject): ObjectKey[] {
-  const secret = (o as StoredOrchestrator).spec?.keystoreSecret;
-  return secret ? [keyFor(o.metadata?.namespace, secret)] : [];
-}
-
 const ORCHESTRATOR_COMPONENTS = ["orchestrator", "transcoder"];
 
 /** An orchestrator's or transcoder's pod -> its Orchestrator (a Gateway's pods are not ours). */
@@ -53,19 +47,10 @@ export const orchestratorCaches: CacheSpec[] = [
   { resource: Nodes, transform: nodeFacts },
   { resource: StatefulSets, transform: statefulSetFacts, labelSelector: CHILD_SELECTOR },
   { resource: Services, transform: serviceFacts, labelSelector: CHILD_SELECTOR },
-  // Keystore Secrets are the user's (no label): key names only, never values, as the webhook
-  // controller keeps them.
-  { resource: Secrets, transform: secretKeysOnly },
-  { resource: Orchestrators, indexes: { [KEYSTORE_INDEX]: keystoreKey } },
 ];
 
 export const orchestratorWatches: WatchSpec[] = [
   { resource: Pods, map: (pod) => instanceKey(pod) },
-  {
-    resource: Secrets,
-    // Creating the missing keystore Secret, or fixing its password, updates the status at once.
-    map: (secret, cache) => cache.byIndex(Orchestrators, KEYSTORE_INDEX, keyOf(secret)).map(keyOf),
-  },
   {
     resource: ConfigMaps,
     // A devnet deployment changing (or appearing) re-reconciles the Orchestrators that name it.

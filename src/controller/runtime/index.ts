@@ -13,7 +13,7 @@ export {
 } from "./conditions.ts";
 export { EventRecorder, type EventSpec, type EventType, type Recorder } from "./events.ts";
 export { LEADER_ELECTION_DEFAULTS, type LeaderElectionConfig, LeaderElector } from "./leader-election.ts";
-export { Manager, type ManagerOptions } from "./manager.ts";
+export { cacheDisagreement, Manager, type ManagerOptions } from "./manager.ts";
 export {
   type CacheReader,
   type CacheSpec,

@@ -57,10 +57,7 @@ export class Manager {
   readonly cache: CacheReader;
   readonly #o: ManagerOptions;
   readonly #log: Logger;
-  readonly #informers = new Map<
-    string,
-    { informer: Informer; transform: CacheSpec["transform"]; labelSelector?: string | undefined }
-  >();
+  readonly #informers = new Map<string, { informer: Informer; spec: Omit<CacheSpec, "indexes"> }>();
   readonly #controllers: Controller[] = [];
   readonly #definitions: ControllerDefinition[] = [];
   #elector: LeaderElector | undefined;
@@ -142,44 +139,38 @@ export class Manager {
   #cacheAs(spec: CacheSpec): void {
     const name = resourceName(spec.resource);
     const existing = this.#informers.get(name);
-    if (existing && existing.transform !== spec.transform) {
-      throw new Error(
-        `two controllers cache ${name} with different transforms: share one transform (the cache is shared)`,
-      );
+    if (existing) {
+      const disagreement = cacheDisagreement(existing.spec, spec);
+      if (disagreement) {
+        throw new Error(
+          `two controllers cache ${name} with different ${disagreement}: share one (the cache is shared)`,
+        );
+      }
     }
-    if (existing && existing.labelSelector !== spec.labelSelector) {
-      throw new Error(
-        `two controllers cache ${name} with different label selectors ("${existing.labelSelector ?? ""}" and "${spec.labelSelector ?? ""}"): share one (the cache is shared)`,
-      );
-    }
-    const informer =
-      existing?.informer ?? this.#newInformer(spec.resource, spec.transform, spec.labelSelector);
+    const informer = existing?.informer ?? this.#newInformer(spec);
     for (const [index, fn] of Object.entries(spec.indexes ?? {})) {
       informer.store.addIndex(index, fn as (o: KubeObject) => string[]);
     }
   }
 
   #informer(t: ResourceType): Informer {
-    return this.#informers.get(resourceName(t))?.informer ?? this.#newInformer(t, undefined);
+    return this.#informers.get(resourceName(t))?.informer ?? this.#newInformer({ resource: t });
   }
 
-  #newInformer(
-    t: ResourceType,
-    transform: CacheSpec["transform"],
-    labelSelector?: CacheSpec["labelSelector"],
-  ): Informer {
+  #newInformer({ indexes: _added, ...spec }: CacheSpec): Informer {
+    const t = spec.resource;
     if (this.#started)
       throw new Error(`${resourceName(t)} is not cached: declare it in a controller definition`);
     const informer = new Informer(this.client, {
       resource: t,
-      namespaces: this.#o.namespaces,
-      transform,
-      labelSelector,
+      namespaces: spec.namespaces ? [...spec.namespaces] : this.#o.namespaces,
+      transform: spec.transform,
+      labelSelector: spec.labelSelector,
       log: this.#log,
       metrics: this.metrics.informer(),
       ...this.#o.informer,
     });
-    this.#informers.set(resourceName(t), { informer, transform, labelSelector });
+    this.#informers.set(resourceName(t), { informer, spec });
     return informer;
   }
 
@@ -308,4 +299,15 @@ export class Manager {
     }
     return checks;
   }
+}
+
+/** What two declarations of one shared cache disagree on (undefined: they agree). */
+export function cacheDisagreement(a: CacheSpec, b: CacheSpec): string | undefined {
+  if (a.transform !== b.transform) return "transforms";
+  if (a.labelSelector !== b.labelSelector) {
+    return `label selectors ("${a.labelSelector ?? ""}" and "${b.labelSelector ?? ""}")`;
+  }
+  const ns = (s: CacheSpec) => (s.namespaces ? [...s.namespaces].sort().join(",") : "the manager's");
+  if (ns(a) !== ns(b)) return `namespaces (${ns(a)} and ${ns(b)})`;
+  return undefined;
 }

@@ -62,6 +62,11 @@ export interface CacheSpec<T extends KubeObject = KubeObject> {
    * children), so memory follows what the operator made, not everything in the cluster.
    */
   labelSelector?: string;
+  /**
+   * Cache only these namespaces instead of the manager's (e.g. Secrets only where the operator
+   * keeps the ones it must watch, so it needs no list/watch on Secrets anywhere else).
+   */
+  namespaces?: readonly string[];
   indexes?: Record<string, IndexFunc<T>>;
 }
 

@@ -28,3 +28,39 @@ readOnlyRootFilesystem: true
 capabilities:
   drop: ["ALL"]
 {{- end -}}
+{{/*
+The controller's rights where Orchestrators and Gateways live: a ClusterRole by default, a Role in
+each of controller.watchNamespaces otherwise. Secrets only by name (get, create, patch): the
+keystore Secret a spec names is read, the generated ones are made and checked; never list or
+watch, so it cannot enumerate other tenants' Secrets.
+*/}}
+{{- define "lpo.controllerRules" }}
+  - apiGroups: ["livepeer.org"]
+    resources: ["orchestrators", "gateways"]
+    verbs: ["list", "watch"]
+  - apiGroups: ["livepeer.org"]
+    resources: ["orchestrators/status", "gateways/status"]
+    verbs: ["patch"]
+  - apiGroups: ["apps"]
+    resources: ["statefulsets"]
+    verbs: ["list", "watch", "create", "patch"]
+  - apiGroups: [""]
+    resources: ["services"]
+    verbs: ["list", "watch", "create", "patch"]
+  - apiGroups: [""]
+    resources: ["configmaps"]
+    verbs: ["get", "list", "watch", "create", "patch"]
+  - apiGroups: [""]
+    resources: ["secrets"]
+    verbs: ["get", "create", "patch"]
+  - apiGroups: [""]
+    resources: ["pods"]
+    verbs: ["list", "watch", "delete"]
+  # The node doctor reads node pods' logs (bounded reads, no follow).
+  - apiGroups: [""]
+    resources: ["pods/log"]
+    verbs: ["get"]
+  - apiGroups: ["events.k8s.io"]
+    resources: ["events"]
+    verbs: ["create", "patch"]
+{{- end }}
