@@ -1,0 +1,168 @@
+// One HTTP POST of a delivery attempt, with the safety rules: the target's addresses are judged
+// at connect time (guarded-lookup.ts; IP literals here, since Node skips the lookup for them), no
+// redirects are followed, one deadline covers connect to last byte, and only the first bytes of
+// the response are kept (a huge answer is cut off and its connection dropped).
+// node:http as in builtin-http.ts (no undici facade); node:https likewise.
+import type * as httpTypes from "node:http";
+import type * as httpsTypes from "node:https";
+import { isIP } from "node:net";
+import { http } from "../../process/builtin-http.ts";
+import { type Allowlist, addressRefusal } from "./address-policy.ts";
+import { networkErrorText, timeoutText } from "./error-text.ts";
+import { guardedLookup, refusalText, TargetRefusedError } from "./guarded-lookup.ts";
+import type { LoggedResponse } from "./model.ts";
+import type { AttemptOutcome } from "./retry-policy.ts";
+
+const https = process.getBuiltinModule("node:https");
+
+export interface SenderOptions {
+  /** The whole attempt, connect to last byte read (default 10 s). */
+  timeoutMs?: number | undefined;
+  allow: Allowlist;
+  /** Bytes of the response body kept for the log and lastFailure (default 1 KiB). */
+  keepResponseBytes?: number | undefined;
+  /** Past this many body bytes the response is cut off (default 64 KiB). */
+  readResponseBytes?: number | undefined;
+  /** Connections per origin (default 64). */
+  maxSocketsPerOrigin?: number | undefined;
+  /** Name resolution, for tests that need a name resolving to a given address. */
+  resolve?: Parameters<typeof guardedLookup>[1];
+}
+
+export interface SendResult {
+  outcome: AttemptOutcome;
+  response?: LoggedResponse | undefined;
+  durationMs: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+export class Sender {
+  readonly timeoutMs: number;
+  readonly #allow: Allowlist;
+  readonly #keep: number;
+  readonly #readLimit: number;
+  readonly #http: httpTypes.Agent;
+  readonly #https: httpsTypes.Agent;
+
+  constructor(opts: SenderOptions) {
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#allow = opts.allow;
+    this.#keep = opts.keepResponseBytes ?? 1024;
+    this.#readLimit = Math.max(this.#keep, opts.readResponseBytes ?? 64 * 1024);
+    const agentOptions = {
+      keepAlive: true,
+      maxSockets: opts.maxSocketsPerOrigin ?? 64,
+      scheduling: "lifo" as const,
+      lookup: guardedLookup(opts.allow, opts.resolve),
+    };
+    this.#http = new http.Agent(agentOptions);
+    this.#https = new https.Agent(agentOptions);
+  }
+
+  send(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return Promise.resolve({
+        outcome: refused(`url ${JSON.stringify(url)} is not a valid URL`),
+        durationMs: 0,
+      });
+    }
+    if (target.protocol !== "http:" && target.protocol !== "https:") {
+      return Promise.resolve({
+        outcome: refused(`url scheme ${target.protocol} is not allowed: use http:// or https://`),
+        durationMs: 0,
+      });
+    }
+    const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
+    if (isIP(host)) {
+      const what = addressRefusal(host, this.#allow);
+      if (what) return Promise.resolve({ outcome: refused(refusalText(host, host, what)), durationMs: 0 });
+    }
+    const secure = target.protocol === "https:";
+    return new Promise<SendResult>((resolve) => {
+      let settled = false;
+      let response: LoggedResponse | undefined;
+      let retryAfter: string | undefined;
+      const kept: Buffer[] = [];
+      let keptBytes = 0;
+      let readBytes = 0;
+      const finish = (outcome?: AttemptOutcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (response) {
+          response.body = Buffer.concat(kept).subarray(0, this.#keep).toString("utf8");
+          resolve({
+            outcome: {
+              kind: "response",
+              status: response.status,
+              statusText: response.statusText,
+              body: response.body,
+              retryAfter,
+            },
+            response,
+            durationMs: elapsed(),
+          });
+        } else {
+          resolve({
+            outcome: outcome ?? { kind: "error", error: "the connection closed without a response" },
+            durationMs: elapsed(),
+          });
+        }
+      };
+      const options: httpsTypes.RequestOptions = {
+        method: "POST",
+        agent: secure ? this.#https : this.#http,
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+      };
+      const req = (secure ? https : http).request(target, options, (res) => {
+        response = { status: res.statusCode ?? 0, statusText: res.statusMessage ?? "", body: "" };
+        const ra = res.headers["retry-after"];
+        retryAfter = Array.isArray(ra) ? ra[0] : ra;
+        res.on("data", (chunk: Buffer) => {
+          readBytes += chunk.length;
+          if (keptBytes < this.#keep) {
+            kept.push(chunk);
+            keptBytes += chunk.length;
+          }
+          if (readBytes > this.#readLimit) {
+            res.destroy();
+            finish();
+          }
+        });
+        res.on("end", () => finish());
+        res.on("error", () => finish());
+        res.on("close", () => finish());
+      });
+      const timer = setTimeout(() => {
+        // After the status arrived the answer stands; before, it is a timeout.
+        if (response) {
+          req.destroy();
+          finish();
+        } else {
+          req.destroy();
+          finish({ kind: "error", error: timeoutText(this.timeoutMs) });
+        }
+      }, this.timeoutMs);
+      req.on("error", (err) => {
+        if (err instanceof TargetRefusedError) finish(refused(err.message));
+        else finish({ kind: "error", error: networkErrorText(err) });
+      });
+      req.end(body);
+    });
+  }
+
+  close(): void {
+    this.#http.destroy();
+    this.#https.destroy();
+  }
+}
+
+function refused(error: string): AttemptOutcome {
+  return { kind: "refused", error };
+}

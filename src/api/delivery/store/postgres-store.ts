@@ -1,0 +1,446 @@
+// The store for several API replicas: PostgreSQL through `pg`. Work is claimed with
+// FOR UPDATE SKIP LOCKED (one delivery goes to one worker) and a lease (next_attempt_at pushed
+// past the attempt's deadline): a worker killed mid-attempt leaves the delivery due again once the
+// lease runs out, so another worker (or the restarted one) sends it: at-least-once across kill -9,
+// once in normal operation. Batches are written with unnest() arrays: a few statements per batch.
+import pg from "pg";
+import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, WebhookFacts } from "../model.ts";
+import { factsDeltas } from "./facts-delta.ts";
+import { FACTS_COLUMNS, factsMergeSet } from "./facts-sql.ts";
+import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from "./postgres-schema.ts";
+import { eventFromRow, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "./rows.ts";
+import type {
+  ClaimRequest,
+  DeliveryStore,
+  EnqueueRequest,
+  EnqueueResult,
+  PruneResult,
+  QueueStats,
+  Retention,
+  Settlement,
+} from "./types.ts";
+
+type Row = Record<string, unknown>;
+
+export interface PostgresStoreOptions {
+  /** postgres://user:password@host:port/database (the chart reads it from a Secret). */
+  connectionString: string;
+  /** Pool size (default 8). */
+  maxConnections?: number | undefined;
+  /** Errors of idle connections (the pool reconnects); default: ignored. */
+  onError?: ((message: string) => void) | undefined;
+}
+
+// bigint columns (ms times, ids, counts) as numbers: all stay far below 2^53.
+const BIGINT_OID = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === BIGINT_OID
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** host:port/database of a connection string, for messages (never the password). */
+export function describeConnection(connectionString: string): string {
+  try {
+    const u = new URL(connectionString);
+    return `${u.hostname || "localhost"}:${u.port || "5432"}${u.pathname || "/"}`;
+  } catch {
+    return "(unparsable connection string)";
+  }
+}
+
+export class PostgresDeliveryStore implements DeliveryStore {
+  readonly backend = "postgres";
+  readonly #pool: pg.Pool;
+  #claims = 0;
+
+  private constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  /** Connects and migrates; the error names the server (not the password) and what to check. */
+  static async open(opts: PostgresStoreOptions): Promise<PostgresDeliveryStore> {
+    const pool = new pg.Pool({
+      connectionString: opts.connectionString,
+      max: opts.maxConnections ?? 8,
+      types,
+      application_name: "livepeer-operator-delivery",
+    });
+    pool.on("error", (err) => opts.onError?.(`delivery store connection error: ${err.message}`));
+    const store = new PostgresDeliveryStore(pool);
+    try {
+      await store.#migrate();
+    } catch (err) {
+      await pool.end().catch(() => {});
+      throw new Error(
+        `cannot use the delivery store's PostgreSQL at ${describeConnection(opts.connectionString)}: ${(err as Error).message}; check the connection string (host, port, user, password, database) and that the user may create tables`,
+      );
+    }
+    return store;
+  }
+
+  async #migrate(): Promise<void> {
+    await this.#tx(async (c) => {
+      await c.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
+      await c.query("CREATE TABLE IF NOT EXISTS delivery_schema (version integer PRIMARY KEY)");
+      const { rows } = await c.query("SELECT coalesce(max(version), 0) AS v FROM delivery_schema");
+      for (let v = Number(rows[0].v); v < POSTGRES_MIGRATIONS.length; v++) {
+        await c.query(POSTGRES_MIGRATIONS[v]!);
+        await c.query("INSERT INTO delivery_schema (version) VALUES ($1)", [v + 1]);
+      }
+    });
+  }
+
+  async #tx<T>(body: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const c = await this.#pool.connect();
+    try {
+      await c.query("BEGIN");
+      const out = await body(c);
+      await c.query("COMMIT");
+      return out;
+    } catch (err) {
+      await c.query("ROLLBACK").catch(() => {});
+      throw err;
+    } finally {
+      c.release();
+    }
+  }
+
+  async enqueue(batch: readonly EnqueueRequest[], now: number): Promise<EnqueueResult[]> {
+    // One row per (tenant, id) in the statement; later duplicates in the batch are not new.
+    const key = (e: EnqueueRequest["event"]) => `${e.userId}\u0000${e.projectId}\u0000${e.id}`;
+    const first = new Map<string, EnqueueRequest>();
+    for (const r of batch) if (!first.has(key(r.event))) first.set(key(r.event), r);
+    const unique = [...first.values()];
+    const col = <T>(f: (e: EnqueueRequest["event"]) => T) => unique.map((r) => f(r.event));
+    const created = new Set<string>();
+    await this.#tx(async (c) => {
+      const { rows } = await c.query(
+        `INSERT INTO delivery_events (id, user_id, project_id, kind, stream_id, stream, payload, created_at, recorded_at)
+         SELECT u.*, $9 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+           $7::text[], $8::bigint[]) AS u
+         ON CONFLICT (user_id, project_id, id) DO NOTHING
+         RETURNING seq, id, user_id, project_id`,
+        [
+          col((e) => e.id),
+          col((e) => e.userId),
+          col((e) => e.projectId),
+          col((e) => e.kind),
+          col((e) => e.streamId ?? null),
+          col((e) => (e.stream ? JSON.stringify(e.stream) : null)),
+          col((e) => (e.payload ? JSON.stringify(e.payload) : null)),
+          col((e) => e.createdAt ?? now),
+          now,
+        ],
+      );
+      const seqs: number[] = [];
+      const webhooks: string[] = [];
+      for (const row of rows as Row[]) {
+        const k = `${row.user_id}\u0000${row.project_id}\u0000${row.id}`;
+        created.add(k);
+        for (const w of new Set(first.get(k)?.webhookIds ?? [])) {
+          seqs.push(row.seq as number);
+          webhooks.push(w);
+        }
+      }
+      if (seqs.length > 0) {
+        await c.query(
+          `INSERT INTO deliveries (event_seq, webhook_id, state, next_attempt_at, created_at)
+           SELECT u.s, u.w, 'pending', $3, $3 FROM unnest($1::bigint[], $2::text[]) AS u(s, w)`,
+          [seqs, webhooks, now],
+        );
+      }
+    });
+    const answered = new Set<string>();
+    return batch.map((r) => {
+      const k = key(r.event);
+      const isNew = created.has(k) && !answered.has(k);
+      answered.add(k);
+      return { id: r.event.id, created: isNew };
+    });
+  }
+
+  async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
+    const token = `${r.owner}:${++this.#claims}:${r.now}`;
+    const { rows } = await this.#pool.query(
+      `WITH due AS (
+         SELECT id FROM deliveries
+         WHERE state = 'pending' AND next_attempt_at <= $1 AND NOT (webhook_id = ANY($2::text[]))
+         ORDER BY next_attempt_at
+         LIMIT $3
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE deliveries d SET next_attempt_at = $4, claim_token = $5, claimed_by = $6
+       FROM due, delivery_events e
+       WHERE d.id = due.id AND e.seq = d.event_seq
+       RETURNING d.id AS delivery_id, d.webhook_id, d.attempts, d.created_at AS delivery_created_at,
+         e.id, e.user_id, e.project_id, e.kind, e.stream_id, e.stream, e.payload, e.created_at,
+         (SELECT f.gone_revision FROM webhook_facts f WHERE f.webhook_id = d.webhook_id) AS gone_revision`,
+      [r.now, r.skipWebhooks, r.limit, r.now + r.leaseMs, token, r.owner],
+    );
+    return (rows as Row[]).map((row) => ({
+      deliveryId: Number(row.delivery_id),
+      claimToken: token,
+      webhookId: String(row.webhook_id),
+      attempts: Number(row.attempts),
+      createdAt: Number(row.delivery_created_at),
+      goneRevision: typeof row.gone_revision === "string" ? row.gone_revision : undefined,
+      event: eventFromRow(row),
+    }));
+  }
+
+  async settle(batch: readonly Settlement[], now: number): Promise<void> {
+    if (batch.length === 0) return;
+    const updates = deliveryUpdates(batch, now);
+    const logs = batch.flatMap((s) => (s.kind === "attempted" ? [logValues(s.log)] : []));
+    const deltas = factsDeltas(batch);
+    await this.#tx(async (c) => {
+      if (updates.id.length > 0) {
+        await c.query(
+          `UPDATE deliveries d SET state = u.state, attempts = coalesce(u.attempts, d.attempts),
+             next_attempt_at = coalesce(u.next_at, d.next_attempt_at), settled_at = u.settled_at,
+             last_error = coalesce(u.error, d.last_error), claim_token = NULL, claimed_by = NULL
+           FROM unnest($1::bigint[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::bigint[], $7::text[])
+             AS u(id, token, state, attempts, next_at, settled_at, error)
+           WHERE d.id = u.id AND d.claim_token = u.token`,
+          [
+            updates.id,
+            updates.token,
+            updates.state,
+            updates.attempts,
+            updates.nextAt,
+            updates.settledAt,
+            updates.error,
+          ],
+        );
+      }
+      if (logs.length > 0) {
+        const casts = [
+          "text",
+          "text",
+          "text",
+          "text",
+          "bigint",
+          "integer",
+          "boolean",
+          "text",
+          "text",
+          "text",
+          "text",
+          "integer",
+          "text",
+          "text",
+          "text",
+        ];
+        const columns = LOG_COLUMNS.map((_, i) =>
+          logs.map((v) => (LOG_COLUMNS[i] === "success" ? v[i] === 1 : v[i])),
+        );
+        await c.query(
+          `INSERT INTO delivery_log (${LOG_COLUMNS.join(", ")})
+           SELECT * FROM unnest(${casts.map((t, i) => `$${i + 1}::${t}[]`).join(", ")})
+           ON CONFLICT (id) DO NOTHING`,
+          columns,
+        );
+      }
+      if (deltas.length > 0) {
+        const casts = [
+          "text",
+          "bigint",
+          "bigint",
+          "text",
+          "text",
+          "integer",
+          "boolean",
+          "bigint",
+          "text",
+          "bigint",
+          "bigint",
+        ];
+        await c.query(
+          `INSERT INTO webhook_facts (${FACTS_COLUMNS.join(", ")})
+           SELECT * FROM unnest(${casts.map((t, i) => `$${i + 1}::${t}[]`).join(", ")})
+           ON CONFLICT (webhook_id) DO UPDATE SET
+             ${factsMergeSet("GREATEST")}`,
+          [
+            deltas.map((d) => d.webhookId),
+            deltas.map((d) => d.lastTriggeredAt),
+            deltas.map((d) => d.lastFailure?.at ?? null),
+            deltas.map((d) => d.lastFailure?.error ?? null),
+            deltas.map((d) => d.lastFailure?.response ?? null),
+            deltas.map((d) => d.lastFailure?.statusCode ?? null),
+            deltas.map((d) => d.delivering.value),
+            deltas.map((d) => d.delivering.at),
+            deltas.map((d) => d.gone?.revision ?? null),
+            deltas.map((d) => d.gone?.at ?? null),
+            deltas.map(() => now),
+          ],
+        );
+      }
+    });
+  }
+
+  async listLog(webhookId: string, limit: number, after?: LogPosition): Promise<LogPage> {
+    const { rows } = after
+      ? await this.#pool.query(
+          `SELECT * FROM delivery_log WHERE webhook_id = $1 AND (created_at < $2 OR (created_at = $2 AND id > $3))
+           ORDER BY created_at DESC, id ASC LIMIT $4`,
+          [webhookId, after.createdAt, after.id, limit + 1],
+        )
+      : await this.#pool.query(
+          `SELECT * FROM delivery_log WHERE webhook_id = $1 ORDER BY created_at DESC, id ASC LIMIT $2`,
+          [webhookId, limit + 1],
+        );
+    const items = (rows as Row[]).slice(0, limit).map(logFromRow);
+    const last = items.at(-1);
+    return rows.length > limit && last
+      ? { items, next: { createdAt: last.createdAt, id: last.id } }
+      : { items };
+  }
+
+  async getLog(webhookId: string, logId: string): Promise<LogEntry | undefined> {
+    const { rows } = await this.#pool.query("SELECT * FROM delivery_log WHERE id = $1 AND webhook_id = $2", [
+      logId,
+      webhookId,
+    ]);
+    return rows[0] ? logFromRow(rows[0] as Row) : undefined;
+  }
+
+  async countLog(webhookId: string): Promise<number> {
+    const { rows } = await this.#pool.query("SELECT count(*) AS n FROM delivery_log WHERE webhook_id = $1", [
+      webhookId,
+    ]);
+    return Number(rows[0].n);
+  }
+
+  async facts(webhookId: string): Promise<WebhookFacts | undefined> {
+    const { rows } = await this.#pool.query("SELECT * FROM webhook_facts WHERE webhook_id = $1", [webhookId]);
+    return rows[0] ? factsFromRow(rows[0] as Row) : undefined;
+  }
+
+  async factsChangedSince(since: number): Promise<WebhookFacts[]> {
+    const { rows } = await this.#pool.query(
+      "SELECT * FROM webhook_facts WHERE updated_at >= $1 ORDER BY updated_at",
+      [since],
+    );
+    return (rows as Row[]).map(factsFromRow);
+  }
+
+  async prune(now: number, retention: Retention): Promise<PruneResult> {
+    return this.#tx(async (c) => {
+      let logEntries =
+        (await c.query("DELETE FROM delivery_log WHERE created_at < $1", [now - retention.logMaxAgeMs]))
+          .rowCount ?? 0;
+      const over = await c.query(
+        "SELECT webhook_id FROM delivery_log GROUP BY webhook_id HAVING count(*) > $1",
+        [retention.logMaxPerWebhook],
+      );
+      for (const row of over.rows as Row[]) {
+        const cut = await c.query(
+          `SELECT created_at, id FROM delivery_log WHERE webhook_id = $1
+           ORDER BY created_at DESC, id ASC LIMIT 1 OFFSET $2`,
+          [row.webhook_id, retention.logMaxPerWebhook],
+        );
+        const at = cut.rows[0] as Row | undefined;
+        if (!at) continue;
+        logEntries +=
+          (
+            await c.query(
+              "DELETE FROM delivery_log WHERE webhook_id = $1 AND (created_at < $2 OR (created_at = $2 AND id >= $3))",
+              [row.webhook_id, at.created_at, at.id],
+            )
+          ).rowCount ?? 0;
+      }
+      const events =
+        (
+          await c.query(
+            `DELETE FROM delivery_events e WHERE e.recorded_at < $1
+             AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq AND d.state = 'pending')`,
+            [now - retention.settledMaxAgeMs],
+          )
+        ).rowCount ?? 0;
+      return { logEntries, events };
+    });
+  }
+
+  async forgetWebhook(webhookId: string): Promise<void> {
+    await this.#tx(async (c) => {
+      await c.query("DELETE FROM deliveries WHERE webhook_id = $1", [webhookId]);
+      await c.query("DELETE FROM delivery_log WHERE webhook_id = $1", [webhookId]);
+      await c.query("DELETE FROM webhook_facts WHERE webhook_id = $1", [webhookId]);
+    });
+  }
+
+  async queueStats(): Promise<QueueStats> {
+    const { rows } = await this.#pool.query(
+      "SELECT count(*) AS pending, min(created_at) AS oldest FROM deliveries WHERE state = 'pending'",
+    );
+    const row = rows[0] as Row;
+    return {
+      pending: Number(row.pending),
+      oldestPendingCreatedAt: row.oldest === null ? undefined : Number(row.oldest),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+}
+
+/** The deliveries' new rows, as columns for unnest(); sorted by id (one lock order). */
+function deliveryUpdates(batch: readonly Settlement[], now: number) {
+  type U = {
+    id: number;
+    token: string;
+    state: string;
+    attempts: number | null;
+    nextAt: number | null;
+    settledAt: number | null;
+    error: string | null;
+  };
+  const rows: U[] = [];
+  for (const s of batch) {
+    if (s.kind === "released") {
+      rows.push({
+        id: s.deliveryId,
+        token: s.claimToken,
+        state: "pending",
+        attempts: null,
+        nextAt: s.at,
+        settledAt: null,
+        error: null,
+      });
+    } else if (s.kind === "dropped") {
+      rows.push({
+        id: s.deliveryId,
+        token: s.claimToken,
+        state: "dropped",
+        attempts: null,
+        nextAt: null,
+        settledAt: now,
+        error: s.reason,
+      });
+    } else if (s.claim) {
+      const pending = s.next.state === "pending";
+      rows.push({
+        id: s.claim.deliveryId,
+        token: s.claim.claimToken,
+        state: s.next.state,
+        attempts: s.claim.attemptsMade,
+        nextAt: s.next.state === "pending" ? s.next.at : null,
+        settledAt: pending ? null : now,
+        error: s.log.error ?? null,
+      });
+    }
+  }
+  rows.sort((a, b) => a.id - b.id);
+  return {
+    id: rows.map((r) => r.id),
+    token: rows.map((r) => r.token),
+    state: rows.map((r) => r.state),
+    attempts: rows.map((r) => r.attempts),
+    nextAt: rows.map((r) => r.nextAt),
+    settledAt: rows.map((r) => r.settledAt),
+    error: rows.map((r) => r.error),
+  };
+}

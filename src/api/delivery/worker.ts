@@ -1,0 +1,194 @@
+// The delivery worker: claims due deliveries, runs each attempt concurrently (a slow receiver
+// holds only its own slots: at most `maxInFlightPerWebhook` per webhook, `maxInFlight` in all),
+// and records outcomes in batches. It wakes when an event is enqueued here, when a retry it
+// scheduled comes due, and otherwise polls (work enqueued by other replicas, expired leases).
+import type { Logger } from "../../process/log.ts";
+import { type AttemptContext, type AttemptReport, attempt } from "./attempt.ts";
+import { GroupCommit } from "./group-commit.ts";
+import type { ClaimedDelivery } from "./model.ts";
+import type { DeliveryStore, Settlement } from "./store/types.ts";
+
+export interface WorkerOptions extends AttemptContext {
+  store: DeliveryStore;
+  /** Names this worker's claims (host/pid). */
+  owner: string;
+  maxInFlight: number;
+  maxInFlightPerWebhook: number;
+  /** How long a claim holds: longer than an attempt can take. */
+  leaseMs: number;
+  /** Idle poll interval. */
+  pollMs: number;
+  log: Logger;
+  onAttempt?: ((report: AttemptReport) => void) | undefined;
+}
+
+export class DeliveryWorker {
+  readonly #o: WorkerOptions;
+  readonly #recorder: GroupCommit<Settlement, undefined>;
+  readonly #perWebhook = new Map<string, number>();
+  readonly #attempts = new Set<Promise<void>>();
+  #inFlight = 0;
+  #running = false;
+  #loop: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+  #wakePending = false;
+  /** The earliest retry this worker scheduled (it wakes for it rather than waiting for a poll). */
+  #nextDue = Number.POSITIVE_INFINITY;
+
+  constructor(o: WorkerOptions) {
+    this.#o = o;
+    this.#recorder = new GroupCommit(async (batch) => {
+      await o.store.settle(batch, o.clock());
+      return batch.map(() => undefined);
+    });
+  }
+
+  get #minClaim(): number {
+    return Math.max(1, Math.floor(this.#o.maxInFlight / 4));
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  /** Work may be due now (an event was just enqueued). */
+  wake(): void {
+    this.#wakePending = true;
+    this.#wake?.();
+  }
+
+  /** Stops claiming, lets attempts in flight finish and records them. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.wake();
+    await this.#loop;
+    await Promise.allSettled([...this.#attempts]);
+    await this.#recorder.flushed();
+  }
+
+  async #run(): Promise<void> {
+    let failures = 0;
+    while (this.#running) {
+      const room = this.#o.maxInFlight - this.#inFlight;
+      let claimedFull = false;
+      // Busy: claim in batches (a quarter of the slots) rather than one query per finished attempt.
+      if (room > 0 && (this.#inFlight === 0 || room >= this.#minClaim)) {
+        this.#wakePending = false;
+        try {
+          const claimed = await this.#o.store.claim({
+            now: this.#o.clock(),
+            limit: room,
+            leaseMs: this.#o.leaseMs,
+            owner: this.#o.owner,
+            skipWebhooks: this.#saturated(),
+          });
+          failures = 0;
+          for (const d of claimed) this.#start(d);
+          claimedFull = claimed.length === room;
+        } catch (err) {
+          failures++;
+          this.#o.log.warn("cannot claim deliveries; retrying", {
+            error: (err as Error).message,
+            attempt: failures,
+          });
+          await this.#sleep(Math.min(30_000, 250 * 2 ** Math.min(failures, 7)));
+          continue;
+        }
+      }
+      if (!this.#running) break;
+      const roomNow = this.#o.maxInFlight - this.#inFlight;
+      const canClaim = roomNow > 0 && (this.#inFlight === 0 || roomNow >= this.#minClaim);
+      if (canClaim && (claimedFull || this.#wakePending)) continue;
+      const untilDue = this.#nextDue - this.#o.clock();
+      await this.#sleep(Math.max(0, Math.min(this.#o.pollMs, untilDue)));
+      if (this.#o.clock() >= this.#nextDue) this.#nextDue = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  #saturated(): string[] {
+    const out: string[] = [];
+    for (const [id, n] of this.#perWebhook) if (n >= this.#o.maxInFlightPerWebhook) out.push(id);
+    return out;
+  }
+
+  #start(d: ClaimedDelivery): void {
+    const n = this.#perWebhook.get(d.webhookId) ?? 0;
+    if (n >= this.#o.maxInFlightPerWebhook) {
+      // Over this webhook's share: back to the queue without an attempt.
+      void this.#record({
+        kind: "released",
+        deliveryId: d.deliveryId,
+        claimToken: d.claimToken,
+        at: this.#o.clock(),
+      });
+      return;
+    }
+    this.#perWebhook.set(d.webhookId, n + 1);
+    this.#inFlight++;
+    const run = this.#attempt(d).finally(() => {
+      this.#attempts.delete(run);
+      const left = (this.#perWebhook.get(d.webhookId) ?? 1) - 1;
+      if (left <= 0) this.#perWebhook.delete(d.webhookId);
+      else this.#perWebhook.set(d.webhookId, left);
+      this.#inFlight--;
+      this.wake();
+    });
+    this.#attempts.add(run);
+  }
+
+  async #attempt(d: ClaimedDelivery): Promise<void> {
+    let outcome: Awaited<ReturnType<typeof attempt>>;
+    try {
+      outcome = await attempt(d, this.#o);
+    } catch (err) {
+      // A resolver failure (e.g. reading the webhook's Secret): try again shortly, no attempt counted.
+      this.#o.log.warn("cannot prepare a delivery attempt; retrying", {
+        webhook: d.webhookId,
+        event: d.event.id,
+        error: (err as Error).message,
+      });
+      const at = this.#o.clock() + 5_000;
+      await this.#record({ kind: "released", deliveryId: d.deliveryId, claimToken: d.claimToken, at });
+      return;
+    }
+    const { settlement, report } = outcome;
+    if (settlement.kind === "attempted" && settlement.next.state === "pending") {
+      this.#nextDue = Math.min(this.#nextDue, settlement.next.at);
+    } else if (settlement.kind === "released") {
+      this.#nextDue = Math.min(this.#nextDue, settlement.at);
+    }
+    await this.#record(settlement);
+    this.#o.onAttempt?.(report);
+  }
+
+  async #record(s: Settlement): Promise<void> {
+    try {
+      await this.#recorder.add(s);
+    } catch (err) {
+      // Not recorded: the lease runs out and the delivery is attempted again (at-least-once).
+      this.#o.log.warn("cannot record a delivery outcome; it will be attempted again after its lease", {
+        error: (err as Error).message,
+      });
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = () => {
+        this.#wake = undefined;
+        done();
+      };
+    });
+  }
+}
