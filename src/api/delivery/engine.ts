@@ -1,7 +1,7 @@
 // The delivery engine the API wires in: enqueue (match + durable record, group-committed), the
 // worker (claim, sign, send, retry, record), the log (list, get, resend), the facts the Webhook
 // status is written from, and retention. The store is opened by the caller and closed by it.
-import { randomUUID } from "node:crypto";
+import { randomUUIDv7 } from "node:crypto";
 import os from "node:os";
 import { type Logger, silentLogger } from "../../process/log.ts";
 import type { Allowlist } from "./address-policy.ts";
@@ -120,7 +120,7 @@ export class DeliveryEngine {
    * stream). Resolves once it is durably recorded; the same id twice (per tenant) is one event.
    */
   async enqueue(event: NewEvent, webhooks: Iterable<SubscribedWebhook>): Promise<Enqueued> {
-    const withId = { ...event, id: event.id ?? randomUUID(), createdAt: event.createdAt ?? this.#clock() };
+    const withId = { ...event, id: event.id ?? randomUUIDv7(), createdAt: event.createdAt ?? this.#clock() };
     const webhookIds = matchWebhooks(withId, webhooks);
     const result = await this.#enqueuer.add({ event: withId, webhookIds });
     if (result.created && webhookIds.length > 0) this.#worker.wake();
@@ -190,7 +190,7 @@ export class DeliveryEngine {
       random: this.#random(),
     });
     const entry: LogEntry = {
-      id: randomUUID(),
+      id: randomUUIDv7(),
       webhookId,
       eventId: original.eventId,
       event: original.event,

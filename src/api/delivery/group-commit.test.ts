@@ -11,8 +11,7 @@ describe("GroupCommit", () => {
       return items.map((i) => `ok ${i}`);
     });
     const first = gc.add(1);
-    await Promise.resolve();
-    await Promise.resolve();
+    await new Promise((resolve) => setImmediate(resolve));
     const rest = [gc.add(2), gc.add(3), gc.add(4)];
     release();
     expect(await Promise.all([first, ...rest])).toEqual(["ok 1", "ok 2", "ok 3", "ok 4"]);

@@ -33,8 +33,8 @@ export class GroupCommit<T, R> {
   }
 
   async #drain(): Promise<void> {
-    // Let the callers of this tick join the first batch.
-    await Promise.resolve();
+    // Let everything this turn of the event loop brings (e.g. a burst of responses) join the first batch.
+    await new Promise((resolve) => setImmediate(resolve));
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, this.#maxBatch);

@@ -27,12 +27,14 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     state text NOT NULL CHECK (state IN ('pending', 'delivered', 'failed', 'dropped')),
     attempts integer NOT NULL DEFAULT 0,
     next_attempt_at bigint NOT NULL,
+    leased_until bigint,
     claim_token text,
     claimed_by text,
     created_at bigint NOT NULL,
     settled_at bigint,
     last_error text
-  );
+  ) WITH (fillfactor = 70);
+  -- A claim sets only leased_until (not indexed): in PostgreSQL a HOT update, no index writes.
   CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE state = 'pending';
   CREATE INDEX deliveries_event ON deliveries (event_seq);
   CREATE INDEX deliveries_webhook ON deliveries (webhook_id);

@@ -1,8 +1,9 @@
 // The store for several API replicas: PostgreSQL through `pg`. Work is claimed with
-// FOR UPDATE SKIP LOCKED (one delivery goes to one worker) and a lease (next_attempt_at pushed
-// past the attempt's deadline): a worker killed mid-attempt leaves the delivery due again once the
+// FOR UPDATE SKIP LOCKED (one delivery goes to one worker) and a lease (leased_until, past the
+// attempt's deadline): a worker killed mid-attempt leaves the delivery due again once the
 // lease runs out, so another worker (or the restarted one) sends it: at-least-once across kill -9,
-// once in normal operation. Batches are written with unnest() arrays: a few statements per batch.
+// once in normal operation. Each batch (of enqueues, of outcomes) is one statement over unnest()
+// arrays: one round trip and one commit.
 import pg from "pg";
 import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, WebhookFacts } from "../model.ts";
 import { factsDeltas } from "./facts-delta.ts";
@@ -114,44 +115,43 @@ export class PostgresDeliveryStore implements DeliveryStore {
     for (const r of batch) if (!first.has(key(r.event))) first.set(key(r.event), r);
     const unique = [...first.values()];
     const col = <T>(f: (e: EnqueueRequest["event"]) => T) => unique.map((r) => f(r.event));
-    const created = new Set<string>();
-    await this.#tx(async (c) => {
-      const { rows } = await c.query(
-        `INSERT INTO delivery_events (id, user_id, project_id, kind, stream_id, stream, payload, created_at, recorded_at)
+    // Each (event, webhook) pair, keyed like the events, for the deliveries the new events get.
+    const pairs = unique.flatMap((r) => [...new Set(r.webhookIds)].map((w) => [r.event, w] as const));
+    // One statement (one round trip, one commit): events, then deliveries for those that are new.
+    const { rows } = await this.#pool.query(
+      `WITH new_events AS (
+         INSERT INTO delivery_events (id, user_id, project_id, kind, stream_id, stream, payload, created_at, recorded_at)
          SELECT u.*, $9 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
            $7::text[], $8::bigint[]) AS u
          ON CONFLICT (user_id, project_id, id) DO NOTHING
-         RETURNING seq, id, user_id, project_id`,
-        [
-          col((e) => e.id),
-          col((e) => e.userId),
-          col((e) => e.projectId),
-          col((e) => e.kind),
-          col((e) => e.streamId ?? null),
-          col((e) => (e.stream ? JSON.stringify(e.stream) : null)),
-          col((e) => (e.payload ? JSON.stringify(e.payload) : null)),
-          col((e) => e.createdAt ?? now),
-          now,
-        ],
-      );
-      const seqs: number[] = [];
-      const webhooks: string[] = [];
-      for (const row of rows as Row[]) {
-        const k = `${row.user_id}\u0000${row.project_id}\u0000${row.id}`;
-        created.add(k);
-        for (const w of new Set(first.get(k)?.webhookIds ?? [])) {
-          seqs.push(row.seq as number);
-          webhooks.push(w);
-        }
-      }
-      if (seqs.length > 0) {
-        await c.query(
-          `INSERT INTO deliveries (event_seq, webhook_id, state, next_attempt_at, created_at)
-           SELECT u.s, u.w, 'pending', $3, $3 FROM unnest($1::bigint[], $2::text[]) AS u(s, w)`,
-          [seqs, webhooks, now],
-        );
-      }
-    });
+         RETURNING seq, id, user_id, project_id
+       ), new_deliveries AS (
+         INSERT INTO deliveries (event_seq, webhook_id, state, next_attempt_at, created_at)
+         SELECT e.seq, p.webhook_id, 'pending', $9, $9
+         FROM new_events e
+         JOIN unnest($10::text[], $11::text[], $12::text[], $13::text[]) AS p(user_id, project_id, id, webhook_id)
+           ON p.user_id = e.user_id AND p.project_id = e.project_id AND p.id = e.id
+       )
+       SELECT user_id, project_id, id FROM new_events`,
+      [
+        col((e) => e.id),
+        col((e) => e.userId),
+        col((e) => e.projectId),
+        col((e) => e.kind),
+        col((e) => e.streamId ?? null),
+        col((e) => (e.stream ? JSON.stringify(e.stream) : null)),
+        col((e) => (e.payload ? JSON.stringify(e.payload) : null)),
+        col((e) => e.createdAt ?? now),
+        now,
+        pairs.map(([e]) => e.userId),
+        pairs.map(([e]) => e.projectId),
+        pairs.map(([e]) => e.id),
+        pairs.map(([, w]) => w),
+      ],
+    );
+    const created = new Set(
+      (rows as Row[]).map((row) => `${row.user_id}\u0000${row.project_id}\u0000${row.id}`),
+    );
     const answered = new Set<string>();
     return batch.map((r) => {
       const k = key(r.event);
@@ -166,12 +166,13 @@ export class PostgresDeliveryStore implements DeliveryStore {
     const { rows } = await this.#pool.query(
       `WITH due AS (
          SELECT id FROM deliveries
-         WHERE state = 'pending' AND next_attempt_at <= $1 AND NOT (webhook_id = ANY($2::text[]))
+         WHERE state = 'pending' AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+           AND NOT (webhook_id = ANY($2::text[]))
          ORDER BY next_attempt_at
          LIMIT $3
          FOR UPDATE SKIP LOCKED
        )
-       UPDATE deliveries d SET next_attempt_at = $4, claim_token = $5, claimed_by = $6
+       UPDATE deliveries d SET leased_until = $4, claim_token = $5, claimed_by = $6
        FROM due, delivery_events e
        WHERE d.id = due.id AND e.seq = d.event_seq
        RETURNING d.id AS delivery_id, d.webhook_id, d.attempts, d.created_at AS delivery_created_at,
@@ -195,89 +196,80 @@ export class PostgresDeliveryStore implements DeliveryStore {
     const updates = deliveryUpdates(batch, now);
     const logs = batch.flatMap((s) => (s.kind === "attempted" ? [logValues(s.log)] : []));
     const deltas = factsDeltas(batch);
-    await this.#tx(async (c) => {
-      if (updates.id.length > 0) {
-        await c.query(
-          `UPDATE deliveries d SET state = u.state, attempts = coalesce(u.attempts, d.attempts),
-             next_attempt_at = coalesce(u.next_at, d.next_attempt_at), settled_at = u.settled_at,
-             last_error = coalesce(u.error, d.last_error), claim_token = NULL, claimed_by = NULL
-           FROM unnest($1::bigint[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::bigint[], $7::text[])
-             AS u(id, token, state, attempts, next_at, settled_at, error)
-           WHERE d.id = u.id AND d.claim_token = u.token`,
-          [
-            updates.id,
-            updates.token,
-            updates.state,
-            updates.attempts,
-            updates.nextAt,
-            updates.settledAt,
-            updates.error,
-          ],
-        );
-      }
-      if (logs.length > 0) {
-        const casts = [
-          "text",
-          "text",
-          "text",
-          "text",
-          "bigint",
-          "integer",
-          "boolean",
-          "text",
-          "text",
-          "text",
-          "text",
-          "integer",
-          "text",
-          "text",
-          "text",
-        ];
-        const columns = LOG_COLUMNS.map((_, i) =>
-          logs.map((v) => (LOG_COLUMNS[i] === "success" ? v[i] === 1 : v[i])),
-        );
-        await c.query(
-          `INSERT INTO delivery_log (${LOG_COLUMNS.join(", ")})
-           SELECT * FROM unnest(${casts.map((t, i) => `$${i + 1}::${t}[]`).join(", ")})
-           ON CONFLICT (id) DO NOTHING`,
-          columns,
-        );
-      }
-      if (deltas.length > 0) {
-        const casts = [
-          "text",
-          "bigint",
-          "bigint",
-          "text",
-          "text",
-          "integer",
-          "boolean",
-          "bigint",
-          "text",
-          "bigint",
-          "bigint",
-        ];
-        await c.query(
-          `INSERT INTO webhook_facts (${FACTS_COLUMNS.join(", ")})
-           SELECT * FROM unnest(${casts.map((t, i) => `$${i + 1}::${t}[]`).join(", ")})
-           ON CONFLICT (webhook_id) DO UPDATE SET
-             ${factsMergeSet("GREATEST")}`,
-          [
-            deltas.map((d) => d.webhookId),
-            deltas.map((d) => d.lastTriggeredAt),
-            deltas.map((d) => d.lastFailure?.at ?? null),
-            deltas.map((d) => d.lastFailure?.error ?? null),
-            deltas.map((d) => d.lastFailure?.response ?? null),
-            deltas.map((d) => d.lastFailure?.statusCode ?? null),
-            deltas.map((d) => d.delivering.value),
-            deltas.map((d) => d.delivering.at),
-            deltas.map((d) => d.gone?.revision ?? null),
-            deltas.map((d) => d.gone?.at ?? null),
-            deltas.map(() => now),
-          ],
-        );
-      }
-    });
+    const logCasts = [
+      "text",
+      "text",
+      "text",
+      "text",
+      "bigint",
+      "integer",
+      "boolean",
+      "text",
+      "text",
+      "text",
+      "text",
+      "integer",
+      "text",
+      "text",
+      "text",
+    ];
+    const factCasts = [
+      "text",
+      "bigint",
+      "bigint",
+      "text",
+      "text",
+      "integer",
+      "boolean",
+      "bigint",
+      "text",
+      "bigint",
+      "bigint",
+    ];
+    let n = 0;
+    const params = (casts: string[]) => casts.map((t) => `$${++n}::${t}[]`).join(", ");
+    const updateParams = params(["bigint", "text", "text", "integer", "bigint", "bigint", "text"]);
+    const logParams = params(logCasts);
+    const factParams = params(factCasts);
+    // One statement (one round trip, one commit): deliveries, log entries, facts.
+    await this.#pool.query(
+      `WITH updated AS (
+         UPDATE deliveries d SET state = u.state, attempts = coalesce(u.attempts, d.attempts),
+           next_attempt_at = coalesce(u.next_at, d.next_attempt_at), settled_at = u.settled_at,
+           last_error = coalesce(u.error, d.last_error), leased_until = NULL, claim_token = NULL, claimed_by = NULL
+         FROM unnest(${updateParams}) AS u(id, token, state, attempts, next_at, settled_at, error)
+         WHERE d.id = u.id AND d.claim_token = u.token
+       ), logged AS (
+         INSERT INTO delivery_log (${LOG_COLUMNS.join(", ")})
+         SELECT * FROM unnest(${logParams})
+         ON CONFLICT (id) DO NOTHING
+       )
+       INSERT INTO webhook_facts (${FACTS_COLUMNS.join(", ")})
+       SELECT * FROM unnest(${factParams})
+       ON CONFLICT (webhook_id) DO UPDATE SET
+         ${factsMergeSet("GREATEST")}`,
+      [
+        updates.id,
+        updates.token,
+        updates.state,
+        updates.attempts,
+        updates.nextAt,
+        updates.settledAt,
+        updates.error,
+        ...LOG_COLUMNS.map((name, i) => logs.map((v) => (name === "success" ? v[i] === 1 : v[i]))),
+        deltas.map((d) => d.webhookId),
+        deltas.map((d) => d.lastTriggeredAt),
+        deltas.map((d) => d.lastFailure?.at ?? null),
+        deltas.map((d) => d.lastFailure?.error ?? null),
+        deltas.map((d) => d.lastFailure?.response ?? null),
+        deltas.map((d) => d.lastFailure?.statusCode ?? null),
+        deltas.map((d) => d.delivering.value),
+        deltas.map((d) => d.delivering.at),
+        deltas.map((d) => d.gone?.revision ?? null),
+        deltas.map((d) => d.gone?.at ?? null),
+        deltas.map(() => now),
+      ],
+    );
   }
 
   async listLog(webhookId: string, limit: number, after?: LogPosition): Promise<LogPage> {

@@ -24,12 +24,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed', 'dropped')),
     attempts INTEGER NOT NULL DEFAULT 0,
     next_attempt_at INTEGER NOT NULL,
+    leased_until INTEGER,
     claim_token TEXT,
     claimed_by TEXT,
     created_at INTEGER NOT NULL,
     settled_at INTEGER,
     last_error TEXT
   );
+  -- A claim sets only leased_until (not indexed): in PostgreSQL a HOT update, no index writes.
   CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE state = 'pending';
   CREATE INDEX deliveries_event ON deliveries (event_seq);
   CREATE INDEX deliveries_webhook ON deliveries (webhook_id);
