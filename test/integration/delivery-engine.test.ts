@@ -38,7 +38,11 @@ async function receiver(answer?: (r: Received, i: number) => Answer | Promise<An
   return r;
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;
@@ -109,7 +113,10 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
     await until("the queue is empty", async () => (await e.queueStats()).pending === 0);
     for (const id of ids) {
       const statuses = r.received.flatMap((q, i) => (q.json.id === id ? [answered[i]] : []));
-      expect(statuses.filter((s) => s === 200), id).toHaveLength(1);
+      expect(
+        statuses.filter((s) => s === 200),
+        id,
+      ).toHaveLength(1);
       expect(statuses.at(-1)).toBe(200);
     }
     expect(answered.some((s) => s === 500)).toBe(true);
@@ -121,7 +128,9 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
   });
 
   it("waits the receiver's Retry-After before trying again", async () => {
-    const r = await receiver((_, i) => (i === 0 ? { status: 429, headers: { "retry-after": "1" } } : { status: 200 }));
+    const r = await receiver((_, i) =>
+      i === 0 ? { status: 429, headers: { "retry-after": "1" } } : { status: 200 },
+    );
     const e = await engine(new Map([["w1", { url: r.url, revision: "1" }]]));
     await e.enqueue(event(), [hook("w1")]);
     await r.waitFor(2);
@@ -191,10 +200,14 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
       ),
     );
     expect(errors.literal).toMatch(/^refused: 127\.0\.0\.1, a loopback address; .*allowlist/);
-    expect(errors["by-name"]).toMatch(/^refused: localhost resolves to (127\.0\.0\.1|::1), (a|the) loopback address/);
+    expect(errors["by-name"]).toMatch(
+      /^refused: localhost resolves to (127\.0\.0\.1|::1), (a|the) loopback address/,
+    );
     expect(errors.metadata).toMatch(/^refused: 169\.254\.169\.254, the cloud metadata address/);
     // The URL parser writes the host as ::ffff:7f00:1.
-    expect(errors.mapped).toMatch(/^refused: ::ffff:7f00:1, a loopback address \(127\.0\.0\.1, embedded in IPv6\)/);
+    expect(errors.mapped).toMatch(
+      /^refused: ::ffff:7f00:1, a loopback address \(127\.0\.0\.1, embedded in IPv6\)/,
+    );
     expect(r.received).toEqual([]);
     // Not retried: one logged attempt each.
     for (const id of ["literal", "by-name", "metadata", "mapped"]) expect(await strict.countLog(id)).toBe(1);

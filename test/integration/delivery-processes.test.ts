@@ -81,10 +81,14 @@ function childConfig(store: StoreConfig, receiver: Receiver, over: Partial<Child
 describe.each(BACKENDS)("delivery worker processes on %s", (backend) => {
   it("a worker killed with SIGKILL mid-retry leaves the delivery to the restarted worker after its lease", async () => {
     // 1st attempt: 500; 2nd: no answer (the worker dies meanwhile); then 200.
-    const r = await startReceiver((_, i) => (i === 0 ? { status: 500 } : i === 1 ? { hang: true } : { status: 200 }));
+    const r = await startReceiver((_, i) =>
+      i === 0 ? { status: 500 } : i === 1 ? { hang: true } : { status: 200 },
+    );
     receivers.push(r);
     const storeConfig = await fixture.newConfig(backend);
-    const first = await startWorker(childConfig(storeConfig, r, { enqueue: { ids: ["evt-1"], webhookIds: ["w1"] } }));
+    const first = await startWorker(
+      childConfig(storeConfig, r, { enqueue: { ids: ["evt-1"], webhookIds: ["w1"] } }),
+    );
     await r.waitFor(2);
     const killedAt = Date.now();
     process.kill(first.pid, "SIGKILL");
@@ -101,7 +105,8 @@ describe.each(BACKENDS)("delivery worker processes on %s", (backend) => {
 
     const store = await fixture.open(storeConfig);
     const deadline = Date.now() + 10_000;
-    while ((await store.queueStats()).pending > 0 && Date.now() < deadline) await new Promise((x) => setTimeout(x, 50));
+    while ((await store.queueStats()).pending > 0 && Date.now() < deadline)
+      await new Promise((x) => setTimeout(x, 50));
     expect((await store.queueStats()).pending).toBe(0);
     // The killed attempt was never recorded: the log has the 500 and the 200.
     const log = (await store.listLog("w1", 10)).items;

@@ -16,7 +16,11 @@ afterEach(async () => {
 
 function resolverReturning(answers: () => LookupAddress[]) {
   const calls: string[] = [];
-  const resolve = (hostname: string, _o: unknown, cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) => {
+  const resolve = (
+    hostname: string,
+    _o: unknown,
+    cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void,
+  ) => {
     calls.push(hostname);
     setImmediate(() => cb(null, answers()));
   };
@@ -51,7 +55,10 @@ describe("Sender", () => {
     ]);
     sender = new Sender({ allow: LOOPBACK_ALLOWED, timeoutMs: 2_000, resolve: dns.resolve });
     const sent = await sender.send("http://mixed.test/hook", {}, "{}");
-    expect(sent.outcome).toMatchObject({ kind: "refused", error: expect.stringMatching(/^refused: mixed\.test resolves to 10\.0\.0\.7, a private address/) });
+    expect(sent.outcome).toMatchObject({
+      kind: "refused",
+      error: expect.stringMatching(/^refused: mixed\.test resolves to 10\.0\.0\.7, a private address/),
+    });
   });
 
   it("refuses URLs it cannot use, saying why", async () => {
@@ -60,6 +67,9 @@ describe("Sender", () => {
       kind: "refused",
       error: "url scheme ftp: is not allowed: use http:// or https://",
     });
-    expect((await sender.send("not a url", {}, "")).outcome).toMatchObject({ kind: "refused", error: expect.stringMatching(/is not a valid URL/) });
+    expect((await sender.send("not a url", {}, "")).outcome).toMatchObject({
+      kind: "refused",
+      error: expect.stringMatching(/is not a valid URL/),
+    });
   });
 });

@@ -13,7 +13,15 @@ const T0 = 1_800_000_000_000;
 const LEASE = 30_000;
 
 function event(id: string, over: Partial<NewEvent> = {}): NewEvent & { id: string } {
-  return { id, userId: "u1", projectId: "p1", kind: "stream.started", streamId: "s1", createdAt: T0, ...over };
+  return {
+    id,
+    userId: "u1",
+    projectId: "p1",
+    kind: "stream.started",
+    streamId: "s1",
+    createdAt: T0,
+    ...over,
+  };
 }
 
 function req(id: string, webhookIds: string[], over: Partial<NewEvent> = {}): EnqueueRequest {
@@ -78,7 +86,10 @@ describe.each(BACKENDS)("delivery store on %s", (backend) => {
 
   it("keeps an event's stream object and payload", async () => {
     const store = await open();
-    await store.enqueue([req("e1", ["w1"], { stream: { id: "s1", name: "cam" }, payload: { a: [1, "x"] } })], T0);
+    await store.enqueue(
+      [req("e1", ["w1"], { stream: { id: "s1", name: "cam" }, payload: { a: [1, "x"] } })],
+      T0,
+    );
     const [c] = await claimAll(store, T0);
     expect(c?.event.stream).toEqual({ id: "s1", name: "cam" });
     expect(c?.event.payload).toEqual({ a: [1, "x"] });
@@ -173,7 +184,15 @@ describe.each(BACKENDS)("delivery store on %s", (backend) => {
     await store.enqueue([req("e1", ["w1"])], T0);
     const [c] = await claimAll(store, T0);
     await store.settle(
-      [{ kind: "dropped", deliveryId: c!.deliveryId, claimToken: c!.claimToken, webhookId: "w1", reason: "gone" }],
+      [
+        {
+          kind: "dropped",
+          deliveryId: c!.deliveryId,
+          claimToken: c!.claimToken,
+          webhookId: "w1",
+          reason: "gone",
+        },
+      ],
       T0,
     );
     expect(await claimAll(store, T0 + 100 * LEASE)).toEqual([]);
@@ -184,7 +203,11 @@ describe.each(BACKENDS)("delivery store on %s", (backend) => {
     const store = await open();
     const entries = [5, 3, 3, 9, 1, 7, 3].map((t, i) => logEntry("w1", T0 + t, { id: `id-${i}` }));
     await store.settle(
-      [...entries, logEntry("w2", T0)].map((log) => ({ kind: "attempted", next: { state: "delivered" }, log })),
+      [...entries, logEntry("w2", T0)].map((log) => ({
+        kind: "attempted",
+        next: { state: "delivered" },
+        log,
+      })),
       T0,
     );
     const expected = [...entries]
@@ -216,7 +239,11 @@ describe.each(BACKENDS)("delivery store on %s", (backend) => {
     );
     await settle(logEntry("w1", T0 + 20));
     // An older attempt settled late (another worker) changes nothing it should not.
-    await settle(logEntry("w1", T0 + 5, { success: false, error: "timeout after 10 s", response: undefined }), undefined, T0 + 30);
+    await settle(
+      logEntry("w1", T0 + 5, { success: false, error: "timeout after 10 s", response: undefined }),
+      undefined,
+      T0 + 30,
+    );
     expect(await store.facts("w1")).toEqual({
       webhookId: "w1",
       lastTriggeredAt: T0 + 20,
@@ -225,7 +252,11 @@ describe.each(BACKENDS)("delivery store on %s", (backend) => {
       updatedAt: T0 + 30,
     });
     await settle(
-      logEntry("w2", T0 + 40, { success: false, error: "HTTP 410 Gone", response: { status: 410, statusText: "", body: "" } }),
+      logEntry("w2", T0 + 40, {
+        success: false,
+        error: "HTTP 410 Gone",
+        response: { status: 410, statusText: "", body: "" },
+      }),
       "7",
     );
     expect((await store.facts("w2"))?.gone).toEqual({ revision: "7", at: T0 + 40 });
@@ -240,7 +271,9 @@ describe.each(BACKENDS)("delivery store on %s", (backend) => {
     const store = await open();
     const day = 24 * 3_600_000;
     const logs = [
-      ...Array.from({ length: 12 }, (_, i) => logEntry("busy", T0 + i, { id: `b${String(i).padStart(2, "0")}` })),
+      ...Array.from({ length: 12 }, (_, i) =>
+        logEntry("busy", T0 + i, { id: `b${String(i).padStart(2, "0")}` }),
+      ),
       logEntry("old", T0 - 10 * day, { id: "ancient" }),
       logEntry("old", T0, { id: "recent" }),
     ];
@@ -248,7 +281,10 @@ describe.each(BACKENDS)("delivery store on %s", (backend) => {
       logs.map((log) => ({ kind: "attempted", next: { state: "delivered" }, log })),
       T0,
     );
-    await store.enqueue([req("settled", ["w1"]), req("waiting", ["w1"]), req("unmatched", [])], T0 - 10 * day);
+    await store.enqueue(
+      [req("settled", ["w1"]), req("waiting", ["w1"]), req("unmatched", [])],
+      T0 - 10 * day,
+    );
     const claimed = await claimAll(store, T0 - 10 * day);
     const settled = claimed.find((c) => c.event.id === "settled")!;
     await store.settle(
@@ -262,9 +298,19 @@ describe.each(BACKENDS)("delivery store on %s", (backend) => {
       ],
       T0 - 10 * day,
     );
-    const result = await store.prune(T0 + 100, { logMaxAgeMs: 7 * day, logMaxPerWebhook: 5, settledMaxAgeMs: 7 * day });
+    const result = await store.prune(T0 + 100, {
+      logMaxAgeMs: 7 * day,
+      logMaxPerWebhook: 5,
+      settledMaxAgeMs: 7 * day,
+    });
     expect(result).toEqual({ logEntries: 1 + 1 + 7, events: 2 });
-    expect((await store.listLog("busy", 100)).items.map((e) => e.id)).toEqual(["b11", "b10", "b09", "b08", "b07"]);
+    expect((await store.listLog("busy", 100)).items.map((e) => e.id)).toEqual([
+      "b11",
+      "b10",
+      "b09",
+      "b08",
+      "b07",
+    ]);
     expect((await store.listLog("old", 100)).items.map((e) => e.id)).toEqual(["recent"]);
     expect((await store.queueStats()).pending).toBe(1);
     // The pruned ids may be used again; the pending one is still one event.
@@ -277,7 +323,16 @@ describe.each(BACKENDS)("delivery store on %s", (backend) => {
   it("forgets a deleted webhook's queue, log and facts", async () => {
     const store = await open();
     await store.enqueue([req("e1", ["w1", "w2"])], T0);
-    await store.settle([{ kind: "attempted", next: { state: "failed" }, log: logEntry("w1", T0, { success: false, error: "HTTP 500" }) }], T0);
+    await store.settle(
+      [
+        {
+          kind: "attempted",
+          next: { state: "failed" },
+          log: logEntry("w1", T0, { success: false, error: "HTTP 500" }),
+        },
+      ],
+      T0,
+    );
     await store.forgetWebhook("w1");
     expect(await store.countLog("w1")).toBe(0);
     expect(await store.facts("w1")).toBeUndefined();

@@ -83,6 +83,15 @@ export class Sender {
       const what = addressRefusal(host, this.#allow);
       if (what) return Promise.resolve({ outcome: refused(refusalText(host, host, what)), durationMs: 0 });
     }
+    return this.#post(target, headers, body, elapsed);
+  }
+
+  #post(
+    target: URL,
+    headers: Record<string, string>,
+    body: string,
+    elapsed: () => number,
+  ): Promise<SendResult> {
     const secure = target.protocol === "https:";
     return new Promise<SendResult>((resolve) => {
       let settled = false;
@@ -91,64 +100,59 @@ export class Sender {
       const kept: Buffer[] = [];
       let keptBytes = 0;
       let readBytes = 0;
+      let req: httpTypes.ClientRequest | undefined;
       const finish = (outcome?: AttemptOutcome) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        if (response) {
-          response.body = Buffer.concat(kept).subarray(0, this.#keep).toString("utf8");
-          resolve({
-            outcome: {
-              kind: "response",
-              status: response.status,
-              statusText: response.statusText,
-              body: response.body,
-              retryAfter,
-            },
-            response,
-            durationMs: elapsed(),
-          });
-        } else {
-          resolve({
-            outcome: outcome ?? { kind: "error", error: "the connection closed without a response" },
-            durationMs: elapsed(),
-          });
+        if (!response) {
+          const error = outcome ?? { kind: "error", error: "the connection closed without a response" };
+          resolve({ outcome: error, durationMs: elapsed() });
+          return;
         }
+        response.body = Buffer.concat(kept).subarray(0, this.#keep).toString("utf8");
+        const { status, statusText } = response;
+        resolve({
+          outcome: { kind: "response", status, statusText, body: response.body, retryAfter },
+          response,
+          durationMs: elapsed(),
+        });
       };
+      // One deadline for the whole attempt. After the status arrived the answer stands; before, a timeout.
+      const timer = setTimeout(() => {
+        req?.destroy();
+        finish(response ? undefined : { kind: "error", error: timeoutText(this.timeoutMs) });
+      }, this.timeoutMs);
       const options: httpsTypes.RequestOptions = {
         method: "POST",
         agent: secure ? this.#https : this.#http,
         headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
       };
-      const req = (secure ? https : http).request(target, options, (res) => {
-        response = { status: res.statusCode ?? 0, statusText: res.statusMessage ?? "", body: "" };
-        const ra = res.headers["retry-after"];
-        retryAfter = Array.isArray(ra) ? ra[0] : ra;
-        res.on("data", (chunk: Buffer) => {
-          readBytes += chunk.length;
-          if (keptBytes < this.#keep) {
-            kept.push(chunk);
-            keptBytes += chunk.length;
-          }
-          if (readBytes > this.#readLimit) {
-            res.destroy();
-            finish();
-          }
+      try {
+        req = (secure ? https : http).request(target, options, (res) => {
+          response = { status: res.statusCode ?? 0, statusText: res.statusMessage ?? "", body: "" };
+          const ra = res.headers["retry-after"];
+          retryAfter = Array.isArray(ra) ? ra[0] : ra;
+          res.on("data", (chunk: Buffer) => {
+            readBytes += chunk.length;
+            if (keptBytes < this.#keep) {
+              kept.push(chunk);
+              keptBytes += chunk.length;
+            }
+            if (readBytes > this.#readLimit) {
+              res.destroy();
+              finish();
+            }
+          });
+          res.on("end", () => finish());
+          res.on("error", () => finish());
+          res.on("close", () => finish());
         });
-        res.on("end", () => finish());
-        res.on("error", () => finish());
-        res.on("close", () => finish());
-      });
-      const timer = setTimeout(() => {
-        // After the status arrived the answer stands; before, it is a timeout.
-        if (response) {
-          req.destroy();
-          finish();
-        } else {
-          req.destroy();
-          finish({ kind: "error", error: timeoutText(this.timeoutMs) });
-        }
-      }, this.timeoutMs);
+      } catch (err) {
+        // e.g. a header value Node refuses: not retryable, and never a thrown attempt.
+        finish(refused(`the request could not be built: ${networkErrorText(err)}`));
+        return;
+      }
       req.on("error", (err) => {
         if (err instanceof TargetRefusedError) finish(refused(err.message));
         else finish({ kind: "error", error: networkErrorText(err) });

@@ -54,10 +54,17 @@ export function describeConnection(connectionString: string): string {
 export class PostgresDeliveryStore implements DeliveryStore {
   readonly backend = "postgres";
   readonly #pool: pg.Pool;
+  /**
+   * Claims commit without waiting for the WAL flush (synchronous_commit=off): a claim lost in a
+   * server crash only means the delivery is sent again, which at-least-once allows; it keeps one
+   * disk flush off the path from enqueue to delivery. Events and outcomes stay synchronous.
+   */
+  readonly #claimPool: pg.Pool;
   #claims = 0;
 
-  private constructor(pool: pg.Pool) {
+  private constructor(pool: pg.Pool, claimPool: pg.Pool) {
     this.#pool = pool;
+    this.#claimPool = claimPool;
   }
 
   /** Connects and migrates; the error names the server (not the password) and what to check. */
@@ -68,12 +75,21 @@ export class PostgresDeliveryStore implements DeliveryStore {
       types,
       application_name: "livepeer-operator-delivery",
     });
-    pool.on("error", (err) => opts.onError?.(`delivery store connection error: ${err.message}`));
-    const store = new PostgresDeliveryStore(pool);
+    const claimPool = new pg.Pool({
+      connectionString: opts.connectionString,
+      max: 2,
+      types,
+      application_name: "livepeer-operator-delivery-claims",
+      options: "-c synchronous_commit=off",
+    });
+    for (const p of [pool, claimPool]) {
+      p.on("error", (err) => opts.onError?.(`delivery store connection error: ${err.message}`));
+    }
+    const store = new PostgresDeliveryStore(pool, claimPool);
     try {
       await store.#migrate();
     } catch (err) {
-      await pool.end().catch(() => {});
+      await Promise.allSettled([pool.end(), claimPool.end()]);
       throw new Error(
         `cannot use the delivery store's PostgreSQL at ${describeConnection(opts.connectionString)}: ${(err as Error).message}; check the connection string (host, port, user, password, database) and that the user may create tables`,
       );
@@ -163,7 +179,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
     const token = `${r.owner}:${++this.#claims}:${r.now}`;
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#claimPool.query(
       `WITH due AS (
          SELECT id FROM deliveries
          WHERE state = 'pending' AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
@@ -375,7 +391,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
   }
 
   async close(): Promise<void> {
-    await this.#pool.end();
+    await Promise.all([this.#pool.end(), this.#claimPool.end()]);
   }
 }
 
