@@ -30,13 +30,11 @@ const self = fileURLToPath(import.meta.url);
 /** Arrival times (ms, epoch with sub-ms precision) by event id, sent to the parent on request. */
 function runReceiver(): void {
   const arrivals = new Map<string, number>();
-  let count = 0;
   const server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const at = performance.timeOrigin + performance.now();
-      count++;
       const id = req.headers["webhook-id"];
       if (typeof id === "string" && !arrivals.has(id)) arrivals.set(id, at);
       res.writeHead(200, { "content-type": "text/plain" });
@@ -54,7 +52,6 @@ function runReceiver(): void {
     } else if (m.ask === "arrivals") process.send?.({ arrivals: [...arrivals] });
     else if (m.ask === "reset") {
       arrivals.clear();
-      count = 0;
       process.send?.({ reset: true });
     } else process.exit(0);
   });

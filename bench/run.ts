@@ -33,6 +33,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     quick: ["--pods", "1000"],
     nodeFlags: ["--expose-gc"],
   },
+  delivery: {
+    what: "webhook delivery on SQLite and PostgreSQL vs a bare keep-alive POST loop (deliveries/s, ratio, p99 at half rate)",
+    quick: ["--n", "5000", "--seconds", "5"],
+  },
   transport: {
     what: "the Kubernetes client's transport vs client-node's stock client",
     quick: ["--n", "1000", "--concurrency", "16"],

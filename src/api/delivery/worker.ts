@@ -30,8 +30,10 @@ export class DeliveryWorker {
   #inFlight = 0;
   #running = false;
   #loop: Promise<void> | undefined;
-  #wake: (() => void) | undefined;
-  #wakePending = false;
+  /** Ends the loop's current wait. */
+  #signal: (() => void) | undefined;
+  /** A claim is worth making: something was enqueued, the last claim was full, or the poll came round. */
+  #wanted = true;
   /** The earliest retry this worker scheduled (it wakes for it rather than waiting for a poll). */
   #nextDue = Number.POSITIVE_INFINITY;
 
@@ -59,54 +61,58 @@ export class DeliveryWorker {
 
   /** Work may be due now (an event was just enqueued). */
   wake(): void {
-    this.#wakePending = true;
-    this.#wake?.();
+    this.#wanted = true;
+    this.#signal?.();
   }
 
   /** Stops claiming, lets attempts in flight finish and records them. */
   async stop(): Promise<void> {
     this.#running = false;
-    this.wake();
+    this.#signal?.();
     await this.#loop;
     await Promise.allSettled([...this.#attempts]);
     await this.#recorder.flushed();
   }
 
+  /** Room to claim: when busy, in batches (a quarter of the slots), not one query per finished attempt. */
+  #canClaim(): boolean {
+    const room = this.#o.maxInFlight - this.#inFlight;
+    return room > 0 && (this.#inFlight === 0 || room >= this.#minClaim);
+  }
+
   async #run(): Promise<void> {
     let failures = 0;
     while (this.#running) {
-      const room = this.#o.maxInFlight - this.#inFlight;
-      let claimedFull = false;
-      // Busy: claim in batches (a quarter of the slots) rather than one query per finished attempt.
-      if (room > 0 && (this.#inFlight === 0 || room >= this.#minClaim)) {
-        this.#wakePending = false;
+      if (this.#wanted && this.#canClaim()) {
+        this.#wanted = false;
+        const limit = this.#o.maxInFlight - this.#inFlight;
         try {
           const claimed = await this.#o.store.claim({
             now: this.#o.clock(),
-            limit: room,
+            limit,
             leaseMs: this.#o.leaseMs,
             owner: this.#o.owner,
             skipWebhooks: this.#saturated(),
           });
           failures = 0;
           for (const d of claimed) this.#start(d);
-          claimedFull = claimed.length === room;
+          // A full claim: more may be due (claimed again as soon as there is room).
+          if (claimed.length === limit) this.#wanted = true;
         } catch (err) {
           failures++;
           this.#o.log.warn("cannot claim deliveries; retrying", {
             error: (err as Error).message,
             attempt: failures,
           });
+          this.#wanted = true;
           await this.#sleep(Math.min(30_000, 250 * 2 ** Math.min(failures, 7)));
-          continue;
         }
+        continue;
       }
-      if (!this.#running) break;
-      const roomNow = this.#o.maxInFlight - this.#inFlight;
-      const canClaim = roomNow > 0 && (this.#inFlight === 0 || roomNow >= this.#minClaim);
-      if (canClaim && (claimedFull || this.#wakePending)) continue;
+      // Wait for an enqueue, a slot when work is waiting, the next retry this worker scheduled, or the poll.
       const untilDue = this.#nextDue - this.#o.clock();
-      await this.#sleep(Math.max(0, Math.min(this.#o.pollMs, untilDue)));
+      const timedOut = await this.#sleep(Math.max(0, Math.min(this.#o.pollMs, untilDue)));
+      if (timedOut) this.#wanted = true;
       if (this.#o.clock() >= this.#nextDue) this.#nextDue = Number.POSITIVE_INFINITY;
     }
   }
@@ -120,7 +126,8 @@ export class DeliveryWorker {
   #start(d: ClaimedDelivery): void {
     const n = this.#perWebhook.get(d.webhookId) ?? 0;
     if (n >= this.#o.maxInFlightPerWebhook) {
-      // Over this webhook's share: back to the queue without an attempt.
+      // Over this webhook's share: back to the queue without an attempt (claimed again when a slot frees).
+      this.#wanted = true;
       void this.#record({
         kind: "released",
         deliveryId: d.deliveryId,
@@ -137,7 +144,7 @@ export class DeliveryWorker {
       if (left <= 0) this.#perWebhook.delete(d.webhookId);
       else this.#perWebhook.set(d.webhookId, left);
       this.#inFlight--;
-      this.wake();
+      if (this.#wanted) this.#signal?.();
     });
     this.#attempts.add(run);
   }
@@ -158,10 +165,15 @@ export class DeliveryWorker {
       return;
     }
     const { settlement, report } = outcome;
-    if (settlement.kind === "attempted" && settlement.next.state === "pending") {
-      this.#nextDue = Math.min(this.#nextDue, settlement.next.at);
-    } else if (settlement.kind === "released") {
-      this.#nextDue = Math.min(this.#nextDue, settlement.at);
+    const retryAt =
+      settlement.kind === "attempted" && settlement.next.state === "pending"
+        ? settlement.next.at
+        : settlement.kind === "released"
+          ? settlement.at
+          : undefined;
+    if (retryAt !== undefined && retryAt < this.#nextDue) {
+      this.#nextDue = retryAt;
+      this.#signal?.(); // the loop's wait may be longer than that
     }
     await this.#record(settlement);
     this.#o.onAttempt?.(report);
@@ -178,16 +190,17 @@ export class DeliveryWorker {
     }
   }
 
-  #sleep(ms: number): Promise<void> {
+  /** Resolves true when `ms` passed, false when signalled first. */
+  #sleep(ms: number): Promise<boolean> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const timer = setTimeout(() => {
+        this.#signal = undefined;
+        resolve(true);
+      }, ms);
+      this.#signal = () => {
+        this.#signal = undefined;
         clearTimeout(timer);
-        resolve();
-      }
-      this.#wake = () => {
-        this.#wake = undefined;
-        done();
+        resolve(false);
       };
     });
   }

@@ -12,6 +12,6 @@ export async function openDeliveryStore(
   config: StoreConfig,
   onError?: (message: string) => void,
 ): Promise<DeliveryStore> {
-  if (config.backend === "sqlite") return new SqliteDeliveryStore(config.file);
+  if (config.backend === "sqlite") return new SqliteDeliveryStore(config.file, onError);
   return PostgresDeliveryStore.open({ ...config, onError });
 }
