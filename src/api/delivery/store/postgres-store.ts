@@ -41,6 +41,97 @@ const types = {
       : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+// The hot statements, prepared once per connection (named): parsed and planned once, not per batch.
+
+/** One statement (one round trip, one commit): events, then deliveries for those that are new. */
+const ENQUEUE_SQL = `WITH new_events AS (
+         INSERT INTO delivery_events (id, user_id, project_id, kind, stream_id, stream, payload, created_at, recorded_at)
+         SELECT u.*, $9 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+           $7::text[], $8::bigint[]) AS u
+         ON CONFLICT (user_id, project_id, id) DO NOTHING
+         RETURNING seq, id, user_id, project_id
+       ), new_deliveries AS (
+         INSERT INTO deliveries (event_seq, webhook_id, state, next_attempt_at, created_at)
+         SELECT e.seq, p.webhook_id, 'pending', $9, $9
+         FROM new_events e
+         JOIN unnest($10::text[], $11::text[], $12::text[], $13::text[]) AS p(user_id, project_id, id, webhook_id)
+           ON p.user_id = e.user_id AND p.project_id = e.project_id AND p.id = e.id
+       )
+       SELECT user_id, project_id, id FROM new_events`;
+
+const CLAIM_SQL = `WITH due AS (
+         SELECT id FROM deliveries
+         WHERE state = 'pending' AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+           AND NOT (webhook_id = ANY($2::text[]))
+         ORDER BY next_attempt_at
+         LIMIT $3
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE deliveries d SET leased_until = $4, claim_token = $5, claimed_by = $6
+       FROM due, delivery_events e
+       WHERE d.id = due.id AND e.seq = d.event_seq
+       RETURNING d.id AS delivery_id, d.webhook_id, d.attempts, d.created_at AS delivery_created_at,
+         e.id, e.user_id, e.project_id, e.kind, e.stream_id, e.stream, e.payload, e.created_at,
+         (SELECT f.gone_revision FROM webhook_facts f WHERE f.webhook_id = d.webhook_id) AS gone_revision`;
+
+/** `$1::bigint[], $2::text[], ...` for consecutive array parameters, numbered from `first`. */
+function arrayParams(first: number, types: readonly string[]): string {
+  return types.map((t, i) => `$${first + i}::${t}[]`).join(", ");
+}
+const UPDATE_TYPES = ["bigint", "text", "text", "integer", "bigint", "bigint", "text"];
+const LOG_COLUMN_TYPES: Record<(typeof LOG_COLUMNS)[number], string> = {
+  id: "text",
+  webhook_id: "text",
+  event_id: "text",
+  event: "text",
+  created_at: "bigint",
+  duration_ms: "integer",
+  success: "boolean",
+  request_url: "text",
+  request_method: "text",
+  request_headers: "text",
+  request_body: "text",
+  response_status: "integer",
+  response_status_text: "text",
+  response_body: "text",
+  error: "text",
+};
+const FACTS_COLUMN_TYPES: Record<(typeof FACTS_COLUMNS)[number], string> = {
+  webhook_id: "text",
+  last_triggered_at: "bigint",
+  last_failure_at: "bigint",
+  last_failure_error: "text",
+  last_failure_response: "text",
+  last_failure_status: "integer",
+  delivering: "boolean",
+  delivering_at: "bigint",
+  gone_revision: "text",
+  gone_at: "bigint",
+  updated_at: "bigint",
+};
+const LOG_TYPES = LOG_COLUMNS.map((c) => LOG_COLUMN_TYPES[c]);
+const FACT_TYPES = FACTS_COLUMNS.map((c) => FACTS_COLUMN_TYPES[c]);
+const updateParams = arrayParams(1, UPDATE_TYPES);
+const logParams = arrayParams(1 + UPDATE_TYPES.length, LOG_TYPES);
+const factParams = arrayParams(1 + UPDATE_TYPES.length + LOG_TYPES.length, FACT_TYPES);
+
+/** One statement (one round trip, one commit): deliveries, log entries, facts. */
+const SETTLE_SQL = `WITH updated AS (
+         UPDATE deliveries d SET state = u.state, attempts = coalesce(u.attempts, d.attempts),
+           next_attempt_at = coalesce(u.next_at, d.next_attempt_at), settled_at = u.settled_at,
+           last_error = coalesce(u.error, d.last_error), leased_until = NULL, claim_token = NULL, claimed_by = NULL
+         FROM unnest(${updateParams}) AS u(id, token, state, attempts, next_at, settled_at, error)
+         WHERE d.id = u.id AND d.claim_token = u.token
+       ), logged AS (
+         INSERT INTO delivery_log (${LOG_COLUMNS.join(", ")})
+         SELECT * FROM unnest(${logParams})
+         ON CONFLICT (id) DO NOTHING
+       )
+       INSERT INTO webhook_facts (${FACTS_COLUMNS.join(", ")})
+       SELECT * FROM unnest(${factParams})
+       ON CONFLICT (webhook_id) DO UPDATE SET
+         ${factsMergeSet("GREATEST")}`;
+
 /** host:port/database of a connection string, for messages (never the password). */
 export function describeConnection(connectionString: string): string {
   try {
@@ -134,22 +225,10 @@ export class PostgresDeliveryStore implements DeliveryStore {
     // Each (event, webhook) pair, keyed like the events, for the deliveries the new events get.
     const pairs = unique.flatMap((r) => [...new Set(r.webhookIds)].map((w) => [r.event, w] as const));
     // One statement (one round trip, one commit): events, then deliveries for those that are new.
-    const { rows } = await this.#pool.query(
-      `WITH new_events AS (
-         INSERT INTO delivery_events (id, user_id, project_id, kind, stream_id, stream, payload, created_at, recorded_at)
-         SELECT u.*, $9 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-           $7::text[], $8::bigint[]) AS u
-         ON CONFLICT (user_id, project_id, id) DO NOTHING
-         RETURNING seq, id, user_id, project_id
-       ), new_deliveries AS (
-         INSERT INTO deliveries (event_seq, webhook_id, state, next_attempt_at, created_at)
-         SELECT e.seq, p.webhook_id, 'pending', $9, $9
-         FROM new_events e
-         JOIN unnest($10::text[], $11::text[], $12::text[], $13::text[]) AS p(user_id, project_id, id, webhook_id)
-           ON p.user_id = e.user_id AND p.project_id = e.project_id AND p.id = e.id
-       )
-       SELECT user_id, project_id, id FROM new_events`,
-      [
+    const { rows } = await this.#pool.query({
+      name: "delivery-enqueue",
+      text: ENQUEUE_SQL,
+      values: [
         col((e) => e.id),
         col((e) => e.userId),
         col((e) => e.projectId),
@@ -164,7 +243,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
         pairs.map(([e]) => e.id),
         pairs.map(([, w]) => w),
       ],
-    );
+    });
     const created = new Set(
       (rows as Row[]).map((row) => `${row.user_id}\u0000${row.project_id}\u0000${row.id}`),
     );
@@ -179,23 +258,11 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
     const token = `${r.owner}:${++this.#claims}:${r.now}`;
-    const { rows } = await this.#claimPool.query(
-      `WITH due AS (
-         SELECT id FROM deliveries
-         WHERE state = 'pending' AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
-           AND NOT (webhook_id = ANY($2::text[]))
-         ORDER BY next_attempt_at
-         LIMIT $3
-         FOR UPDATE SKIP LOCKED
-       )
-       UPDATE deliveries d SET leased_until = $4, claim_token = $5, claimed_by = $6
-       FROM due, delivery_events e
-       WHERE d.id = due.id AND e.seq = d.event_seq
-       RETURNING d.id AS delivery_id, d.webhook_id, d.attempts, d.created_at AS delivery_created_at,
-         e.id, e.user_id, e.project_id, e.kind, e.stream_id, e.stream, e.payload, e.created_at,
-         (SELECT f.gone_revision FROM webhook_facts f WHERE f.webhook_id = d.webhook_id) AS gone_revision`,
-      [r.now, r.skipWebhooks, r.limit, r.now + r.leaseMs, token, r.owner],
-    );
+    const { rows } = await this.#claimPool.query({
+      name: "delivery-claim",
+      text: CLAIM_SQL,
+      values: [r.now, r.skipWebhooks, r.limit, r.now + r.leaseMs, token, r.owner],
+    });
     return (rows as Row[]).map((row) => ({
       deliveryId: Number(row.delivery_id),
       claimToken: token,
@@ -212,59 +279,10 @@ export class PostgresDeliveryStore implements DeliveryStore {
     const updates = deliveryUpdates(batch, now);
     const logs = batch.flatMap((s) => (s.kind === "attempted" ? [logValues(s.log)] : []));
     const deltas = factsDeltas(batch);
-    const logCasts = [
-      "text",
-      "text",
-      "text",
-      "text",
-      "bigint",
-      "integer",
-      "boolean",
-      "text",
-      "text",
-      "text",
-      "text",
-      "integer",
-      "text",
-      "text",
-      "text",
-    ];
-    const factCasts = [
-      "text",
-      "bigint",
-      "bigint",
-      "text",
-      "text",
-      "integer",
-      "boolean",
-      "bigint",
-      "text",
-      "bigint",
-      "bigint",
-    ];
-    let n = 0;
-    const params = (casts: string[]) => casts.map((t) => `$${++n}::${t}[]`).join(", ");
-    const updateParams = params(["bigint", "text", "text", "integer", "bigint", "bigint", "text"]);
-    const logParams = params(logCasts);
-    const factParams = params(factCasts);
-    // One statement (one round trip, one commit): deliveries, log entries, facts.
-    await this.#pool.query(
-      `WITH updated AS (
-         UPDATE deliveries d SET state = u.state, attempts = coalesce(u.attempts, d.attempts),
-           next_attempt_at = coalesce(u.next_at, d.next_attempt_at), settled_at = u.settled_at,
-           last_error = coalesce(u.error, d.last_error), leased_until = NULL, claim_token = NULL, claimed_by = NULL
-         FROM unnest(${updateParams}) AS u(id, token, state, attempts, next_at, settled_at, error)
-         WHERE d.id = u.id AND d.claim_token = u.token
-       ), logged AS (
-         INSERT INTO delivery_log (${LOG_COLUMNS.join(", ")})
-         SELECT * FROM unnest(${logParams})
-         ON CONFLICT (id) DO NOTHING
-       )
-       INSERT INTO webhook_facts (${FACTS_COLUMNS.join(", ")})
-       SELECT * FROM unnest(${factParams})
-       ON CONFLICT (webhook_id) DO UPDATE SET
-         ${factsMergeSet("GREATEST")}`,
-      [
+    await this.#pool.query({
+      name: "delivery-settle",
+      text: SETTLE_SQL,
+      values: [
         updates.id,
         updates.token,
         updates.state,
@@ -285,7 +303,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
         deltas.map((d) => d.gone?.at ?? null),
         deltas.map(() => now),
       ],
-    );
+    });
   }
 
   async listLog(webhookId: string, limit: number, after?: LogPosition): Promise<LogPage> {
