@@ -20,12 +20,30 @@ describe("GroupCommit", () => {
 
   it("splits at the batch limit", async () => {
     const sizes: number[] = [];
-    const gc = new GroupCommit<number, number>(async (items) => {
-      sizes.push(items.length);
-      return items;
-    }, 2);
+    const gc = new GroupCommit<number, number>(
+      async (items) => {
+        sizes.push(items.length);
+        return items;
+      },
+      { maxBatch: 2 },
+    );
     await Promise.all([1, 2, 3, 4, 5].map((i) => gc.add(i)));
     expect(sizes).toEqual([2, 2, 1]);
+  });
+
+  it("with a linger, waits for company before writing after a quiet spell", async () => {
+    const batches: number[][] = [];
+    const gc = new GroupCommit<number, number>(
+      async (items) => {
+        batches.push(items);
+        return items;
+      },
+      { lingerMs: 30 },
+    );
+    const first = gc.add(1);
+    await new Promise((r) => setTimeout(r, 10));
+    await Promise.all([first, gc.add(2)]);
+    expect(batches).toEqual([[1, 2]]);
   });
 
   it("fails every item of a failed batch and keeps working for the next", async () => {

@@ -18,6 +18,10 @@ export interface WorkerOptions extends AttemptContext {
   leaseMs: number;
   /** Idle poll interval. */
   pollMs: number;
+  /** Least time between claims that found less than a batch (0: claim whenever woken). */
+  claimEveryMs: number;
+  /** How long a batch of outcomes waits for company after a quiet spell (GroupCommit lingerMs). */
+  recordLingerMs: number;
   log: Logger;
   onAttempt?: ((report: AttemptReport) => void) | undefined;
 }
@@ -27,22 +31,30 @@ export class DeliveryWorker {
   readonly #recorder: GroupCommit<Settlement, undefined>;
   readonly #perWebhook = new Map<string, number>();
   readonly #attempts = new Set<Promise<void>>();
+  /** Requests in flight (the slots). */
   #inFlight = 0;
+  /** Claimed deliveries whose outcome is not recorded yet (in flight included). */
+  #unrecorded = 0;
   #running = false;
   #loop: Promise<void> | undefined;
   /** Ends the loop's current wait. */
   #signal: (() => void) | undefined;
   /** A claim is worth making: something was enqueued, the last claim was full, or the poll came round. */
   #wanted = true;
+  /** When the last claim that found less than a full batch was made (performance.now()). */
+  #lastThinClaim = Number.NEGATIVE_INFINITY;
   /** The earliest retry this worker scheduled (it wakes for it rather than waiting for a poll). */
   #nextDue = Number.POSITIVE_INFINITY;
 
   constructor(o: WorkerOptions) {
     this.#o = o;
-    this.#recorder = new GroupCommit(async (batch) => {
-      await o.store.settle(batch, o.clock());
-      return batch.map(() => undefined);
-    });
+    this.#recorder = new GroupCommit(
+      async (batch) => {
+        await o.store.settle(batch, o.clock());
+        return batch.map(() => undefined);
+      },
+      { lingerMs: o.recordLingerMs },
+    );
   }
 
   get #minClaim(): number {
@@ -74,9 +86,13 @@ export class DeliveryWorker {
     await this.#recorder.flushed();
   }
 
-  /** Room to claim: when busy, in batches (a quarter of the slots), not one query per finished attempt. */
+  /**
+   * Room to claim: when busy, in batches (a quarter of the slots), not one query per finished
+   * attempt; and not while as many outcomes as there are slots wait to be recorded (the store is slow).
+   */
   #canClaim(): boolean {
     const room = this.#o.maxInFlight - this.#inFlight;
+    if (this.#unrecorded - this.#inFlight >= this.#o.maxInFlight) return false;
     return room > 0 && (this.#inFlight === 0 || room >= this.#minClaim);
   }
 
@@ -84,6 +100,11 @@ export class DeliveryWorker {
     let failures = 0;
     while (this.#running) {
       if (this.#wanted && this.#canClaim()) {
+        const pace = this.#lastThinClaim + this.#o.claimEveryMs - performance.now();
+        if (pace > 0) {
+          await this.#sleep(pace);
+          continue;
+        }
         this.#wanted = false;
         const limit = this.#o.maxInFlight - this.#inFlight;
         try {
@@ -98,6 +119,7 @@ export class DeliveryWorker {
           for (const d of claimed) this.#start(d);
           // A full claim: more may be due (claimed again as soon as there is room).
           if (claimed.length === limit) this.#wanted = true;
+          else this.#lastThinClaim = performance.now();
         } catch (err) {
           failures++;
           this.#o.log.warn("cannot claim deliveries; retrying", {
@@ -138,21 +160,32 @@ export class DeliveryWorker {
     }
     this.#perWebhook.set(d.webhookId, n + 1);
     this.#inFlight++;
-    const run = this.#attempt(d).finally(() => {
-      this.#attempts.delete(run);
+    this.#unrecorded++;
+    let slotHeld = true;
+    // The slot frees once the request is done; recording it may take a commit longer (bounded below).
+    const freeSlot = () => {
+      if (!slotHeld) return;
+      slotHeld = false;
       const left = (this.#perWebhook.get(d.webhookId) ?? 1) - 1;
       if (left <= 0) this.#perWebhook.delete(d.webhookId);
       else this.#perWebhook.set(d.webhookId, left);
       this.#inFlight--;
       if (this.#wanted) this.#signal?.();
+    };
+    const run = this.#attempt(d, freeSlot).finally(() => {
+      freeSlot();
+      this.#unrecorded--;
+      this.#attempts.delete(run);
+      if (this.#wanted) this.#signal?.();
     });
     this.#attempts.add(run);
   }
 
-  async #attempt(d: ClaimedDelivery): Promise<void> {
+  async #attempt(d: ClaimedDelivery, freeSlot: () => void): Promise<void> {
     let outcome: Awaited<ReturnType<typeof attempt>>;
     try {
       outcome = await attempt(d, this.#o);
+      freeSlot();
     } catch (err) {
       // A resolver failure (e.g. reading the webhook's Secret): try again shortly, no attempt counted.
       this.#o.log.warn("cannot prepare a delivery attempt; retrying", {
