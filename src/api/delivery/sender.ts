@@ -44,6 +44,7 @@ export class Sender {
   readonly #readLimit: number;
   readonly #http: httpTypes.Agent;
   readonly #https: httpsTypes.Agent;
+  readonly #targets = new Map<string, Target | string>();
 
   constructor(opts: SenderOptions) {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -62,37 +63,29 @@ export class Sender {
 
   send(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
     const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return Promise.resolve({
-        outcome: refused(`url ${JSON.stringify(url)} is not a valid URL`),
-        durationMs: 0,
-      });
+    const target = this.#targetOf(url);
+    if (typeof target === "string") return Promise.resolve({ outcome: refused(target), durationMs: 0 });
+    return this.#post(target, headers, body, () => Math.round(performance.now() - started));
+  }
+
+  /** Where `url` points, parsed once per URL (a webhook sends many times); a string says why not. */
+  #targetOf(url: string): Target | string {
+    let target = this.#targets.get(url);
+    if (target === undefined) {
+      target = parseTarget(url, this.#allow);
+      if (this.#targets.size >= 10_000) this.#targets.clear();
+      this.#targets.set(url, target);
     }
-    if (target.protocol !== "http:" && target.protocol !== "https:") {
-      return Promise.resolve({
-        outcome: refused(`url scheme ${target.protocol} is not allowed: use http:// or https://`),
-        durationMs: 0,
-      });
-    }
-    const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
-    if (isIP(host)) {
-      const what = addressRefusal(host, this.#allow);
-      if (what) return Promise.resolve({ outcome: refused(refusalText(host, host, what)), durationMs: 0 });
-    }
-    return this.#post(target, headers, body, elapsed);
+    return target;
   }
 
   #post(
-    target: URL,
+    target: Target,
     headers: Record<string, string>,
     body: string,
     elapsed: () => number,
   ): Promise<SendResult> {
-    const secure = target.protocol === "https:";
+    const { secure } = target;
     return new Promise<SendResult>((resolve) => {
       let settled = false;
       let response: LoggedResponse | undefined;
@@ -124,12 +117,13 @@ export class Sender {
         finish(response ? undefined : { kind: "error", error: timeoutText(this.timeoutMs) });
       }, this.timeoutMs);
       const options: httpsTypes.RequestOptions = {
+        ...target.options,
         method: "POST",
         agent: secure ? this.#https : this.#http,
         headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
       };
       try {
-        req = (secure ? https : http).request(target, options, (res) => {
+        req = (secure ? https : http).request(options, (res) => {
           response = { status: res.statusCode ?? 0, statusText: res.statusMessage ?? "", body: "" };
           const ra = res.headers["retry-after"];
           retryAfter = Array.isArray(ra) ? ra[0] : ra;
@@ -165,6 +159,39 @@ export class Sender {
     this.#http.destroy();
     this.#https.destroy();
   }
+}
+
+interface Target {
+  secure: boolean;
+  options: { protocol: string; hostname: string; port: string; path: string };
+}
+
+/** The request options for `url`, or why it may not be a target (judged here for IP literals: Node skips the lookup for them). */
+function parseTarget(url: string, allow: Allowlist): Target | string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return `url ${JSON.stringify(url)} is not a valid URL`;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") {
+    return `url scheme ${u.protocol} is not allowed: use http:// or https://`;
+  }
+  const host = u.hostname.replace(/^\[(.*)\]$/, "$1");
+  if (isIP(host)) {
+    const what = addressRefusal(host, allow);
+    if (what) return refusalText(host, host, what);
+  }
+  const secure = u.protocol === "https:";
+  return {
+    secure,
+    options: {
+      protocol: u.protocol,
+      hostname: host,
+      port: u.port || (secure ? "443" : "80"),
+      path: `${u.pathname}${u.search}`,
+    },
+  };
 }
 
 function refused(error: string): AttemptOutcome {

@@ -2,7 +2,7 @@
 // HMAC-SHA256 of the raw body), plus the Standard Webhooks headers (base64 HMAC-SHA256 of
 // `id.timestamp.body`, keyed with the shared secret's UTF-8 bytes: receivers use the library's
 // raw-secret option). The body and signatures are computed once per attempt, here, purely.
-import { createHmac } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import type { StoredEvent } from "./model.ts";
 
 export const DEFAULT_USER_AGENT = "livepeer-operator-webhooks/1";
@@ -32,9 +32,22 @@ export function deliveryBody(event: StoredEvent, webhookId: string, attemptAt: n
   return body;
 }
 
+// Both signatures key HMAC with the secret's UTF-8 bytes. A KeyObject made once per secret: a
+// Buffer key costs about 11 us per HMAC (a new key handle each time), a KeyObject under 2 us.
+const keys = new Map<string, KeyObject>();
+function keyOf(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (!key) {
+    if (keys.size >= 10_000) keys.clear();
+    key = createSecretKey(Buffer.from(secret, "utf8"));
+    keys.set(secret, key);
+  }
+  return key;
+}
+
 /** `t=<ms>,v1=<hex HMAC-SHA256(secret, body)>`, as the hosted service signs. */
 export function livepeerSignature(secret: string, attemptAt: number, rawBody: string): string {
-  const mac = createHmac("sha256", secret).update(rawBody).digest("hex");
+  const mac = createHmac("sha256", keyOf(secret)).update(rawBody).digest("hex");
   return `t=${attemptAt},v1=${mac}`;
 }
 
@@ -45,7 +58,7 @@ export function standardSignature(
   seconds: number,
   rawBody: string,
 ): string {
-  const mac = createHmac("sha256", Buffer.from(secret, "utf8"))
+  const mac = createHmac("sha256", keyOf(secret))
     .update(`${messageId}.${seconds}.${rawBody}`)
     .digest("base64");
   return `v1,${mac}`;
