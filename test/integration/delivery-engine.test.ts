@@ -253,6 +253,20 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
     expect(slow.received.length).toBeLessThanOrEqual(4);
   });
 
+  it("keeps sending to a webhook at its in-flight share without waiting for the poll", async () => {
+    const r = await receiver(() => ({ status: 200, delayMs: 20 }));
+    const e = await engine(new Map([["w1", { url: r.url, revision: "1" }]]), {
+      maxInFlight: 8,
+      maxInFlightPerWebhook: 2,
+      pollMs: 10_000,
+    });
+    const t0 = Date.now();
+    for (let i = 0; i < 30; i++) await e.enqueue(event({ id: `e${i}` }), [hook("w1")]);
+    await r.waitFor(30, 5_000);
+    // 30 requests, 2 at a time, 20 ms each: about 0.3 s; waiting for the poll would take minutes.
+    expect(Date.now() - t0).toBeLessThan(3_000);
+  });
+
   it("keeps only the first 1 KiB of a response and cuts off a huge one", async () => {
     const r = await receiver(() => ({ status: 500, body: "x".repeat(2_000_000) }));
     const e = await engine(new Map([["w1", { url: r.url, revision: "1" }]]));

@@ -148,14 +148,14 @@ export class DeliveryWorker {
   #start(d: ClaimedDelivery): void {
     const n = this.#perWebhook.get(d.webhookId) ?? 0;
     if (n >= this.#o.maxInFlightPerWebhook) {
-      // Over this webhook's share: back to the queue without an attempt (claimed again when a slot frees).
-      this.#wanted = true;
+      // Over this webhook's share: back to the queue without an attempt, and claimable again once
+      // that is recorded (a claim before would still see it leased).
       void this.#record({
         kind: "released",
         deliveryId: d.deliveryId,
         claimToken: d.claimToken,
         at: this.#o.clock(),
-      });
+      }).then(() => this.wake());
       return;
     }
     this.#perWebhook.set(d.webhookId, n + 1);
@@ -166,7 +166,10 @@ export class DeliveryWorker {
     const freeSlot = () => {
       if (!slotHeld) return;
       slotHeld = false;
-      const left = (this.#perWebhook.get(d.webhookId) ?? 1) - 1;
+      const held = this.#perWebhook.get(d.webhookId) ?? 1;
+      // It was at its share, so claims skipped it: it may have more due now.
+      if (held >= this.#o.maxInFlightPerWebhook) this.#wanted = true;
+      const left = held - 1;
       if (left <= 0) this.#perWebhook.delete(d.webhookId);
       else this.#perWebhook.set(d.webhookId, left);
       this.#inFlight--;
