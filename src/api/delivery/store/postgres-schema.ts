@@ -20,24 +20,22 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     UNIQUE (user_id, project_id, id)
   );
   CREATE INDEX delivery_events_recorded ON delivery_events (recorded_at);
+  -- The queue: unsettled deliveries only (a settled one is deleted; its attempts are in the log).
   CREATE TABLE deliveries (
     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     event_seq bigint NOT NULL REFERENCES delivery_events (seq) ON DELETE CASCADE,
     webhook_id text NOT NULL,
-    state text NOT NULL CHECK (state IN ('pending', 'delivered', 'failed', 'dropped')),
     attempts integer NOT NULL DEFAULT 0,
     next_attempt_at bigint NOT NULL,
     leased_until bigint,
     claim_token text,
     claimed_by text,
     created_at bigint NOT NULL,
-    settled_at bigint,
     last_error text
   ) WITH (fillfactor = 70);
-  -- A claim sets only leased_until (not indexed): in PostgreSQL a HOT update, no index writes.
-  CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE state = 'pending';
+  -- A claim sets only leased_until, which no index holds: a HOT update, no index writes.
+  CREATE INDEX deliveries_due ON deliveries (next_attempt_at);
   CREATE INDEX deliveries_event ON deliveries (event_seq);
-  CREATE INDEX deliveries_webhook ON deliveries (webhook_id);
   CREATE TABLE delivery_log (
     id text PRIMARY KEY,
     webhook_id text NOT NULL,

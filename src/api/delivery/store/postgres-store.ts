@@ -51,8 +51,8 @@ const ENQUEUE_SQL = `WITH new_events AS (
          ON CONFLICT (user_id, project_id, id) DO NOTHING
          RETURNING seq, id, user_id, project_id
        ), new_deliveries AS (
-         INSERT INTO deliveries (event_seq, webhook_id, state, next_attempt_at, created_at)
-         SELECT e.seq, p.webhook_id, 'pending', $9, $9
+         INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at, created_at)
+         SELECT e.seq, p.webhook_id, $9, $9
          FROM new_events e
          JOIN unnest($10::text[], $11::text[], $12::text[], $13::text[]) AS p(user_id, project_id, id, webhook_id)
            ON p.user_id = e.user_id AND p.project_id = e.project_id AND p.id = e.id
@@ -61,7 +61,7 @@ const ENQUEUE_SQL = `WITH new_events AS (
 
 const CLAIM_SQL = `WITH due AS (
          SELECT id FROM deliveries
-         WHERE state = 'pending' AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+         WHERE next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
            AND NOT (webhook_id = ANY($2::text[]))
          ORDER BY next_attempt_at
          LIMIT $3
@@ -78,7 +78,8 @@ const CLAIM_SQL = `WITH due AS (
 function arrayParams(first: number, types: readonly string[]): string {
   return types.map((t, i) => `$${first + i}::${t}[]`).join(", ");
 }
-const UPDATE_TYPES = ["bigint", "text", "text", "integer", "bigint", "bigint", "text"];
+const RETRY_TYPES = ["bigint", "text", "integer", "bigint", "text"];
+const SETTLED_TYPES = ["bigint", "text"];
 const LOG_COLUMN_TYPES: Record<(typeof LOG_COLUMNS)[number], string> = {
   id: "text",
   webhook_id: "text",
@@ -111,16 +112,19 @@ const FACTS_COLUMN_TYPES: Record<(typeof FACTS_COLUMNS)[number], string> = {
 };
 const LOG_TYPES = LOG_COLUMNS.map((c) => LOG_COLUMN_TYPES[c]);
 const FACT_TYPES = FACTS_COLUMNS.map((c) => FACTS_COLUMN_TYPES[c]);
-const updateParams = arrayParams(1, UPDATE_TYPES);
-const logParams = arrayParams(1 + UPDATE_TYPES.length, LOG_TYPES);
-const factParams = arrayParams(1 + UPDATE_TYPES.length + LOG_TYPES.length, FACT_TYPES);
+const retryParams = arrayParams(1, RETRY_TYPES);
+const settledParams = arrayParams(1 + RETRY_TYPES.length, SETTLED_TYPES);
+const logParams = arrayParams(1 + RETRY_TYPES.length + SETTLED_TYPES.length, LOG_TYPES);
+const factParams = arrayParams(1 + RETRY_TYPES.length + SETTLED_TYPES.length + LOG_TYPES.length, FACT_TYPES);
 
 /** One statement (one round trip, one commit): deliveries, log entries, facts. */
-const SETTLE_SQL = `WITH updated AS (
-         UPDATE deliveries d SET state = u.state, attempts = coalesce(u.attempts, d.attempts),
-           next_attempt_at = coalesce(u.next_at, d.next_attempt_at), settled_at = u.settled_at,
+const SETTLE_SQL = `WITH retried AS (
+         UPDATE deliveries d SET attempts = coalesce(u.attempts, d.attempts), next_attempt_at = u.next_at,
            last_error = coalesce(u.error, d.last_error), leased_until = NULL, claim_token = NULL, claimed_by = NULL
-         FROM unnest(${updateParams}) AS u(id, token, state, attempts, next_at, settled_at, error)
+         FROM unnest(${retryParams}) AS u(id, token, attempts, next_at, error)
+         WHERE d.id = u.id AND d.claim_token = u.token
+       ), settled AS (
+         DELETE FROM deliveries d USING unnest(${settledParams}) AS u(id, token)
          WHERE d.id = u.id AND d.claim_token = u.token
        ), logged AS (
          INSERT INTO delivery_log (${LOG_COLUMNS.join(", ")})
@@ -276,20 +280,20 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   async settle(batch: readonly Settlement[], now: number): Promise<void> {
     if (batch.length === 0) return;
-    const updates = deliveryUpdates(batch, now);
+    const updates = deliveryUpdates(batch);
     const logs = batch.flatMap((s) => (s.kind === "attempted" ? [logValues(s.log)] : []));
     const deltas = factsDeltas(batch);
     await this.#pool.query({
       name: "delivery-settle",
       text: SETTLE_SQL,
       values: [
-        updates.id,
-        updates.token,
-        updates.state,
-        updates.attempts,
-        updates.nextAt,
-        updates.settledAt,
-        updates.error,
+        updates.retry.id,
+        updates.retry.token,
+        updates.retry.attempts,
+        updates.retry.nextAt,
+        updates.retry.error,
+        updates.settled.id,
+        updates.settled.token,
         ...LOG_COLUMNS.map((name, i) => logs.map((v) => (name === "success" ? v[i] === 1 : v[i]))),
         deltas.map((d) => d.webhookId),
         deltas.map((d) => d.lastTriggeredAt),
@@ -381,7 +385,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
         (
           await c.query(
             `DELETE FROM delivery_events e WHERE e.recorded_at < $1
-             AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq AND d.state = 'pending')`,
+             AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq)`,
             [now - retention.settledMaxAgeMs],
           )
         ).rowCount ?? 0;
@@ -391,6 +395,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   async forgetWebhook(webhookId: string): Promise<void> {
     await this.#tx(async (c) => {
+      // The queue is small (unsettled deliveries only): no index on webhook_id for this rare call.
       await c.query("DELETE FROM deliveries WHERE webhook_id = $1", [webhookId]);
       await c.query("DELETE FROM delivery_log WHERE webhook_id = $1", [webhookId]);
       await c.query("DELETE FROM webhook_facts WHERE webhook_id = $1", [webhookId]);
@@ -399,7 +404,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   async queueStats(): Promise<QueueStats> {
     const { rows } = await this.#pool.query(
-      "SELECT count(*) AS pending, min(created_at) AS oldest FROM deliveries WHERE state = 'pending'",
+      "SELECT count(*) AS pending, min(created_at) AS oldest FROM deliveries",
     );
     const row = rows[0] as Row;
     return {
@@ -413,60 +418,41 @@ export class PostgresDeliveryStore implements DeliveryStore {
   }
 }
 
-/** The deliveries' new rows, as columns for unnest(); sorted by id (one lock order). */
-function deliveryUpdates(batch: readonly Settlement[], now: number) {
-  type U = {
+/**
+ * What the batch does to the queue, as columns for unnest(), sorted by id (one lock order): rows
+ * that stay (retry later, released) and rows that go (delivered, failed, dropped).
+ */
+function deliveryUpdates(batch: readonly Settlement[]) {
+  const retry: {
     id: number;
     token: string;
-    state: string;
     attempts: number | null;
-    nextAt: number | null;
-    settledAt: number | null;
+    nextAt: number;
     error: string | null;
-  };
-  const rows: U[] = [];
+  }[] = [];
+  const settled: { id: number; token: string }[] = [];
   for (const s of batch) {
     if (s.kind === "released") {
-      rows.push({
-        id: s.deliveryId,
-        token: s.claimToken,
-        state: "pending",
-        attempts: null,
-        nextAt: s.at,
-        settledAt: null,
-        error: null,
-      });
+      retry.push({ id: s.deliveryId, token: s.claimToken, attempts: null, nextAt: s.at, error: null });
     } else if (s.kind === "dropped") {
-      rows.push({
-        id: s.deliveryId,
-        token: s.claimToken,
-        state: "dropped",
-        attempts: null,
-        nextAt: null,
-        settledAt: now,
-        error: s.reason,
-      });
+      settled.push({ id: s.deliveryId, token: s.claimToken });
+    } else if (s.claim && s.next.state === "pending") {
+      const { deliveryId: id, claimToken: token, attemptsMade: attempts } = s.claim;
+      retry.push({ id, token, attempts, nextAt: s.next.at, error: s.log.error ?? null });
     } else if (s.claim) {
-      const pending = s.next.state === "pending";
-      rows.push({
-        id: s.claim.deliveryId,
-        token: s.claim.claimToken,
-        state: s.next.state,
-        attempts: s.claim.attemptsMade,
-        nextAt: s.next.state === "pending" ? s.next.at : null,
-        settledAt: pending ? null : now,
-        error: s.log.error ?? null,
-      });
+      settled.push({ id: s.claim.deliveryId, token: s.claim.claimToken });
     }
   }
-  rows.sort((a, b) => a.id - b.id);
+  retry.sort((a, b) => a.id - b.id);
+  settled.sort((a, b) => a.id - b.id);
   return {
-    id: rows.map((r) => r.id),
-    token: rows.map((r) => r.token),
-    state: rows.map((r) => r.state),
-    attempts: rows.map((r) => r.attempts),
-    nextAt: rows.map((r) => r.nextAt),
-    settledAt: rows.map((r) => r.settledAt),
-    error: rows.map((r) => r.error),
+    retry: {
+      id: retry.map((r) => r.id),
+      token: retry.map((r) => r.token),
+      attempts: retry.map((r) => r.attempts),
+      nextAt: retry.map((r) => r.nextAt),
+      error: retry.map((r) => r.error),
+    },
+    settled: { id: settled.map((r) => r.id), token: settled.map((r) => r.token) },
   };
 }

@@ -17,24 +17,22 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     UNIQUE (user_id, project_id, id)
   );
   CREATE INDEX delivery_events_recorded ON delivery_events (recorded_at);
+  -- The queue: unsettled deliveries only (a settled one is deleted; its attempts are in the log).
   CREATE TABLE deliveries (
     id INTEGER PRIMARY KEY,
     event_seq INTEGER NOT NULL REFERENCES delivery_events (seq) ON DELETE CASCADE,
     webhook_id TEXT NOT NULL,
-    state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed', 'dropped')),
     attempts INTEGER NOT NULL DEFAULT 0,
     next_attempt_at INTEGER NOT NULL,
     leased_until INTEGER,
     claim_token TEXT,
     claimed_by TEXT,
     created_at INTEGER NOT NULL,
-    settled_at INTEGER,
     last_error TEXT
   );
-  -- A claim sets only leased_until (not indexed): in PostgreSQL a HOT update, no index writes.
-  CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE state = 'pending';
+  -- A claim sets only leased_until, which no index holds.
+  CREATE INDEX deliveries_due ON deliveries (next_attempt_at);
   CREATE INDEX deliveries_event ON deliveries (event_seq);
-  CREATE INDEX deliveries_webhook ON deliveries (webhook_id);
   CREATE TABLE delivery_log (
     id TEXT PRIMARY KEY,
     webhook_id TEXT NOT NULL,

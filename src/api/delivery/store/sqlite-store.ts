@@ -123,21 +123,14 @@ export class SqliteDeliveryStore implements DeliveryStore {
         if (s.kind === "released") {
           this.#s.release.run(s.at, s.deliveryId, s.claimToken);
         } else if (s.kind === "dropped") {
-          this.#s.finish.run("dropped", null, now, s.reason, s.deliveryId, s.claimToken);
+          this.#s.settled.run(s.deliveryId, s.claimToken);
         } else {
           if (s.claim) {
             const { deliveryId, claimToken, attemptsMade } = s.claim;
             if (s.next.state === "pending") {
               this.#s.retry.run(attemptsMade, s.next.at, s.log.error ?? null, deliveryId, claimToken);
             } else {
-              this.#s.finish.run(
-                s.next.state,
-                attemptsMade,
-                now,
-                s.log.error ?? null,
-                deliveryId,
-                claimToken,
-              );
+              this.#s.settled.run(deliveryId, claimToken);
             }
           }
           this.#s.insertLog.run(...logValues(s.log));
@@ -216,6 +209,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
 
   async forgetWebhook(webhookId: string): Promise<void> {
     this.#tx(() => {
+      // The queue is small (unsettled deliveries only): no index on webhook_id for this rare call.
       this.#db.prepare("DELETE FROM deliveries WHERE webhook_id = ?").run(webhookId);
       this.#db.prepare("DELETE FROM delivery_log WHERE webhook_id = ?").run(webhookId);
       this.#db.prepare("DELETE FROM webhook_facts WHERE webhook_id = ?").run(webhookId);
@@ -244,26 +238,24 @@ function prepare(db: DatabaseSync) {
     insertEvent: p(`INSERT INTO delivery_events
       (id, user_id, project_id, kind, stream_id, stream, payload, created_at, recorded_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, project_id, id) DO NOTHING RETURNING seq`),
-    insertDelivery: p(`INSERT INTO deliveries (event_seq, webhook_id, state, next_attempt_at, created_at)
-      VALUES (?, ?, 'pending', ?, ?)`),
+    insertDelivery: p(`INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at, created_at)
+      VALUES (?, ?, ?, ?)`),
     due: p(`SELECT d.id AS delivery_id, d.webhook_id, d.attempts, d.created_at AS delivery_created_at,
         e.id, e.user_id, e.project_id, e.kind, e.stream_id, e.stream, e.payload, e.created_at, f.gone_revision
       FROM deliveries d
       JOIN delivery_events e ON e.seq = d.event_seq
       LEFT JOIN webhook_facts f ON f.webhook_id = d.webhook_id
-      WHERE d.state = 'pending' AND d.next_attempt_at <= ?
-        AND d.webhook_id NOT IN (SELECT value FROM json_each(?))
-      ORDER BY d.next_attempt_at LIMIT ?`),
-    lease: p(`UPDATE deliveries SET next_attempt_at = ?, claim_token = ?, claimed_by = ? WHERE id = ?`),
-    release: p(`UPDATE deliveries SET next_attempt_at = ?, claim_token = NULL, claimed_by = NULL
+      WHERE d.next_attempt_at <= ?1 AND (d.leased_until IS NULL OR d.leased_until <= ?1)
+        AND d.webhook_id NOT IN (SELECT value FROM json_each(?2))
+      ORDER BY d.next_attempt_at LIMIT ?3`),
+    lease: p(`UPDATE deliveries SET leased_until = ?, claim_token = ?, claimed_by = ? WHERE id = ?`),
+    release:
+      p(`UPDATE deliveries SET next_attempt_at = ?, leased_until = NULL, claim_token = NULL, claimed_by = NULL
       WHERE id = ? AND claim_token = ?`),
-    retry: p(`UPDATE deliveries SET attempts = ?, next_attempt_at = ?, last_error = ?, claim_token = NULL,
-        claimed_by = NULL
-      WHERE id = ? AND claim_token = ?`),
-    finish:
-      p(`UPDATE deliveries SET state = ?, attempts = coalesce(?, attempts), settled_at = ?, last_error = ?,
+    retry: p(`UPDATE deliveries SET attempts = ?, next_attempt_at = ?, last_error = ?, leased_until = NULL,
         claim_token = NULL, claimed_by = NULL
       WHERE id = ? AND claim_token = ?`),
+    settled: p(`DELETE FROM deliveries WHERE id = ? AND claim_token = ?`),
     insertLog: p(`INSERT INTO delivery_log (${LOG_COLUMNS.join(", ")})
       VALUES (${LOG_COLUMNS.map(() => "?").join(", ")}) ON CONFLICT (id) DO NOTHING`),
     upsertFacts: p(`INSERT INTO webhook_facts (${FACTS_COLUMNS.join(", ")})
@@ -284,7 +276,7 @@ function prepare(db: DatabaseSync) {
       `DELETE FROM delivery_log WHERE webhook_id = ? AND (created_at < ? OR (created_at = ? AND id >= ?))`,
     ),
     pruneEvents: p(`DELETE FROM delivery_events WHERE recorded_at < ?
-      AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = delivery_events.seq AND d.state = 'pending')`),
-    stats: p(`SELECT count(*) AS pending, min(created_at) AS oldest FROM deliveries WHERE state = 'pending'`),
+      AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = delivery_events.seq)`),
+    stats: p(`SELECT count(*) AS pending, min(created_at) AS oldest FROM deliveries`),
   };
 }

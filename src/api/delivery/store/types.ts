@@ -1,5 +1,5 @@
-// The delivery store: events, the deliveries they fan out to, the attempt log and per-webhook
-// facts. One interface, two backends: SQLite (node:sqlite, one replica) and PostgreSQL (several
+// The delivery store: events, the deliveries they fan out to (the queue: a delivery is deleted
+// once settled), the attempt log and per-webhook facts. One interface, two backends: SQLite (node:sqlite, one replica) and PostgreSQL (several
 // replicas; work claimed with FOR UPDATE SKIP LOCKED). Writes come in batches (a batch of
 // enqueues, a batch of settled attempts) so neither backend pays a transaction per attempt.
 import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, NewEvent, WebhookFacts } from "../model.ts";
@@ -42,7 +42,7 @@ export type Settlement =
     }
   /** Not attempted now: back in the queue at `at` (no attempt counted). */
   | { kind: "released"; deliveryId: number; claimToken: string; at: number }
-  /** Never attempted: its webhook was deleted or turned off (`reason` is kept as its error). */
+  /** Never attempted: its webhook was deleted or turned off; it leaves the queue (`reason` is for logs). */
   | { kind: "dropped"; deliveryId: number; claimToken: string; webhookId: string; reason: string };
 
 export interface Retention {
