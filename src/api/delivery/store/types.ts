@@ -1,7 +1,8 @@
 // The delivery store: events, the deliveries they fan out to (the queue: a delivery is deleted
-// once settled), the attempt log and per-webhook facts. One interface, two backends: SQLite (node:sqlite, one replica) and PostgreSQL (several
-// replicas; work claimed with FOR UPDATE SKIP LOCKED). Writes come in batches (a batch of
-// enqueues, a batch of settled attempts) so neither backend pays a transaction per attempt.
+// once settled), the attempt log and per-webhook facts. One interface, two backends: SQLite
+// (node:sqlite, one replica) and PostgreSQL (several replicas; work claimed with FOR UPDATE SKIP
+// LOCKED). Writes come in batches (of enqueues, of settled attempts) so neither backend pays a
+// transaction per attempt.
 import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, NewEvent, WebhookFacts } from "../model.ts";
 
 export interface EnqueueRequest {
