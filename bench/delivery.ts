@@ -1,0 +1,317 @@
+// Webhook delivery throughput and latency, on each store, against a bare keep-alive POST loop to
+// the same receiver in the same run:
+//   bare      C requests in flight over node:http keep-alive, the same body, nothing else
+//   delivery  the engine: durable enqueue (group commit), claim, sign, send, record; C in flight
+// Peak: N events enqueued at once, until all are delivered and recorded (deliveries/s and the
+// ratio to bare). Latency: events enqueued at half the peak rate for S seconds, enqueue call to
+// arrival at the receiver (p50/p99). The receiver runs in its own process (answers 200 at once).
+// CPU ms per delivery: this process, the receiver and PostgreSQL together (the machine is shared,
+// so rates swing between runs; CPU per delivery is the steadier figure).
+// SQLite in a temp file; PostgreSQL a throwaway server from Debian's package (fsync on).
+//
+//   node bench/delivery.ts [--n 5000] [--concurrency 64] [--seconds 5] [--stores sqlite,postgres]
+import { fork } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { LOOPBACK_ALLOWED } from "../src/api/delivery/address-policy.ts";
+import { DeliveryEngine } from "../src/api/delivery/engine.ts";
+import { signedRequest } from "../src/api/delivery/signing.ts";
+import { openDeliveryStore, type StoreConfig } from "../src/api/delivery/store/open-store.ts";
+import { startPostgres } from "../src/dev/postgres.ts";
+import { http } from "../src/process/builtin-http.ts";
+
+const self = fileURLToPath(import.meta.url);
+
+// --- the receiver (child process) -------------------------------------------------------------
+
+/** Arrival times (ms, epoch with sub-ms precision) by event id, sent to the parent on request. */
+function runReceiver(): void {
+  const arrivals = new Map<string, number>();
+  const server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const at = performance.timeOrigin + performance.now();
+      const id = req.headers["webhook-id"];
+      if (typeof id === "string" && !arrivals.has(id)) arrivals.set(id, at);
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("ok");
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, "127.0.0.1", () => {
+    process.send?.({ port: (server.address() as AddressInfo).port });
+  });
+  process.on("message", (m: { ask: "cpu" | "arrivals" | "reset" | "exit" }) => {
+    if (m.ask === "cpu") {
+      const u = process.cpuUsage();
+      process.send?.({ cpuMs: (u.user + u.system) / 1000 });
+    } else if (m.ask === "arrivals") process.send?.({ arrivals: [...arrivals] });
+    else if (m.ask === "reset") {
+      arrivals.clear();
+      process.send?.({ reset: true });
+    } else process.exit(0);
+  });
+}
+
+// --- the parent -------------------------------------------------------------------------------
+
+interface ReceiverHandle {
+  url: string;
+  ask<T>(what: "cpu" | "arrivals" | "reset"): Promise<T>;
+  stop(): void;
+}
+
+async function startReceiverProcess(): Promise<ReceiverHandle> {
+  const child = fork(self, ["--receiver"], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const port = await new Promise<number>((resolve) =>
+    child.once("message", (m: { port: number }) => resolve(m.port)),
+  );
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    ask: <T>(what: string) =>
+      new Promise<T>((resolve) => {
+        child.once("message", (m) => resolve(m as T));
+        child.send({ ask: what });
+      }),
+    stop: () => child.send({ ask: "exit" }),
+  };
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/** The bare loop: `n` POSTs of a signed body, `concurrency` in flight, one keep-alive agent. */
+async function bareLoop(url: string, n: number, concurrency: number): Promise<number> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const target = new URL(url);
+  // The same body and headers as a delivery, built once: the loop does nothing but POST.
+  const event = { id: "bare", userId: "u", projectId: "p", kind: "stream.started", createdAt: Date.now() };
+  const { body, headers } = signedRequest(event, "w1", "secret", Date.now());
+  const post = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = http.request(
+        target,
+        { method: "POST", agent, headers: { ...headers, "content-length": String(Buffer.byteLength(body)) } },
+        (res) => {
+          res.resume();
+          res.on("end", resolve);
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < n) await post();
+    }),
+  );
+  const perSecond = n / ((performance.now() - t0) / 1000);
+  agent.destroy();
+  return perSecond;
+}
+
+/** CPU ms used so far by this process, the receiver and the PostgreSQL server (all its processes). */
+async function cpuMs(receiver: ReceiverHandle, pgPid: number | undefined): Promise<number> {
+  const own = process.cpuUsage();
+  const { cpuMs: theirs } = await receiver.ask<{ cpuMs: number }>("cpu");
+  let pg = 0;
+  if (pgPid !== undefined) {
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        // Fields after the command name: state ppid ... utime(14) stime(15), in clock ticks (100 Hz).
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        if (Number(entry) === pgPid || Number(f[1]) === pgPid) pg += (Number(f[11]) + Number(f[12])) * 10;
+      } catch {}
+    }
+  }
+  return (own.user + own.system) / 1000 + theirs + pg;
+}
+
+interface StoreFigures {
+  store: string;
+  bare: number;
+  bareCpuMs: number;
+  cpuMsPerDelivery: number;
+  rateCpuMsPerDelivery: number;
+  perSecond: number;
+  halfRate: number;
+  p50: number;
+  p99: number;
+  sent: number;
+  delivered: number;
+}
+
+async function measureStore(
+  name: string,
+  config: StoreConfig,
+  receiver: ReceiverHandle,
+  pgPid: number | undefined,
+  n: number,
+  concurrency: number,
+  seconds: number,
+): Promise<StoreFigures> {
+  const store = await openDeliveryStore(config);
+  // Recorded outcomes, counted as the worker reports them (polling the store would cost CPU here).
+  let recorded = 0;
+  const engine = new DeliveryEngine({
+    onAttempt: (r) => {
+      if (r.result === "delivered") recorded++;
+    },
+    store,
+    resolveTarget: () => ({ url: receiver.url, sharedSecret: "secret", revision: "1" }),
+    allow: LOOPBACK_ALLOWED,
+    maxInFlight: concurrency,
+    maxInFlightPerWebhook: concurrency,
+  });
+  engine.start();
+  const webhooks = [{ id: "w1", userId: "u", projectId: "p" }];
+  const enqueue = (id: string) =>
+    engine.enqueue({ id, userId: "u", projectId: "p", kind: "stream.started" }, webhooks);
+  let expected = 0;
+  const settled = async () => recorded >= expected;
+  try {
+    // Warm-up (JIT, connections, caches), not measured.
+    expected += 500;
+    await Promise.all(Array.from({ length: 500 }, (_, i) => enqueue(`${name}-warm-${i}`)));
+    await until(settled, 60_000);
+
+    // The bare loop right before and after the peak (the machine's load drifts): the ratio uses their mean.
+    const bareCpu0 = await cpuMs(receiver, undefined);
+    const bareBefore = await bareLoop(receiver.url, n, concurrency);
+    const bareCpuMs = ((await cpuMs(receiver, undefined)) - bareCpu0) / n;
+
+    // Peak: everything at once, until delivered and recorded.
+    expected += n;
+    const cpu0 = await cpuMs(receiver, pgPid);
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: n }, (_, i) => enqueue(`${name}-peak-${i}`)));
+    await until(settled, 300_000);
+    const perSecond = n / ((performance.now() - t0) / 1000);
+    const cpuMsPerDelivery = ((await cpuMs(receiver, pgPid)) - cpu0) / n;
+    const bare = (bareBefore + (await bareLoop(receiver.url, n, concurrency))) / 2;
+
+    // Latency at half the peak rate: open loop, enqueue call to arrival.
+    await receiver.ask("reset");
+    const halfRate = perSecond / 2;
+    const total = Math.round(halfRate * seconds);
+    expected += total;
+    const started = new Map<string, number>();
+    const rateCpu0 = await cpuMs(receiver, pgPid);
+    const start = performance.now();
+    const pending: Promise<unknown>[] = [];
+    for (let i = 0; i < total; i++) {
+      const due = start + (i * 1000) / halfRate;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      const id = `${name}-rate-${i}`;
+      started.set(id, performance.timeOrigin + performance.now());
+      pending.push(enqueue(id));
+    }
+    await Promise.all(pending);
+    await until(settled, 120_000);
+    const rateCpuMsPerDelivery = ((await cpuMs(receiver, pgPid)) - rateCpu0) / total;
+    if ((await store.queueStats()).pending !== 0) throw new Error("deliveries left pending after the run");
+    const { arrivals } = await receiver.ask<{ arrivals: [string, number][] }>("arrivals");
+    const latencies = arrivals
+      .filter(([id]) => started.has(id))
+      .map(([id, at]) => at - started.get(id)!)
+      .sort((a, b) => a - b);
+    return {
+      store: name,
+      bare,
+      bareCpuMs,
+      cpuMsPerDelivery,
+      rateCpuMsPerDelivery,
+      perSecond,
+      halfRate,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      sent: total,
+      delivered: latencies.length,
+    };
+  } finally {
+    await engine.stop();
+    await store.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      n: { type: "string", default: "5000" },
+      concurrency: { type: "string", default: "64" },
+      seconds: { type: "string", default: "5" },
+      stores: { type: "string", default: "sqlite,postgres" },
+    },
+  });
+  const n = Number(values.n);
+  const concurrency = Number(values.concurrency);
+  const seconds = Number(values.seconds);
+  const stores = values.stores.split(",");
+  const receiver = await startReceiverProcess();
+  const dir = mkdtempSync(path.join(os.tmpdir(), "bench-delivery-"));
+  const pg = stores.includes("postgres") ? await startPostgres() : undefined;
+  try {
+    await bareLoop(receiver.url, 1_000, concurrency); // warm-up
+    const rows: StoreFigures[] = [];
+    for (const name of stores) {
+      const config: StoreConfig =
+        name === "sqlite"
+          ? { backend: "sqlite", file: path.join(dir, "bench.sqlite") }
+          : { backend: "postgres", connectionString: await pg!.createDatabase(`bench_${process.pid}`) };
+      rows.push(await measureStore(name, config, receiver, pg?.pid, n, concurrency, seconds));
+    }
+    const f = (x: number, d = 0) => x.toFixed(d);
+    console.log(
+      `${n} deliveries at peak, ${concurrency} in flight; bare = keep-alive POST loop, same receiver, same body`,
+    );
+    console.log(
+      "store     deliveries/s  bare req/s  ratio  CPU ms/delivery (bare)  at half rate  CPU ms  p50 ms  p99 ms  delivered",
+    );
+    for (const r of rows) {
+      console.log(
+        [
+          r.store.padEnd(9),
+          f(r.perSecond).padStart(12),
+          f(r.bare).padStart(10),
+          f(r.perSecond / r.bare, 2).padStart(5),
+          `${f(r.cpuMsPerDelivery, 3)} (${f(r.bareCpuMs, 3)})`.padStart(23),
+          `${f(r.halfRate)}/s`.padStart(12),
+          f(r.rateCpuMsPerDelivery, 3).padStart(6),
+          f(r.p50, 1).padStart(6),
+          f(r.p99, 1).padStart(6),
+          ` ${r.delivered}/${r.sent}`,
+        ].join("  "),
+      );
+    }
+    console.log(
+      `goals: >= 1000 deliveries/s, ratio >= 0.6, p99 < 100 ms at half the peak rate (${os.cpus().length} cores)`,
+    );
+  } finally {
+    receiver.stop();
+    await pg?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes("--receiver")) runReceiver();
+else await main();

@@ -1,0 +1,250 @@
+// The delivery engine the API wires in: enqueue (match + durable record, group-committed), the
+// worker (claim, sign, send, retry, record), the log (list, get, resend), the facts the Webhook
+// status is written from, and retention. The store is opened by the caller and closed by it.
+import { randomUUIDv7 } from "node:crypto";
+import os from "node:os";
+import { type Logger, silentLogger } from "../../process/log.ts";
+import type { Allowlist } from "./address-policy.ts";
+import type { AttemptReport } from "./attempt.ts";
+import { GroupCommit } from "./group-commit.ts";
+import { matchWebhooks, type SubscribedWebhook } from "./matching.ts";
+import type { DeliveryTarget, LogEntry, LogPage, LogPosition, NewEvent, WebhookFacts } from "./model.ts";
+import { DEFAULT_RETRY_SCHEDULE, decide, type RetrySchedule, scheduleProblem } from "./retry-policy.ts";
+import { DEFAULT_TIMEOUT_MS, Sender } from "./sender.ts";
+import { DEFAULT_USER_AGENT, type DeliveryBody, signBody } from "./signing.ts";
+import {
+  DEFAULT_RETENTION,
+  type DeliveryStore,
+  type EnqueueRequest,
+  type EnqueueResult,
+  type PruneResult,
+  type QueueStats,
+  type Retention,
+} from "./store/types.ts";
+import { DeliveryWorker } from "./worker.ts";
+
+export interface DeliveryEngineOptions {
+  store: DeliveryStore;
+  /** The webhook's current URL, secret and revision; undefined when it does not exist (or is not known yet). */
+  resolveTarget: (webhookId: string) => DeliveryTarget | undefined | Promise<DeliveryTarget | undefined>;
+  /** Internal ranges deliveries may reach anyway (LOOPBACK_ALLOWED for the embedded default and tests). */
+  allow: Allowlist;
+  timeoutMs?: number | undefined;
+  schedule?: RetrySchedule | undefined;
+  retention?: Retention | undefined;
+  /** Attempts in flight in this process (default 128). */
+  maxInFlight?: number | undefined;
+  /** Attempts in flight per webhook (default 16): a slow receiver holds no more. */
+  maxInFlightPerWebhook?: number | undefined;
+  /** Claim lease (default 2 x timeout + 10 s). */
+  leaseMs?: number | undefined;
+  /** Idle poll for work from other replicas and expired leases (default 500 ms). */
+  pollMs?: number | undefined;
+  /** How often retention runs (default 60 s). */
+  pruneEveryMs?: number | undefined;
+  /** A webhook unknown this long after its delivery was created is taken as deleted (default 60 s). */
+  missingWebhookGraceMs?: number | undefined;
+  userAgent?: string | undefined;
+  owner?: string | undefined;
+  log?: Logger | undefined;
+  clock?: (() => number) | undefined;
+  random?: (() => number) | undefined;
+  /** Every attempt's outcome (for metrics). */
+  onAttempt?: ((report: AttemptReport) => void) | undefined;
+}
+
+export interface Enqueued extends EnqueueResult {
+  /** The webhooks it was queued for (empty when not created: the first recording decided). */
+  webhookIds: string[];
+}
+
+export class DeliveryEngine {
+  readonly store: DeliveryStore;
+  readonly #sender: Sender;
+  readonly #worker: DeliveryWorker;
+  readonly #enqueuer: GroupCommit<EnqueueRequest, EnqueueResult>;
+  readonly #clock: () => number;
+  readonly #random: () => number;
+  readonly #schedule: RetrySchedule;
+  readonly #retention: Retention;
+  readonly #pruneEveryMs: number;
+  readonly #userAgent: string;
+  readonly #resolveTarget: DeliveryEngineOptions["resolveTarget"];
+  readonly #log: Logger;
+  #pruneTimer: NodeJS.Timeout | undefined;
+  #pruning: Promise<unknown> | undefined;
+
+  /** Throws, naming the option, when the configuration cannot work. */
+  constructor(o: DeliveryEngineOptions) {
+    this.store = o.store;
+    this.#clock = o.clock ?? Date.now;
+    this.#random = o.random ?? Math.random;
+    this.#schedule = o.schedule ?? DEFAULT_RETRY_SCHEDULE;
+    const problem = scheduleProblem(this.#schedule);
+    if (problem) throw new Error(problem);
+    this.#retention = o.retention ?? DEFAULT_RETENTION;
+    for (const [k, v] of Object.entries(this.#retention)) {
+      if (!Number.isFinite(v) || v < 0)
+        throw new Error(`delivery retention ${k} must be a number >= 0 (got ${v})`);
+    }
+    const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!(timeoutMs > 0)) throw new Error(`delivery timeoutMs must be > 0 (got ${timeoutMs}), e.g. 10000`);
+    this.#pruneEveryMs = o.pruneEveryMs ?? 60_000;
+    this.#userAgent = o.userAgent ?? DEFAULT_USER_AGENT;
+    this.#resolveTarget = o.resolveTarget;
+    this.#log = o.log ?? silentLogger;
+    this.#sender = new Sender({ timeoutMs, allow: o.allow });
+    const maxInFlight = o.maxInFlight ?? 128;
+    // PostgreSQL pays a round trip and a fixed cost per statement: batches wait up to 2 ms for
+    // company and claims that find little are paced, so a trickle of events is not three
+    // statements per delivery. SQLite's small transactions are cheap and run in-process.
+    const batchMs = o.store.backend === "postgres" ? 2 : 0;
+    this.#worker = new DeliveryWorker({
+      store: o.store,
+      owner: o.owner ?? `${os.hostname()}/${process.pid}`,
+      maxInFlight,
+      maxInFlightPerWebhook: Math.min(maxInFlight, o.maxInFlightPerWebhook ?? 16),
+      leaseMs: o.leaseMs ?? 2 * timeoutMs + 10_000,
+      pollMs: o.pollMs ?? 500,
+      claimEveryMs: batchMs,
+      recordLingerMs: batchMs,
+      log: this.#log,
+      onAttempt: o.onAttempt,
+      send: (url, headers, body) => this.#sender.send(url, headers, body),
+      resolveTarget: o.resolveTarget,
+      schedule: this.#schedule,
+      userAgent: this.#userAgent,
+      missingWebhookGraceMs: o.missingWebhookGraceMs ?? 60_000,
+      clock: this.#clock,
+      random: this.#random,
+    });
+    this.#enqueuer = new GroupCommit((batch) => o.store.enqueue(batch, this.#clock()), { lingerMs: batchMs });
+  }
+
+  /**
+   * Records `event` and queues it for the webhooks of `webhooks` it matches (tenant, kind,
+   * stream). Resolves once it is durably recorded; the same id twice (per tenant) is one event.
+   */
+  async enqueue(event: NewEvent, webhooks: Iterable<SubscribedWebhook>): Promise<Enqueued> {
+    const withId = { ...event, id: event.id ?? randomUUIDv7(), createdAt: event.createdAt ?? this.#clock() };
+    const webhookIds = matchWebhooks(withId, webhooks);
+    const result = await this.#enqueuer.add({ event: withId, webhookIds });
+    if (result.created && webhookIds.length > 0) this.#worker.wake();
+    return { ...result, webhookIds: result.created ? webhookIds : [] };
+  }
+
+  start(): void {
+    this.#worker.start();
+    const prune = () => {
+      this.#pruning ??= this.prune()
+        .then((r) => {
+          if (r.logEntries || r.events)
+            this.#log.info("delivery retention", { logEntries: r.logEntries, events: r.events });
+        })
+        .catch((err: Error) =>
+          this.#log.warn("delivery retention failed; will retry", { error: err.message }),
+        )
+        .finally(() => {
+          this.#pruning = undefined;
+        });
+    };
+    this.#pruneTimer = setInterval(prune, this.#pruneEveryMs);
+    this.#pruneTimer.unref();
+  }
+
+  /** Stops taking work, waits for attempts in flight and their records; the store stays open. */
+  async stop(): Promise<void> {
+    clearInterval(this.#pruneTimer);
+    await this.#worker.stop();
+    await this.#enqueuer.flushed();
+    await this.#pruning;
+    this.#sender.close();
+  }
+
+  listLog(webhookId: string, limit: number, after?: LogPosition): Promise<LogPage> {
+    return this.store.listLog(webhookId, limit, after);
+  }
+
+  getLog(webhookId: string, logId: string): Promise<LogEntry | undefined> {
+    return this.store.getLog(webhookId, logId);
+  }
+
+  countLog(webhookId: string): Promise<number> {
+    return this.store.countLog(webhookId);
+  }
+
+  /**
+   * Sends a logged request again, now: the same body with a new `timestamp`, signed with the
+   * webhook's current secret, to its current URL. Returns the new log entry; undefined when the
+   * log entry or the webhook does not exist.
+   */
+  async resend(webhookId: string, logId: string): Promise<LogEntry | undefined> {
+    const [original, target] = await Promise.all([
+      this.store.getLog(webhookId, logId),
+      this.#resolveTarget(webhookId),
+    ]);
+    if (!original || !target) return undefined;
+    const attemptAt = this.#clock();
+    const body = { ...(JSON.parse(original.request.body) as DeliveryBody), webhookId, timestamp: attemptAt };
+    const { body: raw, headers } = signBody(body, target.sharedSecret, this.#userAgent);
+    const sent = await this.#sender.send(target.url, headers, raw);
+    const decision = decide(sent.outcome, {
+      attemptsMade: 1,
+      createdAt: attemptAt,
+      now: this.#clock(),
+      schedule: this.#schedule,
+      random: this.#random(),
+    });
+    const entry: LogEntry = {
+      id: randomUUIDv7(),
+      webhookId,
+      eventId: original.eventId,
+      event: original.event,
+      createdAt: attemptAt,
+      durationMs: sent.durationMs,
+      success: decision.kind === "delivered",
+      request: { url: target.url, method: "POST", headers, body: raw },
+      response: sent.response,
+      error: decision.kind === "delivered" ? undefined : decision.error,
+    };
+    await this.store.settle(
+      [
+        {
+          kind: "attempted",
+          next: { state: decision.kind === "delivered" ? "delivered" : "failed" },
+          log: entry,
+          goneRevision: decision.kind === "gone" ? target.revision : undefined,
+        },
+      ],
+      this.#clock(),
+    );
+    return entry;
+  }
+
+  facts(webhookId: string): Promise<WebhookFacts | undefined> {
+    return this.store.facts(webhookId);
+  }
+
+  /** Facts changed at or after `since` (ms); poll about once a second with a few seconds of overlap. */
+  factsChangedSince(since: number): Promise<WebhookFacts[]> {
+    return this.store.factsChangedSince(since);
+  }
+
+  /** The webhook was deleted: its queue, log and facts go. */
+  forgetWebhook(webhookId: string): Promise<void> {
+    return this.store.forgetWebhook(webhookId);
+  }
+
+  queueStats(): Promise<QueueStats> {
+    return this.store.queueStats();
+  }
+
+  prune(): Promise<PruneResult> {
+    return this.store.prune(this.#clock(), this.#retention);
+  }
+
+  /** Attempts running in this process now. */
+  get inFlight(): number {
+    return this.#worker.inFlight;
+  }
+}

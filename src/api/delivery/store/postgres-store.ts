@@ -1,0 +1,458 @@
+// The store for several API replicas: PostgreSQL through `pg`. Work is claimed with
+// FOR UPDATE SKIP LOCKED (one delivery goes to one worker) and a lease (leased_until, past the
+// attempt's deadline): a worker killed mid-attempt leaves the delivery due again once the
+// lease runs out, so another worker (or the restarted one) sends it: at-least-once across kill -9,
+// once in normal operation. Each batch (of enqueues, of outcomes) is one statement over unnest()
+// arrays: one round trip and one commit.
+import pg from "pg";
+import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, WebhookFacts } from "../model.ts";
+import { factsDeltas } from "./facts-delta.ts";
+import { FACTS_COLUMNS, factsMergeSet } from "./facts-sql.ts";
+import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from "./postgres-schema.ts";
+import { eventFromRow, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "./rows.ts";
+import type {
+  ClaimRequest,
+  DeliveryStore,
+  EnqueueRequest,
+  EnqueueResult,
+  PruneResult,
+  QueueStats,
+  Retention,
+  Settlement,
+} from "./types.ts";
+
+type Row = Record<string, unknown>;
+
+export interface PostgresStoreOptions {
+  /** postgres://user:password@host:port/database (the chart reads it from a Secret). */
+  connectionString: string;
+  /** Pool size (default 8). */
+  maxConnections?: number | undefined;
+  /** Errors of idle connections (the pool reconnects); default: ignored. */
+  onError?: ((message: string) => void) | undefined;
+}
+
+// bigint columns (ms times, ids, counts) as numbers: all stay far below 2^53.
+const BIGINT_OID = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === BIGINT_OID
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+// The hot statements, prepared once per connection (named): parsed and planned once, not per batch.
+
+/** One statement (one round trip, one commit): events, then deliveries for those that are new. */
+const ENQUEUE_SQL = `WITH new_events AS (
+         INSERT INTO delivery_events (id, user_id, project_id, kind, stream_id, stream, payload, created_at, recorded_at)
+         SELECT u.*, $9 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+           $7::text[], $8::bigint[]) AS u
+         ON CONFLICT (user_id, project_id, id) DO NOTHING
+         RETURNING seq, id, user_id, project_id
+       ), new_deliveries AS (
+         INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at, created_at)
+         SELECT e.seq, p.webhook_id, $9, $9
+         FROM new_events e
+         JOIN unnest($10::text[], $11::text[], $12::text[], $13::text[]) AS p(user_id, project_id, id, webhook_id)
+           ON p.user_id = e.user_id AND p.project_id = e.project_id AND p.id = e.id
+       )
+       SELECT user_id, project_id, id FROM new_events`;
+
+const CLAIM_SQL = `WITH due AS (
+         SELECT id FROM deliveries
+         WHERE next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+           AND NOT (webhook_id = ANY($2::text[]))
+         ORDER BY next_attempt_at
+         LIMIT $3
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE deliveries d SET leased_until = $4, claim_token = $5, claimed_by = $6
+       FROM due, delivery_events e
+       WHERE d.id = due.id AND e.seq = d.event_seq
+       RETURNING d.id AS delivery_id, d.webhook_id, d.attempts, d.created_at AS delivery_created_at,
+         e.id, e.user_id, e.project_id, e.kind, e.stream_id, e.stream, e.payload, e.created_at,
+         (SELECT f.gone_revision FROM webhook_facts f WHERE f.webhook_id = d.webhook_id) AS gone_revision`;
+
+/** `$1::bigint[], $2::text[], ...` for consecutive array parameters, numbered from `first`. */
+function arrayParams(first: number, types: readonly string[]): string {
+  return types.map((t, i) => `$${first + i}::${t}[]`).join(", ");
+}
+const RETRY_TYPES = ["bigint", "text", "integer", "bigint", "text"];
+const SETTLED_TYPES = ["bigint", "text"];
+const LOG_COLUMN_TYPES: Record<(typeof LOG_COLUMNS)[number], string> = {
+  id: "text",
+  webhook_id: "text",
+  event_id: "text",
+  event: "text",
+  created_at: "bigint",
+  duration_ms: "integer",
+  success: "boolean",
+  request_url: "text",
+  request_method: "text",
+  request_headers: "text",
+  request_body: "text",
+  response_status: "integer",
+  response_status_text: "text",
+  response_body: "text",
+  error: "text",
+};
+const FACTS_COLUMN_TYPES: Record<(typeof FACTS_COLUMNS)[number], string> = {
+  webhook_id: "text",
+  last_triggered_at: "bigint",
+  last_failure_at: "bigint",
+  last_failure_error: "text",
+  last_failure_response: "text",
+  last_failure_status: "integer",
+  delivering: "boolean",
+  delivering_at: "bigint",
+  gone_revision: "text",
+  gone_at: "bigint",
+  updated_at: "bigint",
+};
+const LOG_TYPES = LOG_COLUMNS.map((c) => LOG_COLUMN_TYPES[c]);
+const FACT_TYPES = FACTS_COLUMNS.map((c) => FACTS_COLUMN_TYPES[c]);
+const retryParams = arrayParams(1, RETRY_TYPES);
+const settledParams = arrayParams(1 + RETRY_TYPES.length, SETTLED_TYPES);
+const logParams = arrayParams(1 + RETRY_TYPES.length + SETTLED_TYPES.length, LOG_TYPES);
+const factParams = arrayParams(1 + RETRY_TYPES.length + SETTLED_TYPES.length + LOG_TYPES.length, FACT_TYPES);
+
+/** One statement (one round trip, one commit): deliveries, log entries, facts. */
+const SETTLE_SQL = `WITH retried AS (
+         UPDATE deliveries d SET attempts = coalesce(u.attempts, d.attempts), next_attempt_at = u.next_at,
+           last_error = coalesce(u.error, d.last_error), leased_until = NULL, claim_token = NULL, claimed_by = NULL
+         FROM unnest(${retryParams}) AS u(id, token, attempts, next_at, error)
+         WHERE d.id = u.id AND d.claim_token = u.token
+       ), settled AS (
+         DELETE FROM deliveries d USING unnest(${settledParams}) AS u(id, token)
+         WHERE d.id = u.id AND d.claim_token = u.token
+       ), logged AS (
+         INSERT INTO delivery_log (${LOG_COLUMNS.join(", ")})
+         SELECT * FROM unnest(${logParams})
+         ON CONFLICT (id) DO NOTHING
+       )
+       INSERT INTO webhook_facts (${FACTS_COLUMNS.join(", ")})
+       SELECT * FROM unnest(${factParams})
+       ON CONFLICT (webhook_id) DO UPDATE SET
+         ${factsMergeSet("GREATEST")}`;
+
+/** host:port/database of a connection string, for messages (never the password). */
+export function describeConnection(connectionString: string): string {
+  try {
+    const u = new URL(connectionString);
+    return `${u.hostname || "localhost"}:${u.port || "5432"}${u.pathname || "/"}`;
+  } catch {
+    return "(unparsable connection string)";
+  }
+}
+
+export class PostgresDeliveryStore implements DeliveryStore {
+  readonly backend = "postgres";
+  readonly #pool: pg.Pool;
+  /**
+   * Claims commit without waiting for the WAL flush (synchronous_commit=off): a claim lost in a
+   * server crash only means the delivery is sent again, which at-least-once allows; it keeps one
+   * disk flush off the path from enqueue to delivery. Events and outcomes stay synchronous.
+   */
+  readonly #claimPool: pg.Pool;
+  #claims = 0;
+
+  private constructor(pool: pg.Pool, claimPool: pg.Pool) {
+    this.#pool = pool;
+    this.#claimPool = claimPool;
+  }
+
+  /** Connects and migrates; the error names the server (not the password) and what to check. */
+  static async open(opts: PostgresStoreOptions): Promise<PostgresDeliveryStore> {
+    const pool = new pg.Pool({
+      connectionString: opts.connectionString,
+      max: opts.maxConnections ?? 8,
+      types,
+      application_name: "livepeer-operator-delivery",
+    });
+    const claimPool = new pg.Pool({
+      connectionString: opts.connectionString,
+      max: 2,
+      types,
+      application_name: "livepeer-operator-delivery-claims",
+      options: "-c synchronous_commit=off",
+    });
+    for (const p of [pool, claimPool]) {
+      p.on("error", (err) => opts.onError?.(`delivery store connection error: ${err.message}`));
+    }
+    const store = new PostgresDeliveryStore(pool, claimPool);
+    try {
+      await store.#migrate();
+    } catch (err) {
+      await Promise.allSettled([pool.end(), claimPool.end()]);
+      throw new Error(
+        `cannot use the delivery store's PostgreSQL at ${describeConnection(opts.connectionString)}: ${(err as Error).message}; check the connection string (host, port, user, password, database) and that the user may create tables`,
+      );
+    }
+    return store;
+  }
+
+  async #migrate(): Promise<void> {
+    await this.#tx(async (c) => {
+      await c.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
+      await c.query("CREATE TABLE IF NOT EXISTS delivery_schema (version integer PRIMARY KEY)");
+      const { rows } = await c.query("SELECT coalesce(max(version), 0) AS v FROM delivery_schema");
+      for (let v = Number(rows[0].v); v < POSTGRES_MIGRATIONS.length; v++) {
+        await c.query(POSTGRES_MIGRATIONS[v]!);
+        await c.query("INSERT INTO delivery_schema (version) VALUES ($1)", [v + 1]);
+      }
+    });
+  }
+
+  async #tx<T>(body: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const c = await this.#pool.connect();
+    try {
+      await c.query("BEGIN");
+      const out = await body(c);
+      await c.query("COMMIT");
+      return out;
+    } catch (err) {
+      await c.query("ROLLBACK").catch(() => {});
+      throw err;
+    } finally {
+      c.release();
+    }
+  }
+
+  async enqueue(batch: readonly EnqueueRequest[], now: number): Promise<EnqueueResult[]> {
+    // One row per (tenant, id) in the statement; later duplicates in the batch are not new.
+    const key = (e: EnqueueRequest["event"]) => `${e.userId}\u0000${e.projectId}\u0000${e.id}`;
+    const first = new Map<string, EnqueueRequest>();
+    for (const r of batch) if (!first.has(key(r.event))) first.set(key(r.event), r);
+    const unique = [...first.values()];
+    const col = <T>(f: (e: EnqueueRequest["event"]) => T) => unique.map((r) => f(r.event));
+    // Each (event, webhook) pair, keyed like the events, for the deliveries the new events get.
+    const pairs = unique.flatMap((r) => [...new Set(r.webhookIds)].map((w) => [r.event, w] as const));
+    // One statement (one round trip, one commit): events, then deliveries for those that are new.
+    const { rows } = await this.#pool.query({
+      name: "delivery-enqueue",
+      text: ENQUEUE_SQL,
+      values: [
+        col((e) => e.id),
+        col((e) => e.userId),
+        col((e) => e.projectId),
+        col((e) => e.kind),
+        col((e) => e.streamId ?? null),
+        col((e) => (e.stream ? JSON.stringify(e.stream) : null)),
+        col((e) => (e.payload ? JSON.stringify(e.payload) : null)),
+        col((e) => e.createdAt ?? now),
+        now,
+        pairs.map(([e]) => e.userId),
+        pairs.map(([e]) => e.projectId),
+        pairs.map(([e]) => e.id),
+        pairs.map(([, w]) => w),
+      ],
+    });
+    const created = new Set(
+      (rows as Row[]).map((row) => `${row.user_id}\u0000${row.project_id}\u0000${row.id}`),
+    );
+    const answered = new Set<string>();
+    return batch.map((r) => {
+      const k = key(r.event);
+      const isNew = created.has(k) && !answered.has(k);
+      answered.add(k);
+      return { id: r.event.id, created: isNew };
+    });
+  }
+
+  async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
+    const token = `${r.owner}:${++this.#claims}:${r.now}`;
+    const { rows } = await this.#claimPool.query({
+      name: "delivery-claim",
+      text: CLAIM_SQL,
+      values: [r.now, r.skipWebhooks, r.limit, r.now + r.leaseMs, token, r.owner],
+    });
+    return (rows as Row[]).map((row) => ({
+      deliveryId: Number(row.delivery_id),
+      claimToken: token,
+      webhookId: String(row.webhook_id),
+      attempts: Number(row.attempts),
+      createdAt: Number(row.delivery_created_at),
+      goneRevision: typeof row.gone_revision === "string" ? row.gone_revision : undefined,
+      event: eventFromRow(row),
+    }));
+  }
+
+  async settle(batch: readonly Settlement[], now: number): Promise<void> {
+    if (batch.length === 0) return;
+    const updates = deliveryUpdates(batch);
+    const logs = batch.flatMap((s) => (s.kind === "attempted" ? [logValues(s.log)] : []));
+    const deltas = factsDeltas(batch);
+    await this.#pool.query({
+      name: "delivery-settle",
+      text: SETTLE_SQL,
+      values: [
+        updates.retry.id,
+        updates.retry.token,
+        updates.retry.attempts,
+        updates.retry.nextAt,
+        updates.retry.error,
+        updates.settled.id,
+        updates.settled.token,
+        ...LOG_COLUMNS.map((name, i) => logs.map((v) => (name === "success" ? v[i] === 1 : v[i]))),
+        deltas.map((d) => d.webhookId),
+        deltas.map((d) => d.lastTriggeredAt),
+        deltas.map((d) => d.lastFailure?.at ?? null),
+        deltas.map((d) => d.lastFailure?.error ?? null),
+        deltas.map((d) => d.lastFailure?.response ?? null),
+        deltas.map((d) => d.lastFailure?.statusCode ?? null),
+        deltas.map((d) => d.delivering.value),
+        deltas.map((d) => d.delivering.at),
+        deltas.map((d) => d.gone?.revision ?? null),
+        deltas.map((d) => d.gone?.at ?? null),
+        deltas.map(() => now),
+      ],
+    });
+  }
+
+  async listLog(webhookId: string, limit: number, after?: LogPosition): Promise<LogPage> {
+    const { rows } = after
+      ? await this.#pool.query(
+          `SELECT * FROM delivery_log WHERE webhook_id = $1 AND (created_at < $2 OR (created_at = $2 AND id > $3))
+           ORDER BY created_at DESC, id ASC LIMIT $4`,
+          [webhookId, after.createdAt, after.id, limit + 1],
+        )
+      : await this.#pool.query(
+          `SELECT * FROM delivery_log WHERE webhook_id = $1 ORDER BY created_at DESC, id ASC LIMIT $2`,
+          [webhookId, limit + 1],
+        );
+    const items = (rows as Row[]).slice(0, limit).map(logFromRow);
+    const last = items.at(-1);
+    return rows.length > limit && last
+      ? { items, next: { createdAt: last.createdAt, id: last.id } }
+      : { items };
+  }
+
+  async getLog(webhookId: string, logId: string): Promise<LogEntry | undefined> {
+    const { rows } = await this.#pool.query("SELECT * FROM delivery_log WHERE id = $1 AND webhook_id = $2", [
+      logId,
+      webhookId,
+    ]);
+    return rows[0] ? logFromRow(rows[0] as Row) : undefined;
+  }
+
+  async countLog(webhookId: string): Promise<number> {
+    const { rows } = await this.#pool.query("SELECT count(*) AS n FROM delivery_log WHERE webhook_id = $1", [
+      webhookId,
+    ]);
+    return Number(rows[0].n);
+  }
+
+  async facts(webhookId: string): Promise<WebhookFacts | undefined> {
+    const { rows } = await this.#pool.query("SELECT * FROM webhook_facts WHERE webhook_id = $1", [webhookId]);
+    return rows[0] ? factsFromRow(rows[0] as Row) : undefined;
+  }
+
+  async factsChangedSince(since: number): Promise<WebhookFacts[]> {
+    const { rows } = await this.#pool.query(
+      "SELECT * FROM webhook_facts WHERE updated_at >= $1 ORDER BY updated_at",
+      [since],
+    );
+    return (rows as Row[]).map(factsFromRow);
+  }
+
+  async prune(now: number, retention: Retention): Promise<PruneResult> {
+    return this.#tx(async (c) => {
+      let logEntries =
+        (await c.query("DELETE FROM delivery_log WHERE created_at < $1", [now - retention.logMaxAgeMs]))
+          .rowCount ?? 0;
+      const over = await c.query(
+        "SELECT webhook_id FROM delivery_log GROUP BY webhook_id HAVING count(*) > $1",
+        [retention.logMaxPerWebhook],
+      );
+      for (const row of over.rows as Row[]) {
+        const cut = await c.query(
+          `SELECT created_at, id FROM delivery_log WHERE webhook_id = $1
+           ORDER BY created_at DESC, id ASC LIMIT 1 OFFSET $2`,
+          [row.webhook_id, retention.logMaxPerWebhook],
+        );
+        const at = cut.rows[0] as Row | undefined;
+        if (!at) continue;
+        logEntries +=
+          (
+            await c.query(
+              "DELETE FROM delivery_log WHERE webhook_id = $1 AND (created_at < $2 OR (created_at = $2 AND id >= $3))",
+              [row.webhook_id, at.created_at, at.id],
+            )
+          ).rowCount ?? 0;
+      }
+      const events =
+        (
+          await c.query(
+            `DELETE FROM delivery_events e WHERE e.recorded_at < $1
+             AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq)`,
+            [now - retention.settledMaxAgeMs],
+          )
+        ).rowCount ?? 0;
+      return { logEntries, events };
+    });
+  }
+
+  async forgetWebhook(webhookId: string): Promise<void> {
+    await this.#tx(async (c) => {
+      // The queue is small (unsettled deliveries only): no index on webhook_id for this rare call.
+      await c.query("DELETE FROM deliveries WHERE webhook_id = $1", [webhookId]);
+      await c.query("DELETE FROM delivery_log WHERE webhook_id = $1", [webhookId]);
+      await c.query("DELETE FROM webhook_facts WHERE webhook_id = $1", [webhookId]);
+    });
+  }
+
+  async queueStats(): Promise<QueueStats> {
+    const { rows } = await this.#pool.query(
+      "SELECT count(*) AS pending, min(created_at) AS oldest FROM deliveries",
+    );
+    const row = rows[0] as Row;
+    return {
+      pending: Number(row.pending),
+      oldestPendingCreatedAt: row.oldest === null ? undefined : Number(row.oldest),
+    };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.#pool.end(), this.#claimPool.end()]);
+  }
+}
+
+/**
+ * What the batch does to the queue, as columns for unnest(), sorted by id (one lock order): rows
+ * that stay (retry later, released) and rows that go (delivered, failed, dropped).
+ */
+function deliveryUpdates(batch: readonly Settlement[]) {
+  const retry: {
+    id: number;
+    token: string;
+    attempts: number | null;
+    nextAt: number;
+    error: string | null;
+  }[] = [];
+  const settled: { id: number; token: string }[] = [];
+  for (const s of batch) {
+    if (s.kind === "released") {
+      retry.push({ id: s.deliveryId, token: s.claimToken, attempts: null, nextAt: s.at, error: null });
+    } else if (s.kind === "dropped") {
+      settled.push({ id: s.deliveryId, token: s.claimToken });
+    } else if (s.claim && s.next.state === "pending") {
+      const { deliveryId: id, claimToken: token, attemptsMade: attempts } = s.claim;
+      retry.push({ id, token, attempts, nextAt: s.next.at, error: s.log.error ?? null });
+    } else if (s.claim) {
+      settled.push({ id: s.claim.deliveryId, token: s.claim.claimToken });
+    }
+  }
+  retry.sort((a, b) => a.id - b.id);
+  settled.sort((a, b) => a.id - b.id);
+  return {
+    retry: {
+      id: retry.map((r) => r.id),
+      token: retry.map((r) => r.token),
+      attempts: retry.map((r) => r.attempts),
+      nextAt: retry.map((r) => r.nextAt),
+      error: retry.map((r) => r.error),
+    },
+    settled: { id: settled.map((r) => r.id), token: settled.map((r) => r.token) },
+  };
+}

@@ -1,0 +1,96 @@
+// The delivery store: events, the deliveries they fan out to (the queue: a delivery is deleted
+// once settled), the attempt log and per-webhook facts. One interface, two backends: SQLite
+// (node:sqlite, one replica) and PostgreSQL (several replicas; work claimed with FOR UPDATE SKIP
+// LOCKED). Writes come in batches (of enqueues, of settled attempts) so neither backend pays a
+// transaction per attempt.
+import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, NewEvent, WebhookFacts } from "../model.ts";
+
+export interface EnqueueRequest {
+  /** With its id (the engine fills in a generated one). */
+  event: NewEvent & { id: string };
+  /** The webhooks it goes to (matching.ts); empty: recorded, delivered nowhere. */
+  webhookIds: readonly string[];
+}
+
+export interface EnqueueResult {
+  id: string;
+  /** False when an event with this id (for this tenant) was already recorded: nothing new is queued. */
+  created: boolean;
+}
+
+export interface ClaimRequest {
+  now: number;
+  limit: number;
+  /** The claim holds this long; past it another worker may take the delivery (the holder died). */
+  leaseMs: number;
+  /** Who claims (for people reading the table). */
+  owner: string;
+  /** Webhooks this worker has enough in flight for: their deliveries wait for another round. */
+  skipWebhooks: readonly string[];
+}
+
+/** How a claimed delivery (or a manual resend) ended. */
+export type Settlement =
+  | {
+      kind: "attempted";
+      /** Absent for a resend, which is logged but belongs to no queued delivery. */
+      claim?: { deliveryId: number; claimToken: string; attemptsMade: number } | undefined;
+      /** What happens to the delivery next. */
+      next: { state: "delivered" } | { state: "failed" } | { state: "pending"; at: number };
+      log: LogEntry;
+      /** The endpoint answered 410 for this revision of the webhook. */
+      goneRevision?: string | undefined;
+    }
+  /** Not attempted now: back in the queue at `at` (no attempt counted). */
+  | { kind: "released"; deliveryId: number; claimToken: string; at: number }
+  /** Never attempted: its webhook was deleted or turned off; it leaves the queue (`reason` is for logs). */
+  | { kind: "dropped"; deliveryId: number; claimToken: string; webhookId: string; reason: string };
+
+export interface Retention {
+  /** Log entries older than this are deleted. */
+  logMaxAgeMs: number;
+  /** Each webhook keeps at most this many log entries (the newest). */
+  logMaxPerWebhook: number;
+  /** Events whose deliveries all settled (and their deliveries) are deleted after this; it is also how long an event id stays idempotent. */
+  settledMaxAgeMs: number;
+}
+
+export const DEFAULT_RETENTION: Retention = {
+  logMaxAgeMs: 7 * 24 * 3_600_000,
+  logMaxPerWebhook: 1_000,
+  settledMaxAgeMs: 7 * 24 * 3_600_000,
+};
+
+export interface PruneResult {
+  logEntries: number;
+  events: number;
+}
+
+export interface QueueStats {
+  /** Deliveries not settled yet. */
+  pending: number;
+  /** When the oldest of them was created (ms); absent when none. */
+  oldestPendingCreatedAt?: number | undefined;
+}
+
+export interface DeliveryStore {
+  readonly backend: "sqlite" | "postgres";
+  /** Records events and their deliveries durably (one transaction for the batch); idempotent per event id. */
+  enqueue(batch: readonly EnqueueRequest[], now: number): Promise<EnqueueResult[]>;
+  /** Due deliveries, leased to the caller (oldest due first). */
+  claim(request: ClaimRequest): Promise<ClaimedDelivery[]>;
+  /** Records outcomes (one transaction for the batch); a settlement whose lease was lost updates no delivery but is still logged. */
+  settle(batch: readonly Settlement[], now: number): Promise<void>;
+  /** The webhook's log, newest first, `limit` entries after `after`. */
+  listLog(webhookId: string, limit: number, after?: LogPosition): Promise<LogPage>;
+  getLog(webhookId: string, logId: string): Promise<LogEntry | undefined>;
+  countLog(webhookId: string): Promise<number>;
+  facts(webhookId: string): Promise<WebhookFacts | undefined>;
+  /** Facts changed at or after `since` (ms): poll with some overlap; reading a fact twice is harmless. */
+  factsChangedSince(since: number): Promise<WebhookFacts[]>;
+  prune(now: number, retention: Retention): Promise<PruneResult>;
+  /** The webhook was deleted: drop its queue, log and facts. */
+  forgetWebhook(webhookId: string): Promise<void>;
+  queueStats(): Promise<QueueStats>;
+  close(): Promise<void>;
+}

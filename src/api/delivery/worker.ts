@@ -1,0 +1,243 @@
+// The delivery worker: claims due deliveries, runs each attempt concurrently (a slow receiver
+// holds only its own slots: at most `maxInFlightPerWebhook` per webhook, `maxInFlight` in all),
+// and records outcomes in batches. It wakes when an event is enqueued here, when a retry it
+// scheduled comes due, and otherwise polls (work enqueued by other replicas, expired leases).
+import type { Logger } from "../../process/log.ts";
+import { type AttemptContext, type AttemptReport, attempt } from "./attempt.ts";
+import { GroupCommit } from "./group-commit.ts";
+import type { ClaimedDelivery } from "./model.ts";
+import type { DeliveryStore, Settlement } from "./store/types.ts";
+
+export interface WorkerOptions extends AttemptContext {
+  store: DeliveryStore;
+  /** Names this worker's claims (host/pid). */
+  owner: string;
+  maxInFlight: number;
+  maxInFlightPerWebhook: number;
+  /** How long a claim holds: longer than an attempt can take. */
+  leaseMs: number;
+  /** Idle poll interval. */
+  pollMs: number;
+  /** Least time between claims that found less than a batch (0: claim whenever woken). */
+  claimEveryMs: number;
+  /** How long a batch of outcomes waits for company after a quiet spell (GroupCommit lingerMs). */
+  recordLingerMs: number;
+  log: Logger;
+  onAttempt?: ((report: AttemptReport) => void) | undefined;
+}
+
+export class DeliveryWorker {
+  readonly #o: WorkerOptions;
+  readonly #recorder: GroupCommit<Settlement, undefined>;
+  readonly #perWebhook = new Map<string, number>();
+  readonly #attempts = new Set<Promise<void>>();
+  /** Requests in flight (the slots). */
+  #inFlight = 0;
+  /** Claimed deliveries whose outcome is not recorded yet (in flight included). */
+  #unrecorded = 0;
+  #running = false;
+  #loop: Promise<void> | undefined;
+  /** Ends the loop's current wait. */
+  #signal: (() => void) | undefined;
+  /** A claim is worth making: something was enqueued, the last claim was full, or the poll came round. */
+  #wanted = true;
+  /** When the last claim that found less than a full batch was made (performance.now()). */
+  #lastThinClaim = Number.NEGATIVE_INFINITY;
+  /** The earliest retry this worker scheduled (it wakes for it rather than waiting for a poll). */
+  #nextDue = Number.POSITIVE_INFINITY;
+
+  constructor(o: WorkerOptions) {
+    this.#o = o;
+    this.#recorder = new GroupCommit(
+      async (batch) => {
+        await o.store.settle(batch, o.clock());
+        return batch.map(() => undefined);
+      },
+      { lingerMs: o.recordLingerMs },
+    );
+  }
+
+  get #minClaim(): number {
+    return Math.max(1, Math.floor(this.#o.maxInFlight / 4));
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  /** Work may be due now (an event was just enqueued). */
+  wake(): void {
+    this.#wanted = true;
+    this.#signal?.();
+  }
+
+  /** Stops claiming, lets attempts in flight finish and records them. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#signal?.();
+    await this.#loop;
+    await Promise.allSettled([...this.#attempts]);
+    await this.#recorder.flushed();
+  }
+
+  /**
+   * Room to claim: when busy, in batches (a quarter of the slots), not one query per finished
+   * attempt; and not while as many outcomes as there are slots wait to be recorded (the store is slow).
+   */
+  #canClaim(): boolean {
+    const room = this.#o.maxInFlight - this.#inFlight;
+    if (this.#unrecorded - this.#inFlight >= this.#o.maxInFlight) return false;
+    return room > 0 && (this.#inFlight === 0 || room >= this.#minClaim);
+  }
+
+  async #run(): Promise<void> {
+    let failures = 0;
+    while (this.#running) {
+      if (this.#wanted && this.#canClaim()) {
+        const pace = this.#lastThinClaim + this.#o.claimEveryMs - performance.now();
+        if (pace > 0) {
+          await this.#sleep(pace);
+          continue;
+        }
+        this.#wanted = false;
+        const limit = this.#o.maxInFlight - this.#inFlight;
+        try {
+          const claimed = await this.#o.store.claim({
+            now: this.#o.clock(),
+            limit,
+            leaseMs: this.#o.leaseMs,
+            owner: this.#o.owner,
+            skipWebhooks: this.#saturated(),
+          });
+          failures = 0;
+          for (const d of claimed) this.#start(d);
+          // A full claim: more may be due (claimed again as soon as there is room).
+          if (claimed.length === limit) this.#wanted = true;
+          else this.#lastThinClaim = performance.now();
+        } catch (err) {
+          failures++;
+          this.#o.log.warn("cannot claim deliveries; retrying", {
+            error: (err as Error).message,
+            attempt: failures,
+          });
+          this.#wanted = true;
+          await this.#sleep(Math.min(30_000, 250 * 2 ** Math.min(failures, 7)));
+        }
+        continue;
+      }
+      // Wait for an enqueue, a slot when work is waiting, the next retry this worker scheduled, or the poll.
+      const untilDue = this.#nextDue - this.#o.clock();
+      const timedOut = await this.#sleep(Math.max(0, Math.min(this.#o.pollMs, untilDue)));
+      if (timedOut) this.#wanted = true;
+      if (this.#o.clock() >= this.#nextDue) this.#nextDue = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  #saturated(): string[] {
+    const out: string[] = [];
+    for (const [id, n] of this.#perWebhook) if (n >= this.#o.maxInFlightPerWebhook) out.push(id);
+    return out;
+  }
+
+  #start(d: ClaimedDelivery): void {
+    const n = this.#perWebhook.get(d.webhookId) ?? 0;
+    if (n >= this.#o.maxInFlightPerWebhook) {
+      // Over this webhook's share: back to the queue without an attempt, and claimable again once
+      // that is recorded (a claim before would still see it leased).
+      void this.#record({
+        kind: "released",
+        deliveryId: d.deliveryId,
+        claimToken: d.claimToken,
+        at: this.#o.clock(),
+      }).then(() => this.wake());
+      return;
+    }
+    this.#perWebhook.set(d.webhookId, n + 1);
+    this.#inFlight++;
+    this.#unrecorded++;
+    let slotHeld = true;
+    // The slot frees once the request is done; recording it may take a commit longer (bounded below).
+    const freeSlot = () => {
+      if (!slotHeld) return;
+      slotHeld = false;
+      const held = this.#perWebhook.get(d.webhookId) ?? 1;
+      // It was at its share, so claims skipped it: it may have more due now.
+      if (held >= this.#o.maxInFlightPerWebhook) this.#wanted = true;
+      const left = held - 1;
+      if (left <= 0) this.#perWebhook.delete(d.webhookId);
+      else this.#perWebhook.set(d.webhookId, left);
+      this.#inFlight--;
+      if (this.#wanted) this.#signal?.();
+    };
+    const run = this.#attempt(d, freeSlot).finally(() => {
+      freeSlot();
+      this.#unrecorded--;
+      this.#attempts.delete(run);
+      if (this.#wanted) this.#signal?.();
+    });
+    this.#attempts.add(run);
+  }
+
+  async #attempt(d: ClaimedDelivery, freeSlot: () => void): Promise<void> {
+    let outcome: Awaited<ReturnType<typeof attempt>>;
+    try {
+      outcome = await attempt(d, this.#o);
+      freeSlot();
+    } catch (err) {
+      // A resolver failure (e.g. reading the webhook's Secret): try again shortly, no attempt counted.
+      this.#o.log.warn("cannot prepare a delivery attempt; retrying", {
+        webhook: d.webhookId,
+        event: d.event.id,
+        error: (err as Error).message,
+      });
+      const at = this.#o.clock() + 5_000;
+      await this.#record({ kind: "released", deliveryId: d.deliveryId, claimToken: d.claimToken, at });
+      return;
+    }
+    const { settlement, report } = outcome;
+    const retryAt =
+      settlement.kind === "attempted" && settlement.next.state === "pending"
+        ? settlement.next.at
+        : settlement.kind === "released"
+          ? settlement.at
+          : undefined;
+    if (retryAt !== undefined && retryAt < this.#nextDue) {
+      this.#nextDue = retryAt;
+      this.#signal?.(); // the loop's wait may be longer than that
+    }
+    await this.#record(settlement);
+    this.#o.onAttempt?.(report);
+  }
+
+  async #record(s: Settlement): Promise<void> {
+    try {
+      await this.#recorder.add(s);
+    } catch (err) {
+      // Not recorded: the lease runs out and the delivery is attempted again (at-least-once).
+      this.#o.log.warn("cannot record a delivery outcome; it will be attempted again after its lease", {
+        error: (err as Error).message,
+      });
+    }
+  }
+
+  /** Resolves true when `ms` passed, false when signalled first. */
+  #sleep(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#signal = undefined;
+        resolve(true);
+      }, ms);
+      this.#signal = () => {
+        this.#signal = undefined;
+        clearTimeout(timer);
+        resolve(false);
+      };
+    });
+  }
+}

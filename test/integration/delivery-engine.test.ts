@@ -1,0 +1,334 @@
+// The delivery engine end to end on both stores, with real receivers on loopback: signed
+// requests verified by independent code, retries until a failing receiver recovers (each event
+// delivered once), Retry-After, 410, timeouts, refused targets (SSRF) with and without the
+// allowlist, redirects, a slow receiver beside a fast one, capped responses, resend, matching.
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { Webhook } from "standardwebhooks";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { type Allowlist, LOOPBACK_ALLOWED, NOTHING_ALLOWED } from "../../src/api/delivery/address-policy.ts";
+import { DeliveryEngine, type DeliveryEngineOptions } from "../../src/api/delivery/engine.ts";
+import type { SubscribedWebhook } from "../../src/api/delivery/matching.ts";
+import type { DeliveryTarget, NewEvent } from "../../src/api/delivery/model.ts";
+import type { RetrySchedule } from "../../src/api/delivery/retry-policy.ts";
+import { freePort } from "../../src/process/ports.ts";
+import { BACKENDS, type Backend, storeFixture } from "./support/delivery-stores.ts";
+import { type Answer, type Received, type Receiver, startReceiver } from "./support/receiver.ts";
+
+const fixture = storeFixture();
+afterAll(() => fixture.cleanup());
+
+const FAST: RetrySchedule = {
+  firstDelayMs: 50,
+  multiplier: 2,
+  maxDelayMs: 400,
+  giveUpAfterMs: 60_000,
+  jitter: 0.1,
+  maxRetryAfterMs: 5_000,
+};
+const SECRET = "test secret!";
+
+const running: { stop(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.allSettled(running.splice(0).map((r) => r.stop()));
+});
+
+async function receiver(answer?: (r: Received, i: number) => Answer | Promise<Answer>): Promise<Receiver> {
+  const r = await startReceiver(answer);
+  running.push({ stop: () => r.close() });
+  return r;
+}
+
+async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+function hook(id: string, over: Partial<SubscribedWebhook> = {}): SubscribedWebhook {
+  return { id, userId: "u1", projectId: "p1", ...over };
+}
+
+function event(over: Partial<NewEvent> = {}): NewEvent {
+  return { userId: "u1", projectId: "p1", kind: "stream.started", streamId: "s1", ...over };
+}
+
+/** Checks both signatures the way receivers do: node:crypto for Livepeer-Signature, standardwebhooks for the trio. */
+function signaturesValid(r: Received, secret: string): boolean {
+  const lp = String(r.headers["livepeer-signature"] ?? "");
+  const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(lp);
+  if (!m) return false;
+  const expected = createHmac("sha256", secret).update(r.body).digest();
+  if (!timingSafeEqual(Buffer.from(m[2]!, "hex"), expected)) return false;
+  if (Number(m[1]) !== r.json.timestamp) return false;
+  try {
+    new Webhook(secret, { format: "raw" }).verify(r.body, r.headers as Record<string, string>);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
+  async function engine(
+    targets: Map<string, DeliveryTarget>,
+    over: Partial<DeliveryEngineOptions> & { allow?: Allowlist } = {},
+  ): Promise<DeliveryEngine> {
+    const store = await fixture.open(await fixture.newConfig(backend));
+    const e = new DeliveryEngine({
+      store,
+      resolveTarget: (id) => targets.get(id),
+      allow: LOOPBACK_ALLOWED,
+      schedule: FAST,
+      timeoutMs: 2_000,
+      pollMs: 100,
+      ...over,
+    });
+    e.start();
+    running.push(e);
+    return e;
+  }
+
+  it("retries a receiver that fails for a while until it recovers: every event delivered once, all signed", async () => {
+    let recoverAt: number | undefined;
+    const answered: number[] = [];
+    const r = await receiver((q, i) => {
+      recoverAt ??= q.at + 1_000;
+      const status = Date.now() < recoverAt ? 500 : 200;
+      answered[i] = status;
+      return { status, body: status === 500 ? "not yet" : "ok" };
+    });
+    const e = await engine(new Map([["w1", { url: r.url, sharedSecret: SECRET, revision: "1" }]]));
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push((await e.enqueue(event({ id: `evt-${i}` }), [hook("w1")])).id);
+    await until("every event answered 200", () =>
+      ids.every((id) => r.received.some((q, i) => q.json.id === id && answered[i] === 200)),
+    );
+    await until("the queue is empty", async () => (await e.queueStats()).pending === 0);
+    for (const id of ids) {
+      const statuses = r.received.flatMap((q, i) => (q.json.id === id ? [answered[i]] : []));
+      expect(
+        statuses.filter((s) => s === 200),
+        id,
+      ).toHaveLength(1);
+      expect(statuses.at(-1)).toBe(200);
+    }
+    expect(answered.some((s) => s === 500)).toBe(true);
+    for (const q of r.received) expect(signaturesValid(q, SECRET)).toBe(true);
+    expect(await e.countLog("w1")).toBe(r.received.length);
+    const facts = await e.facts("w1");
+    expect(facts?.delivering).toBe(true);
+    expect(facts?.lastFailure).toMatchObject({ error: "HTTP 500", statusCode: 500, response: "not yet" });
+  });
+
+  it("waits the receiver's Retry-After before trying again", async () => {
+    const r = await receiver((_, i) =>
+      i === 0 ? { status: 429, headers: { "retry-after": "1" } } : { status: 200 },
+    );
+    const e = await engine(new Map([["w1", { url: r.url, revision: "1" }]]));
+    await e.enqueue(event(), [hook("w1")]);
+    await r.waitFor(2);
+    expect(r.received[1]!.at - r.received[0]!.at).toBeGreaterThanOrEqual(1_000);
+    await until("both attempts logged", async () => (await e.countLog("w1")) === 2);
+    const [retry, first] = (await e.listLog("w1", 10)).items;
+    expect(first?.error).toBe("HTTP 429");
+    expect(retry?.success).toBe(true);
+  });
+
+  it("turns a webhook off on 410 Gone until its revision changes", async () => {
+    const r = await receiver((_, i) => ({ status: i === 0 ? 410 : 200 }));
+    const targets = new Map([["w1", { url: r.url, revision: "1" }]]);
+    const e = await engine(targets);
+    await e.enqueue(event({ id: "a" }), [hook("w1")]);
+    await until("the 410 is recorded", async () => (await e.facts("w1"))?.gone !== undefined);
+    expect((await e.facts("w1"))?.gone?.revision).toBe("1");
+    await e.enqueue(event({ id: "b" }), [hook("w1")]);
+    await until("the queue is empty", async () => (await e.queueStats()).pending === 0);
+    expect(r.received.map((q) => q.json.id)).toEqual(["a"]);
+    targets.set("w1", { url: r.url, revision: "2" });
+    await e.enqueue(event({ id: "c" }), [hook("w1")]);
+    await r.waitFor(2);
+    expect(r.received.map((q) => q.json.id)).toEqual(["a", "c"]);
+    await until("both attempts logged", async () => (await e.countLog("w1")) === 2);
+    const [, gone] = (await e.listLog("w1", 10)).items;
+    expect(gone?.error).toMatch(/^HTTP 410 Gone: .*off until it is updated/);
+  });
+
+  it("records a timeout as 'timeout after <n> s' and retries it", async () => {
+    const r = await receiver(() => ({ hang: true }));
+    const e = await engine(new Map([["w1", { url: r.url, revision: "1" }]]), { timeoutMs: 300 });
+    await e.enqueue(event(), [hook("w1")]);
+    await r.waitFor(2);
+    await until("a failure is recorded", async () => (await e.facts("w1"))?.lastFailure !== undefined);
+    expect((await e.facts("w1"))?.lastFailure).toMatchObject({ error: "timeout after 0.3 s" });
+    const [entry] = (await e.listLog("w1", 1)).items;
+    expect(entry?.durationMs).toBeGreaterThanOrEqual(290);
+    expect(entry?.response).toBeUndefined();
+  });
+
+  it("records a refused connection with its address", async () => {
+    const port = await freePort();
+    const e = await engine(new Map([["w1", { url: `http://127.0.0.1:${port}/x`, revision: "1" }]]));
+    await e.enqueue(event(), [hook("w1")]);
+    await until("a failure is recorded", async () => (await e.facts("w1"))?.lastFailure !== undefined);
+    expect((await e.facts("w1"))?.lastFailure?.error).toBe(`connect ECONNREFUSED 127.0.0.1:${port}`);
+  });
+
+  it("refuses internal targets at connect time unless the allowlist permits them, recording why", async () => {
+    const r = await receiver();
+    const targets = new Map<string, DeliveryTarget>([
+      ["literal", { url: r.url, revision: "1" }],
+      ["by-name", { url: `http://localhost:${r.port}/hook`, revision: "1" }],
+      ["metadata", { url: "http://169.254.169.254/latest/meta-data", revision: "1" }],
+      ["mapped", { url: `http://[::ffff:127.0.0.1]:${r.port}/hook`, revision: "1" }],
+    ]);
+    const strict = await engine(targets, { allow: NOTHING_ALLOWED });
+    const all = ["literal", "by-name", "metadata", "mapped"].map((id) => hook(id));
+    await strict.enqueue(event({ id: "e1" }), all);
+    await until("all four settled", async () => (await strict.queueStats()).pending === 0);
+    const errors = Object.fromEntries(
+      await Promise.all(
+        ["literal", "by-name", "metadata", "mapped"].map(
+          async (id) => [id, (await strict.facts(id))?.lastFailure?.error] as const,
+        ),
+      ),
+    );
+    expect(errors.literal).toMatch(/^refused: 127\.0\.0\.1, a loopback address; .*allowlist/);
+    expect(errors["by-name"]).toMatch(
+      /^refused: localhost resolves to (127\.0\.0\.1|::1), (a|the) loopback address/,
+    );
+    expect(errors.metadata).toMatch(/^refused: 169\.254\.169\.254, the cloud metadata address/);
+    // The URL parser writes the host as ::ffff:7f00:1.
+    expect(errors.mapped).toMatch(
+      /^refused: ::ffff:7f00:1, a loopback address \(127\.0\.0\.1, embedded in IPv6\)/,
+    );
+    expect(r.received).toEqual([]);
+    // Not retried: one logged attempt each.
+    for (const id of ["literal", "by-name", "metadata", "mapped"]) expect(await strict.countLog(id)).toBe(1);
+
+    const allowing = await engine(targets, { allow: LOOPBACK_ALLOWED });
+    await allowing.enqueue(event({ id: "e2" }), all);
+    await r.waitFor(3);
+    await until("all four settled", async () => (await allowing.queueStats()).pending === 0);
+    expect((await allowing.facts("metadata"))?.lastFailure?.error).toMatch(/cloud metadata/);
+    expect(r.received.map((q) => q.json.webhookId).sort()).toEqual(["by-name", "literal", "mapped"]);
+  });
+
+  it("does not follow redirects", async () => {
+    const elsewhere = await receiver();
+    const r = await receiver(() => ({ status: 302, headers: { location: elsewhere.url } }));
+    const e = await engine(new Map([["w1", { url: r.url, revision: "1" }]]));
+    await e.enqueue(event(), [hook("w1")]);
+    await until("the queue is empty", async () => (await e.queueStats()).pending === 0);
+    expect((await e.facts("w1"))?.lastFailure).toMatchObject({
+      statusCode: 302,
+      error: "HTTP 302: redirects are not followed; point the webhook at the final URL",
+    });
+    expect(elsewhere.received).toEqual([]);
+    expect(r.received).toHaveLength(1);
+  });
+
+  it("keeps a slow receiver from delaying a fast one", async () => {
+    const slow = await receiver(() => ({ status: 200, delayMs: 3_000 }));
+    const fast = await receiver();
+    const e = await engine(
+      new Map([
+        ["slow", { url: slow.url, revision: "1" }],
+        ["fast", { url: fast.url, revision: "1" }],
+      ]),
+      { maxInFlight: 16, maxInFlightPerWebhook: 4, timeoutMs: 5_000 },
+    );
+    for (let i = 0; i < 30; i++) await e.enqueue(event({ id: `s${i}` }), [hook("slow")]);
+    await slow.waitFor(4);
+    const t0 = Date.now();
+    for (let i = 0; i < 10; i++) await e.enqueue(event({ id: `f${i}` }), [hook("fast")]);
+    await fast.waitFor(10, 2_000);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(slow.received.length).toBeLessThanOrEqual(4);
+  });
+
+  it("keeps sending to a webhook at its in-flight share without waiting for the poll", async () => {
+    const r = await receiver(() => ({ status: 200, delayMs: 20 }));
+    const e = await engine(new Map([["w1", { url: r.url, revision: "1" }]]), {
+      maxInFlight: 8,
+      maxInFlightPerWebhook: 2,
+      pollMs: 10_000,
+    });
+    const t0 = Date.now();
+    for (let i = 0; i < 30; i++) await e.enqueue(event({ id: `e${i}` }), [hook("w1")]);
+    await r.waitFor(30, 5_000);
+    // 30 requests, 2 at a time, 20 ms each: about 0.3 s; waiting for the poll would take minutes.
+    expect(Date.now() - t0).toBeLessThan(3_000);
+  });
+
+  it("keeps only the first 1 KiB of a response and cuts off a huge one", async () => {
+    const r = await receiver(() => ({ status: 500, body: "x".repeat(2_000_000) }));
+    const e = await engine(new Map([["w1", { url: r.url, revision: "1" }]]));
+    await e.enqueue(event(), [hook("w1")]);
+    await until("a failure is recorded", async () => (await e.facts("w1"))?.lastFailure !== undefined);
+    expect((await e.facts("w1"))?.lastFailure?.response).toBe("x".repeat(1024));
+    const [entry] = (await e.listLog("w1", 1)).items;
+    expect(entry?.response?.body).toHaveLength(1024);
+  });
+
+  it("resends a logged request, re-signed now, and logs the new attempt", async () => {
+    const r = await receiver();
+    const e = await engine(new Map([["w1", { url: r.url, sharedSecret: SECRET, revision: "1" }]]));
+    const { id } = await e.enqueue(event({ payload: { n: 1 } }), [hook("w1")]);
+    await r.waitFor(1);
+    await until("logged", async () => (await e.countLog("w1")) === 1);
+    const [original] = (await e.listLog("w1", 1)).items;
+    await new Promise((res) => setTimeout(res, 5));
+    const resent = await e.resend("w1", original!.id);
+    expect(resent?.success).toBe(true);
+    expect(resent?.id).not.toBe(original?.id);
+    expect(r.received).toHaveLength(2);
+    const [a, b] = r.received;
+    expect(b!.json).toEqual({ ...a!.json, timestamp: b!.json.timestamp });
+    expect(b!.json.id).toBe(id);
+    expect(Number(b!.json.timestamp)).toBeGreaterThan(Number(a!.json.timestamp));
+    expect(signaturesValid(b!, SECRET)).toBe(true);
+    expect((await e.listLog("w1", 10)).items.map((x) => x.id)).toEqual([resent!.id, original!.id]);
+    expect(await e.getLog("w1", resent!.id)).toEqual(resent);
+    expect(await e.resend("w1", "no-such-log")).toBeUndefined();
+  });
+
+  it("delivers only to the event's tenant, kind and stream; unsigned without a secret", async () => {
+    const r = await receiver();
+    const targets = new Map(
+      ["mine", "other-user", "other-project", "other-stream", "idle-only", "none"].map((id) => [
+        id,
+        { url: `${r.url}?${id}`, revision: "1" } as DeliveryTarget,
+      ]),
+    );
+    const e = await engine(targets);
+    const webhooks = [
+      hook("mine", { streamId: "s1" }),
+      hook("other-user", { userId: "u2" }),
+      hook("other-project", { projectId: "p2" }),
+      hook("other-stream", { streamId: "s2" }),
+      hook("idle-only", { events: ["stream.idle"] }),
+      hook("none", { events: [] }),
+    ];
+    const queued = await e.enqueue(event(), webhooks);
+    expect(queued.webhookIds).toEqual(["mine"]);
+    await r.waitFor(1);
+    await new Promise((res) => setTimeout(res, 300));
+    expect(r.received.map((q) => q.json.webhookId)).toEqual(["mine"]);
+    expect(r.received[0]!.headers["livepeer-signature"]).toBeUndefined();
+    expect(r.received[0]!.headers["webhook-signature"]).toBeUndefined();
+  });
+
+  it("drops deliveries to a webhook that no longer exists, after the grace period", async () => {
+    const e = await engine(new Map(), { missingWebhookGraceMs: 200 });
+    await e.enqueue(event(), [hook("deleted")]);
+    await until("the queue is empty", async () => (await e.queueStats()).pending === 0, 5_000);
+    expect(await e.countLog("deleted")).toBe(0);
+  });
+});
