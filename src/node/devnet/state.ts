@@ -4,7 +4,19 @@
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { DevnetAccount } from "./accounts.ts";
-import type { RunningTicker } from "./ticker-control.ts";
+
+/** The round ticker's settings (devnet up --block-interval --round-length). */
+export interface TickerSettings {
+  blockIntervalMs: number;
+  /** Blocks per round, as set on the RoundsManager. */
+  roundLength: number;
+}
+
+/** A running round ticker, as the devnet's state records it. */
+export interface RunningTicker extends TickerSettings {
+  pid: number;
+  logFile: string;
+}
 
 export interface DevnetPaths {
   base: string;

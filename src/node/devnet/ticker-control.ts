@@ -5,18 +5,9 @@ import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } 
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isAlive, sleep, stopPid } from "./processes.ts";
-import type { DevnetPaths } from "./state.ts";
+import type { DevnetPaths, RunningTicker, TickerSettings } from "./state.ts";
 
-export interface TickerSettings {
-  blockIntervalMs: number;
-  /** Blocks per round, as set on the RoundsManager. */
-  roundLength: number;
-}
-
-export interface RunningTicker extends TickerSettings {
-  pid: number;
-  logFile: string;
-}
+export type { RunningTicker, TickerSettings };
 
 export interface StartTickerOptions extends TickerSettings {
   url: string;

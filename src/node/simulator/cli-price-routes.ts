@@ -4,7 +4,7 @@
 // /setPriceForBroadcaster (an orchestrator's price for one gateway).
 import { div, floatString, parseGoRat } from "../pricing/rational.ts";
 import { formOf, type Handler, sendJson, sendText } from "./http-server.ts";
-import type { RouteContext } from "./routes.ts";
+import type { RouteContext } from "./route-context.ts";
 
 /** The node's check (server/handlers.go), unanchored alternation included: "default" anywhere at the end passes. */
 const BROADCASTER_ADDRESS = /^0x[0-9a-fA-F]{40}|default$/;

@@ -6,7 +6,7 @@ import { VIDEO_PRESETS } from "../media/presets.ts";
 import { clogMessage, goQuote } from "./clog.ts";
 import { type Handler, sendText } from "./http-server.ts";
 import type { OrchestratorSessions } from "./orchestrator-sessions.ts";
-import type { RouteContext } from "./routes.ts";
+import type { RouteContext } from "./route-context.ts";
 import {
   decodePayment,
   decodeSegmentCreds,

@@ -1,34 +1,11 @@
-// What each simulated port answers. CLI port: status, capabilities, metrics (with -monitor), the
-// form POSTs that change a running node, and the simulator's own /__sim/ admin endpoints.
-// HTTP port: /healthz, /status, /hardware/stats; an orchestrator's /getOrchestratorInfo and
-// segment endpoints; a gateway's HTTP ingest and HLS playback.
-import type { Registry } from "prom-client";
 import { z } from "zod";
 import { type SimAction, SimActionSchema } from "./actions.ts";
 import { cliPriceRoutes } from "./cli-price-routes.ts";
-import type { BroadcastConfig } from "./gateway/broadcast-config.ts";
-import type { Gateway } from "./gateway/gateway.ts";
 import { gatewayHttpRoutes } from "./gateway/http-routes.ts";
-import type { GlogLevel } from "./glog.ts";
 import { formOf, type Handler, sendJson, sendText } from "./http-server.ts";
-import type { NodeModel } from "./node-model.ts";
 import { orchestratorSegmentRoutes } from "./orchestrator-routes.ts";
-import type { OrchestratorSessions } from "./orchestrator-sessions.ts";
 import { hardwareStatsBody, networkCapabilitiesBody, orchestratorInfoBody, statusBody } from "./responses.ts";
-import type { SimulatorControl, SimulatorState } from "./state.ts";
-
-export interface RouteContext {
-  node: NodeModel;
-  state: SimulatorState;
-  version: string;
-  registry: Registry;
-  control: SimulatorControl;
-  log: (level: GlogLevel, where: string, message: string) => void;
-  /** A gateway's caps (every role answers /setBroadcastConfig, as the node does). */
-  broadcast: BroadcastConfig;
-  gateway?: Gateway;
-  sessions?: OrchestratorSessions;
-}
+import type { RouteContext } from "./route-context.ts";
 
 const status =
   (c: RouteContext): Handler =>
