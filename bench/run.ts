@@ -37,6 +37,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     what: "chain checks of many Orchestrators on one RPC (requests/s to the RPC, CPU), shared vs not",
     quick: ["--orchestrators", "1000", "--period", "30", "--periods", "1"],
   },
+  "gateway-discovery": {
+    what: "Orchestrator Ready -> a running gateway's pool (short refresh; the real node's 60 s is the floor), the discovery hook under 1,000 gateways vs a bare route (CPU/request, p99)",
+    quick: ["--orchestrators", "5", "--refresh-ms", "1000", "--gateways", "1000", "--seconds", "30"],
+  },
   transport: {
     what: "the Kubernetes client's transport vs client-node's stock client",
     quick: ["--n", "1000", "--concurrency", "16"],
