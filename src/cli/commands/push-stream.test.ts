@@ -1,5 +1,8 @@
 // `livepeer-operator push-stream` through the CLI's own entry point against simulated nodes on
 // loopback (a gateway and an orchestrator talking real HTTP): what a user sees and the exit code.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type NodeSimulator, startNodeSimulator } from "../../node/simulator/simulator.ts";
 import { main } from "../main.ts";
@@ -99,5 +102,32 @@ describe("push-stream against a simulated gateway", () => {
     const r = await cli(["push-stream", "--url", url, "--segments", "1"]);
     expect(r.code).toBe(1);
     expect(r.err).toContain(`cannot reach the gateway at ${url} (ECONNREFUSED)`);
+  });
+
+  it("--gateway with a cluster that does not answer: exit 1 naming the Gateway (namespace from the context) and the kubeconfig", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "push-stream-"));
+    const file = path.join(dir, "kubeconfig");
+    // Port 1 on loopback: nothing listens there.
+    writeFileSync(
+      file,
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "Config",
+        clusters: [
+          { name: "c", cluster: { server: "https://127.0.0.1:1", "insecure-skip-tls-verify": true } },
+        ],
+        contexts: [{ name: "c", context: { cluster: "c", user: "u", namespace: "video" } }],
+        "current-context": "c",
+        users: [{ name: "u", user: { token: "t" } }],
+      }),
+    );
+    try {
+      const r = await cli(["push-stream", "--gateway", "main", "--kubeconfig", file]);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(`cannot read Gateway video/main and its pod through the kubeconfig (${file})`);
+      expect(r.err).toContain("ECONNREFUSED");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

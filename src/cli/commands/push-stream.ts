@@ -2,7 +2,14 @@
 // pusher, no ffmpeg), RTMP (our own publisher) or ffmpeg over RTMP - prints what the gateway made
 // of each segment and the HLS playlist to play, and exits 1 when nothing was transcoded.
 import { spawn } from "node:child_process";
-import { isNotFound, KubeClient, type KubeObject, loadKubeConfig, Pods } from "../../kube/index.ts";
+import {
+  errorMessage,
+  isNotFound,
+  KubeClient,
+  type KubeObject,
+  loadKubeConfig,
+  Pods,
+} from "../../kube/index.ts";
 import { DEFAULT_PORTS } from "../../node/config/addresses.ts";
 import { pushStream } from "../../node/media/push-stream.ts";
 import { publishRtmp } from "../../node/media/rtmp/publisher.ts";
@@ -95,6 +102,12 @@ async function gatewayBase(target: PushTarget): Promise<{ base: string; podIP?: 
       );
     }
     return { base: `http://${ip.includes(":") ? `[${ip}]` : ip}:${GATEWAY_HTTP_PORT}`, podIP: ip };
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(
+      `cannot read Gateway ${namespace}/${target.gateway} and its pod through the kubeconfig (${loaded.from}): ${errorMessage(err)}`,
+      1,
+    );
   } finally {
     await kc.close();
   }
