@@ -26,8 +26,6 @@ const SIMULATED = "livepeer.org/simulated";
 interface Running {
   sim?: NodeSimulator;
   dir: string;
-  /** Set before its directory goes: work still in flight (a stream's last segment) logs nowhere. */
-  stopped?: boolean;
 }
 
 /** Resolves once nothing listens on ip:port for each port, or after `timeoutMs` (then the start says why). */
@@ -159,9 +157,7 @@ export function startSimulatorFleet(
         env,
         ...(options.timings ? { timings: options.timings } : {}),
         host: pod.status!.podIP!,
-        log: (line) => {
-          if (!entry.stopped) appendFileSync(logFile, criLogLine(line));
-        },
+        log: (line) => appendFileSync(logFile, criLogLine(line)),
         availabilityCheckDelayMs: 0,
       });
       await core.patchNamespacedPod(
@@ -183,10 +179,7 @@ export function startSimulatorFleet(
     const entry = running.get(uid);
     running.delete(uid);
     await entry?.sim?.stop().catch(() => undefined);
-    if (entry) {
-      entry.stopped = true;
-      rmSync(entry.dir, { recursive: true, force: true });
-    }
+    if (entry) rmSync(entry.dir, { recursive: true, force: true });
   }
 
   async function sync(): Promise<void> {
