@@ -41,6 +41,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     what: "webhook delivery on SQLite and PostgreSQL vs a bare keep-alive POST loop (deliveries/s, ratio, p99 at half rate)",
     quick: ["--n", "5000", "--seconds", "5"],
   },
+  "gateway-discovery": {
+    what: "Orchestrator Ready -> a running gateway's pool (short refresh; the real node's 60 s is the floor), the discovery hook under 1,000 gateways vs a bare route (CPU/request, p99)",
+    quick: ["--orchestrators", "5", "--refresh-ms", "1000", "--gateways", "1000", "--seconds", "30"],
+  },
   transport: {
     what: "the Kubernetes client's transport vs client-node's stock client",
     quick: ["--n", "1000", "--concurrency", "16"],
