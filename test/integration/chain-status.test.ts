@@ -1,7 +1,8 @@
 // Chain truth in status, end to end: a real devnet (the protocol's contracts, a round ticker),
 // its deployment ConfigMap in the real control plane, and the Orchestrator and Gateway
 // controllers sharing one ChainReads. What the chain does (`devnet drain`, `devnet service-uri`)
-// shows in the resources' conditions, findings, facts and Events without anyone touching them.
+// shows in the resources' conditions, findings, facts, Events and the findings gauge without
+// anyone touching them.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -129,7 +130,7 @@ async function events(regarding: string): Promise<{ reason?: string; note?: stri
 }
 
 describe("chain truth in status on a devnet", () => {
-  it("a Gateway with deposit and reserve is Funded; drained on chain it is not, and not Ready", async () => {
+  it("a Gateway with deposit and reserve is Funded; drained on chain it is not (nor Ready); funded again it is", async () => {
     await apply({
       apiVersion: "livepeer.org/v1alpha1",
       kind: "Gateway",
@@ -155,6 +156,27 @@ describe("chain truth in status on a devnet", () => {
       async () => (await events("gw")).some((e) => e.reason === "GatewayUnfunded"),
       15_000,
     );
+    const series = `livepeer_operator_findings{kind="Gateway",namespace="${ns.name}",name="gw",id="GatewayUnfunded",severity="error"} 1`;
+    expect(await manager.metrics.registry.metrics()).toContain(series);
+
+    // Funded again: True, the finding and its series gone.
+    const deposit = await cli([
+      "deposit",
+      "--dir",
+      dir,
+      "--account",
+      "gateway-0",
+      "--deposit",
+      "1",
+      "--reserve",
+      "0.5",
+      "--yes",
+    ]);
+    expect(deposit.code, deposit.stderr).toBe(0);
+    g = await untilGateway("gw", (x) => gwCondition(x, "Funded")?.status === "True");
+    expect(g.status).toMatchObject({ deposit: "1", reserve: "0.5" });
+    expect((g.status?.findings ?? []).map((f) => f.id)).not.toContain("GatewayUnfunded");
+    expect(await manager.metrics.registry.metrics()).not.toContain(series);
   });
 
   it("an Orchestrator whose on-chain URI is its address is Registered; changed on chain, ServiceURIMismatch", async () => {

@@ -152,6 +152,7 @@ export class GatewayReconciler implements Reconciler {
       this.#children.forget(key);
       this.doctor.forget(key);
       this.chain.forget(key);
+      this.#status.forget(key);
       return done;
     }
     const hookTokenDigest = await this.#hooksSecret(gw);

@@ -144,7 +144,7 @@ function ready(seen: GatewaySeen, findings: readonly Finding[]): Verdict {
 }
 
 function findingsOf(seen: GatewaySeen, now: string): Finding[] {
-  const found: (Omit<Finding, "since"> & { since?: string })[] = [...(seen.chain?.findings ?? [])];
+  const found: (Omit<Finding, "since"> & { since?: string })[] = [];
   for (const p of seen.plan.problems.filter((x) => x.severity === "warning")) {
     found.push({ id: "NodeFlagWarning", severity: "warning", message: `${p.message} - ${p.fix}` });
   }
@@ -155,7 +155,9 @@ function findingsOf(seen: GatewaySeen, now: string): Finding[] {
     const f = seen.keystore.finding;
     found.push({ id: f.id, severity: f.severity, message: `${f.message}. ${f.action}` });
   }
-  for (const f of seen.doctor?.report.findings ?? []) if (!found.some((x) => x.id === f.id)) found.push(f);
+  // What the chain says wins over the same id from a log line (GatewayUnfunded): it is current.
+  for (const f of [...(seen.chain?.findings ?? []), ...(seen.doctor?.report.findings ?? [])])
+    if (!found.some((x) => x.id === f.id)) found.push(f);
   // Errors first: they decide Ready, and at most 64 fit.
   found.sort((a, b) => Number(b.severity === "error") - Number(a.severity === "error"));
   return withSince(found, seen.gateway.status?.findings, now);

@@ -163,6 +163,7 @@ export class OrchestratorReconciler implements Reconciler {
     this.#children.forget(key);
     this.doctor.forget(key);
     this.chain.forget(key);
+    this.#status.forget(key);
     return done;
   }
 

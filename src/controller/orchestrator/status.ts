@@ -69,7 +69,7 @@ export function simulated({ pods, doctor }: Seen): Verdict {
 
 export function findingsOf(seen: Seen, previous: Finding[] | undefined, now: string): Finding[] {
   const { plan } = seen;
-  const found: (Omit<Finding, "since"> & { since?: string })[] = [...(seen.chain?.findings ?? [])];
+  const found: (Omit<Finding, "since"> & { since?: string })[] = [];
   if (plan.sessionLimit.overrideAboveCapacity) {
     found.push({
       id: "MaxSessionsAboveEncoderCapacity",
@@ -84,7 +84,9 @@ export function findingsOf(seen: Seen, previous: Finding[] | undefined, now: str
     const f = seen.keystore.finding;
     found.push({ id: f.id, severity: f.severity, message: `${f.message}. ${f.action}` });
   }
-  for (const f of seen.doctor?.report.findings ?? []) if (!found.some((x) => x.id === f.id)) found.push(f);
+  // What the chain says wins over the same id from a log line (GatewayUnfunded): it is current.
+  for (const f of [...(seen.chain?.findings ?? []), ...(seen.doctor?.report.findings ?? [])])
+    if (!found.some((x) => x.id === f.id)) found.push(f);
   return withSince(found, previous, now);
 }
 
