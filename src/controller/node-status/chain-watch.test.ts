@@ -54,4 +54,18 @@ describe("ChainWatch", () => {
     await vi.advanceTimersByTimeAsync(30_000);
     expect(watch.stats()).toEqual({ checks: 2, watched: 0 });
   });
+
+  it("stops checking a resource nobody observes any more (deleted while another replica led)", async () => {
+    vi.useFakeTimers();
+    const watch = new ChainWatch({
+      reads: new ChainReads(),
+      wake: () => {},
+      periodMs: 10_000,
+      idleMs: 25_000,
+    });
+    watch.observe("ns/g", target("ftp://a.example.com"));
+    await vi.advanceTimersByTimeAsync(60_000);
+    // Checked at 0, 10, 20 and 30 s; by then unobserved for over 25 s, so no check follows.
+    expect(watch.stats()).toEqual({ checks: 4, watched: 0 });
+  });
 });

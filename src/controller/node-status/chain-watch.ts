@@ -21,6 +21,11 @@ export interface ChainWatchOptions {
   wake(key: ObjectKey): void;
   /** Between two checks of one resource (default 30 s, the node doctor's period). */
   periodMs?: number;
+  /**
+   * Stop checking a resource not observed this long (default 30 min; the controller's resync
+   * observes every live one each 10 min): one deleted while this replica did not lead is dropped.
+   */
+  idleMs?: number;
   policy?: ChainPolicy;
   log?: Logger;
 }
@@ -31,6 +36,7 @@ interface Watched {
   report?: NodeChainCheck;
   /** What of the report a status shows, as JSON: a change wakes the resource. */
   shown: string;
+  observedAt: number;
   timer?: NodeJS.Timeout;
 }
 
@@ -40,16 +46,19 @@ export class ChainWatch {
   #checks = 0;
 
   constructor(o: ChainWatchOptions) {
-    this.#o = { periodMs: 30_000, policy: DEFAULT_CHAIN_POLICY, log: silentLogger, ...o };
+    this.#o = { periodMs: 30_000, idleMs: 1_800_000, policy: DEFAULT_CHAIN_POLICY, log: silentLogger, ...o };
   }
 
   /** The latest finished report for this target (undefined until the first check ends). */
   observe(key: ObjectKey, target: NodeChainTarget): NodeChainCheck | undefined {
     const id = JSON.stringify(target);
     const w = this.#watched.get(key);
-    if (w?.target === id) return w.report;
+    if (w?.target === id) {
+      w.observedAt = Date.now();
+      return w.report;
+    }
     if (w) clearTimeout(w.timer);
-    const fresh: Watched = { target: id, shown: "" };
+    const fresh: Watched = { target: id, shown: "", observedAt: Date.now() };
     this.#watched.set(key, fresh);
     void this.#check(key, fresh, target);
     return undefined;
@@ -85,6 +94,10 @@ export class ChainWatch {
       this.#o.log.warn("chain check failed", { key, error: (err as Error).message });
     }
     if (this.#watched.get(key) !== w) return;
+    if (Date.now() - w.observedAt > this.#o.idleMs) {
+      this.#watched.delete(key);
+      return;
+    }
     w.timer = setTimeout(() => void this.#check(key, w, target), this.#o.periodMs);
     w.timer.unref();
   }
