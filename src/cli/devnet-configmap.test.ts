@@ -46,6 +46,8 @@ describe("devnet configmap", () => {
       configMap: "dn",
       ethUrl: "http://chain:8545",
       controller: CONTROLLER,
+      // The chain checks compare the RPC's chain id with the deployment's.
+      chainId: 1337,
     });
   });
 

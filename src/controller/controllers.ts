@@ -1,4 +1,5 @@
 // Every controller `livepeer-operator controller` runs. A new reconciler adds one line here.
+import { ChainReads } from "../node/chain/index.ts";
 import { gatewayController } from "./gateway/controller.ts";
 import type { GatewayOptions } from "./gateway/reconcile.ts";
 import { DEFAULT_NODE_IMAGE, orchestratorController } from "./orchestrator/controller.ts";
@@ -24,11 +25,14 @@ export interface ControllerSettings {
 export function controllers(settings: ControllerSettings = {}): ControllerDefinition[] {
   const defaultImage = process.env.LIVEPEER_NODE_IMAGE ?? DEFAULT_NODE_IMAGE;
   const doctor = settings.doctor ? { doctor: settings.doctor } : {};
+  // One for the process: nodes on the same RPC share its reads and its rate bound.
+  const chain = new ChainReads();
   return [
     webhookController(settings.webhookNamespaces ? { namespaces: settings.webhookNamespaces } : {}),
-    orchestratorController({ defaultImage, ...doctor }),
+    orchestratorController({ defaultImage, chain, ...doctor }),
     gatewayController({
       defaultImage,
+      chain,
       ...doctor,
       ...(settings.nodeHooksUrl ? { nodeHooksUrl: settings.nodeHooksUrl } : {}),
       ...(settings.orchestratorAddresses ? { orchestratorAddresses: settings.orchestratorAddresses } : {}),

@@ -240,6 +240,7 @@ export const GatewayStatusSchema = z
     serviceAddr: statusFacts.serviceAddr,
     deposit: statusFacts.deposit,
     reserve: statusFacts.reserve,
+    balance: statusFacts.balance,
   })
   .describe("What the operator observed: conditions, diagnoses and facts.");
 

@@ -111,6 +111,9 @@ export const OrchestratorStatusSchema = z
     gpuProduct: statusFacts.gpuProduct,
     serviceAddr: statusFacts.serviceAddr,
     serviceURI: statusFacts.serviceURI,
+    balance: statusFacts.balance,
+    activeSet: statusFacts.activeSet,
+    lastRewardRound: statusFacts.lastRewardRound,
     pricePerUnit: statusFacts.pricePerUnit,
     pixelsPerUnit: statusFacts.pixelsPerUnit,
   })

@@ -69,4 +69,22 @@ export const statusFacts = {
     .describe(
       "The gateway's TicketBroker reserve in ETH as a decimal string, for example 0.1 (0 means it cannot pay).",
     ),
+  balance: z
+    .string()
+    .max(96)
+    .optional()
+    .describe(
+      "The node account's wallet balance in ETH as a decimal string, for example 0.05; under 0.02 it may not pay for gas. On chain only.",
+    ),
+  activeSet: z
+    .boolean()
+    .optional()
+    .describe(
+      "Whether the orchestrator is in the current round's active set (the top 100 by stake), which alone gets work. On chain only.",
+    ),
+  lastRewardRound: z
+    .int()
+    .min(0)
+    .optional()
+    .describe("The last round the orchestrator called reward in, as the chain records it. On chain only."),
 };

@@ -95,7 +95,7 @@ export type DevnetLookup =
 export type DevnetResolution =
   /** spec.devnet is absent, or every value it would give is set explicitly. */
   | { state: "unused" }
-  | { state: "resolved"; configMap: string; ethUrl?: string; controller?: string }
+  | { state: "resolved"; configMap: string; ethUrl?: string; controller?: string; chainId?: number }
   | { state: "unresolved"; configMap: string; reason: string; message: string };
 
 const ETH_URL = /^(https?|wss?):\/\/\S+$/;
@@ -177,7 +177,14 @@ export function resolveDevnet(
     }
     out.controller = address;
   }
-  return { state: "resolved", configMap: name, ...out };
+  // The chain id the RPC must answer, when the deployment recorded it (the chain checks compare).
+  const chainId = Number(data[DEVNET_KEYS.chainId]);
+  return {
+    state: "resolved",
+    configMap: name,
+    ...out,
+    ...(Number.isSafeInteger(chainId) && chainId > 0 ? { chainId } : {}),
+  };
 }
 
 function labelArgs(): string {

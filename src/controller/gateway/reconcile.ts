@@ -13,14 +13,18 @@ import {
   Services,
   StatefulSets,
 } from "../../kube/index.ts";
+import { ChainReads } from "../../node/chain/index.ts";
 import { formatProblem } from "../../node/config/index.ts";
 import type { StoredGateway } from "../../schema/gateway.ts";
 import { hookTokenDigest } from "../../schema/node-hooks.ts";
 import { Gateways, Orchestrators } from "../../schema/resources.ts";
+import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { readDevnet } from "../devnet/lookup.ts";
 import { KubePodLogs, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
 import { applyLiveChanges } from "../live/apply.ts";
 import { newSecretValue } from "../node-pod/index.ts";
+import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
+import { ChainWatch } from "../node-status/chain-watch.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { blocksRollout } from "../node-status/holds.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
@@ -64,12 +68,16 @@ export interface GatewayOptions {
    */
   orchestratorAddresses?: "service" | "pod-ip";
   doctor?: Partial<Omit<NodeDoctorOptions, "logs" | "wake" | "log">>;
+  /** The process's chain reads, shared with the other controllers (default: this controller's own). */
+  chain?: ChainReads;
   /** Bound on one live CLI call (default 5 s). */
   liveCallTimeoutMs?: number;
 }
 
 interface Run {
   plan: GatewayPlan;
+  /** The devnet deployment spec.devnet names, as read this time. */
+  devnet: DevnetResolution;
   pods: PodFacts[];
   signal: AbortSignal;
   /** Pods a live change did not reach: restarted once the ConfigMap holds the new value. */
@@ -80,7 +88,13 @@ type Step = (gw: StoredGateway, run: Run) => Promise<void>;
 
 /** Transitions told as Events; and every new finding. */
 const NEWS: StatusNews = {
-  conditions: { Scheduled: "Schedule", PriceCompatible: "ComparePrices", Ready: "Reconcile" },
+  conditions: {
+    Scheduled: "Schedule",
+    PriceCompatible: "ComparePrices",
+    ChainHealthy: "ReadChain",
+    Funded: "ReadChain",
+    Ready: "Reconcile",
+  },
 };
 
 export class GatewayReconciler implements Reconciler {
@@ -90,6 +104,8 @@ export class GatewayReconciler implements Reconciler {
   readonly #options: GatewayOptions;
   readonly #children: ChildApplier;
   readonly doctor: NodeDoctor;
+  /** Reads what the chain says of each node once a doctor period; wakes a Gateway when it changed. */
+  readonly chain: ChainWatch;
   readonly #keystore: KeystoreCheck;
   readonly #ownedSecrets: OwnedSecrets;
   readonly #status: StatusWriter;
@@ -105,6 +121,12 @@ export class GatewayReconciler implements Reconciler {
       logs: new KubePodLogs(ctx.client),
       wake: (key) => ctx.enqueue(key),
       log: ctx.log.child("doctor"),
+    });
+    this.chain = new ChainWatch({
+      reads: options.chain ?? new ChainReads(),
+      wake: (key) => ctx.enqueue(key),
+      ...(options.doctor?.periodMs !== undefined ? { periodMs: options.doctor.periodMs } : {}),
+      log: ctx.log.child("chain"),
     });
     this.#keystore = new KeystoreCheck(ctx.client);
     this.#ownedSecrets = new OwnedSecrets(ctx.client);
@@ -129,6 +151,8 @@ export class GatewayReconciler implements Reconciler {
     if (!gw || gw.metadata?.deletionTimestamp) {
       this.#children.forget(key);
       this.doctor.forget(key);
+      this.chain.forget(key);
+      this.#status.forget(key);
       return done;
     }
     const hookTokenDigest = await this.#hooksSecret(gw);
@@ -151,6 +175,13 @@ export class GatewayReconciler implements Reconciler {
       seed: gw.status?.findings ?? [],
       signal: ctx.signal,
     });
+    const subject = chainSubject({ role: "gateway", flags: run.plan.node.flags, devnet: run.devnet });
+    if (subject.state !== "target") this.chain.forget(key);
+    const chain = chainStatus(
+      "gateway",
+      subject,
+      subject.state === "target" ? this.chain.observe(key, subject.target) : undefined,
+    );
     const status = computeGatewayStatus(
       {
         gateway: gw,
@@ -159,6 +190,7 @@ export class GatewayReconciler implements Reconciler {
         nodes: this.#cache.list<NodeFacts>(Nodes),
         doctor: { targets, report },
         keystore: await this.#keystore.check(gw),
+        chain,
         ...(hookTokenDigest ? { hookTokenDigest } : {}),
       },
       new Date(),
@@ -172,17 +204,18 @@ export class GatewayReconciler implements Reconciler {
     const ns = gw.metadata?.namespace ?? "default";
     const names = gatewayChildNames(gw.metadata?.name ?? "");
     const pods = this.#cache.byIndex<PodFacts>(Pods, GATEWAY_INSTANCE_INDEX, keyFor(ns, names.statefulSet));
+    const devnet = await readDevnet(gw.spec, ns, this.#cache, this.#client);
     const plan = planGateway({
       gateway: gw,
       defaultImage: this.#options.defaultImage,
-      devnet: await readDevnet(gw.spec, ns, this.#cache, this.#client),
+      devnet,
       orchestrators: this.#cache.list<OrchestratorView & KubeObject>(Orchestrators, ns),
       addressing: this.#addressing(ns),
       hooksConfigured: !!this.#options.nodeHooksUrl,
       ...(hookTokenDigest ? { hookTokenDigest } : {}),
       recorded: this.#cache.get(ConfigMaps, keyFor(ns, names.config))?.metadata?.annotations ?? {},
     });
-    return { plan, pods, signal, restart: [] };
+    return { plan, devnet, pods, signal, restart: [] };
   }
 
   #addressing(ns: string): AddressMode {

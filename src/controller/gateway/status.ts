@@ -3,10 +3,11 @@
 // reaches at least one of them, and no error finding. Warnings never flip it.
 
 import { formatSelector } from "../../kube/label-selector.ts";
-import type { Condition } from "../../schema/condition.ts";
+import { type Condition, GATEWAY_CONDITION_TYPES } from "../../schema/condition.ts";
 import type { Finding } from "../../schema/finding.ts";
 import type { GatewayStatus, StoredGateway } from "../../schema/gateway.ts";
 import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
+import type { ChainStatus } from "../node-status/chain-status.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
 import { podsScheduled, simulatedVerdict, withSince } from "../node-status/pods.ts";
@@ -21,6 +22,8 @@ export interface GatewaySeen {
   nodes: NodeFacts[];
   doctor?: { targets: NodeTarget[]; report: DoctorReport };
   keystore?: KeystoreState;
+  /** What the chain says of the node (absent: not asked). */
+  chain?: ChainStatus;
   hookTokenDigest?: string;
 }
 
@@ -34,22 +37,28 @@ export type GatewayOwnedStatus = Pick<
   | "hookTokenDigest"
   | "maxSessions"
   | "node"
+  | "deposit"
+  | "reserve"
+  | "balance"
 >;
-
-const CONDITIONS = ["Ready", "Scheduled", "NodeReachable", "PriceCompatible", "Simulated"] as const;
 
 export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwnedStatus {
   const { gateway, plan } = seen;
   const generation = gateway.metadata?.generation;
   const ctx = { generation, now };
   const findings = findingsOf(seen, conditionTime(now));
-  let conditions: Condition[] = ensureConditions(gateway.status?.conditions, [...CONDITIONS], ctx);
+  let conditions: Condition[] = ensureConditions(
+    gateway.status?.conditions,
+    [...GATEWAY_CONDITION_TYPES],
+    ctx,
+  );
   for (const [type, verdict] of [
     ["Scheduled", podsScheduled(seen.pods, seen.nodes)],
     ["NodeReachable", nodeReachable(seen)],
     ["PriceCompatible", priceVerdict(plan)],
     ["Ready", ready(seen, findings)],
     ["Simulated", simulatedVerdict(seen.pods, seen.doctor?.report)],
+    ...(seen.chain?.conditions ?? []),
   ] as const) {
     conditions = setCondition(conditions, { type, ...verdict }, ctx);
   }
@@ -63,6 +72,7 @@ export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwned
     ...(seen.hookTokenDigest ? { hookTokenDigest: seen.hookTokenDigest } : {}),
     ...(gateway.spec.maxSessions !== undefined ? { maxSessions: gateway.spec.maxSessions } : {}),
     ...(node ? { node } : {}),
+    ...seen.chain?.facts,
   };
 }
 
@@ -78,6 +88,9 @@ export function ownedGatewayStatus(gateway: StoredGateway): GatewayOwnedStatus {
     ...(s.hookTokenDigest ? { hookTokenDigest: s.hookTokenDigest } : {}),
     ...(s.maxSessions !== undefined ? { maxSessions: s.maxSessions } : {}),
     ...(s.node ? { node: s.node } : {}),
+    ...(s.deposit !== undefined ? { deposit: s.deposit } : {}),
+    ...(s.reserve !== undefined ? { reserve: s.reserve } : {}),
+    ...(s.balance !== undefined ? { balance: s.balance } : {}),
   };
 }
 
@@ -142,7 +155,9 @@ function findingsOf(seen: GatewaySeen, now: string): Finding[] {
     const f = seen.keystore.finding;
     found.push({ id: f.id, severity: f.severity, message: `${f.message}. ${f.action}` });
   }
-  for (const f of seen.doctor?.report.findings ?? []) if (!found.some((x) => x.id === f.id)) found.push(f);
+  // What the chain says wins over the same id from a log line (GatewayUnfunded): it is current.
+  for (const f of [...(seen.chain?.findings ?? []), ...(seen.doctor?.report.findings ?? [])])
+    if (!found.some((x) => x.id === f.id)) found.push(f);
   // Errors first: they decide Ready, and at most 64 fit.
   found.sort((a, b) => Number(b.severity === "error") - Number(a.severity === "error"));
   return withSince(found, seen.gateway.status?.findings, now);

@@ -14,12 +14,16 @@ import {
   Services,
   StatefulSets,
 } from "../../kube/index.ts";
+import { ChainReads } from "../../node/chain/index.ts";
 import type { StoredOrchestrator as Orchestrator } from "../../schema/orchestrator.ts";
 import { Orchestrators } from "../../schema/resources.ts";
+import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { readDevnet } from "../devnet/lookup.ts";
 import { KubePodLogs, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
 import { applyLiveChanges } from "../live/apply.ts";
 import { generatedSecret, newSecretValue } from "../node-pod/index.ts";
+import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
+import { ChainWatch } from "../node-status/chain-watch.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { blocksRollout } from "../node-status/holds.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
@@ -51,6 +55,8 @@ export interface OrchestratorOptions {
   defaultImage: string;
   /** Tuning of the node doctor (periods, timeouts, concurrency); defaults suit production. */
   doctor?: Partial<Omit<NodeDoctorOptions, "logs" | "wake" | "log">>;
+  /** The process's chain reads, shared with the other controllers (default: this controller's own). */
+  chain?: ChainReads;
   /** How long a pod of an old revision may stay unready before it is replaced (default 60 s). */
   stuckPodGraceMs?: number;
   /** Bound on one live `/setMaxSessions` call (default 5 s). */
@@ -60,6 +66,8 @@ export interface OrchestratorOptions {
 /** What one reconcile's steps share. */
 interface Run {
   plan: Plan;
+  /** The devnet deployment spec.devnet names, as read this time. */
+  devnet: DevnetResolution;
   /** This Orchestrator's pods as cached when the reconcile began. */
   pods: PodFacts[];
   signal: AbortSignal;
@@ -72,7 +80,14 @@ interface Run {
 type Step = (orch: Orchestrator, run: Run) => Promise<void>;
 
 /** Transitions told as Events, with the action each names; and every new finding. */
-const NEWS: StatusNews = { conditions: { Scheduled: "Schedule", Ready: "Reconcile" } };
+const NEWS: StatusNews = {
+  conditions: {
+    Scheduled: "Schedule",
+    ChainHealthy: "ReadChain",
+    Registered: "ReadChain",
+    Ready: "Reconcile",
+  },
+};
 
 export class OrchestratorReconciler implements Reconciler {
   readonly #client: KubeClient;
@@ -83,6 +98,8 @@ export class OrchestratorReconciler implements Reconciler {
   readonly #children: ChildApplier;
   /** Looks at the node pods' endpoints and logs; wakes an Orchestrator when what it saw changed. */
   readonly doctor: NodeDoctor;
+  /** Reads what the chain says of each node once a doctor period; wakes an Orchestrator when it changed. */
+  readonly chain: ChainWatch;
   readonly #keystore: KeystoreCheck;
   readonly #ownedSecrets: OwnedSecrets;
   readonly #status: StatusWriter;
@@ -99,6 +116,12 @@ export class OrchestratorReconciler implements Reconciler {
       logs: new KubePodLogs(ctx.client),
       wake: (key) => ctx.enqueue(key),
       log: ctx.log.child("doctor"),
+    });
+    this.chain = new ChainWatch({
+      reads: options.chain ?? new ChainReads(),
+      wake: (key) => ctx.enqueue(key),
+      ...(options.doctor?.periodMs !== undefined ? { periodMs: options.doctor.periodMs } : {}),
+      log: ctx.log.child("chain"),
     });
     this.#keystore = new KeystoreCheck(ctx.client);
     this.#ownedSecrets = new OwnedSecrets(ctx.client);
@@ -139,6 +162,8 @@ export class OrchestratorReconciler implements Reconciler {
   #forget(key: ObjectKey): ReconcileResult {
     this.#children.forget(key);
     this.doctor.forget(key);
+    this.chain.forget(key);
+    this.#status.forget(key);
     return done;
   }
 
@@ -147,16 +172,17 @@ export class OrchestratorReconciler implements Reconciler {
     const ns = orch.metadata?.namespace;
     const names = childNames(orch.metadata?.name ?? "");
     const pods = this.#cache.byIndex<PodFacts>(Pods, INSTANCE_INDEX, keyFor(ns, names.statefulSet));
+    const devnet = await readDevnet(orch.spec, ns ?? "default", this.#cache, this.#client);
     const plan = planOrchestrator({
       orch,
       nodes: this.#cache.list<NodeFacts>(Nodes),
       service: this.#cache.get<V1Service & KubeObject>(Services, keyFor(ns, names.service)),
       defaultImage: this.#options.defaultImage,
       pods,
-      devnet: await readDevnet(orch.spec, ns ?? "default", this.#cache, this.#client),
+      devnet,
       recorded: this.#cache.get(ConfigMaps, keyFor(ns, names.config))?.metadata?.annotations ?? {},
     });
-    return { plan, pods, signal: ctx.signal, restart: [] };
+    return { plan, devnet, pods, signal: ctx.signal, restart: [] };
   }
 
   /** What the status reads besides the plan: the node doctor's latest report and the keystore. */
@@ -167,18 +193,26 @@ export class OrchestratorReconciler implements Reconciler {
     }
     // The doctor gets the pods as they are now; its latest report comes back at once.
     const targets = orchestratorTargets(orch, run.pods);
-    const report = this.doctor.observe(key, targets, {
+    const doctorReport = this.doctor.observe(key, targets, {
       namespace: orch.metadata?.namespace ?? "default",
       seed: orch.status?.findings ?? [],
       signal: ctx.signal,
     });
+    const subject = chainSubject({
+      role: "orchestrator",
+      flags: run.plan.orchestratorFlags,
+      devnet: run.devnet,
+    });
+    const report = subject.state === "target" ? this.chain.observe(key, subject.target) : undefined;
+    if (subject.state !== "target") this.chain.forget(key);
     return {
       orch,
       plan: run.plan,
       pods: run.pods,
       nodes: this.#cache.list<NodeFacts>(Nodes),
-      doctor: { targets, report },
+      doctor: { targets, report: doctorReport },
       keystore: await this.#keystore.check(orch),
+      chain: chainStatus("orchestrator", subject, report),
     };
   }
 
@@ -284,6 +318,10 @@ function ownedStatus(orch: Orchestrator): OwnedStatus {
     ...(s.node ? { node: s.node } : {}),
     ...(s.gpuProduct ? { gpuProduct: s.gpuProduct } : {}),
     serviceAddr: s.serviceAddr,
+    ...(s.serviceURI !== undefined ? { serviceURI: s.serviceURI } : {}),
+    ...(s.balance !== undefined ? { balance: s.balance } : {}),
+    ...(s.activeSet !== undefined ? { activeSet: s.activeSet } : {}),
+    ...(s.lastRewardRound !== undefined ? { lastRewardRound: s.lastRewardRound } : {}),
     ...(s.pricePerUnit !== undefined ? { pricePerUnit: s.pricePerUnit } : {}),
     ...(s.pixelsPerUnit !== undefined ? { pixelsPerUnit: s.pixelsPerUnit } : {}),
   };

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { OrchestratorSpecSchema, type StoredOrchestrator } from "../../schema/orchestrator.ts";
 import type { DoctorReport, NodeReading, NodeTarget } from "../doctor/index.ts";
+import type { ChainStatus } from "../node-status/chain-status.ts";
 import type { PodFacts } from "../node-status/facts.ts";
 import type { KeystoreState } from "../node-status/keystore.ts";
 import type { Plan } from "./plan.ts";
@@ -79,6 +80,16 @@ const doctor = (readings: NodeReading[], findings: DoctorReport["findings"] = []
   report: { readings, findings },
 });
 
+/** What the chain says: Registered with the given reason, and one finding of that severity. */
+const onChain = (reason: string, severity?: "error" | "warning"): ChainStatus => ({
+  conditions: [
+    ["ChainHealthy", { status: "True", reason: "RPCHealthy", message: "chain 1337, block 9" }],
+    ["Registered", { status: severity ? "False" : "True", reason, message: `${reason} seen` }],
+  ],
+  findings: severity ? [{ id: reason, severity, message: `${reason} seen` }] : [],
+  facts: { serviceURI: "https://o:8935", activeSet: true, lastRewardRound: 7, balance: "1" },
+});
+
 function seen(over: Partial<Seen> = {}): Seen {
   return { orch, plan, pods: [readyPod], nodes: [], doctor: doctor([answering]), ...over };
 }
@@ -107,6 +118,18 @@ describe("Ready", () => {
       { doctor: doctor([answering], [finding("InsufficientGasFunds", "error")]) },
       "False",
       "InsufficientGasFunds",
+    ],
+    [
+      "a chain error (not registered) stops service",
+      { chain: onChain("NotRegistered", "error") },
+      "False",
+      "NotRegistered",
+    ],
+    [
+      "a chain warning (service URI moved) does not",
+      { chain: onChain("ServiceURIMismatch", "warning") },
+      "True",
+      "Serving",
     ],
     ["the node does not answer", { doctor: doctor([failing]) }, "False", "NodeUnreachable"],
     ["the node not read yet", { doctor: doctor([]) }, "Unknown", "CheckingNode"],
@@ -252,5 +275,35 @@ describe("findings", () => {
       status: "False",
       reason: "KeystorePasswordTrailingNewline",
     });
+  });
+});
+
+describe("the chain in status", () => {
+  it("sets ChainHealthy and Registered, lists the chain's findings and shows its facts", () => {
+    const status = computeStatus(seen({ chain: onChain("ServiceURIMismatch", "warning") }), new Date());
+    expect((status.conditions ?? []).map((c) => [c.type, c.status, c.reason])).toEqual(
+      expect.arrayContaining([
+        ["ChainHealthy", "True", "RPCHealthy"],
+        ["Registered", "False", "ServiceURIMismatch"],
+      ]),
+    );
+    expect((status.findings ?? []).map((f) => [f.id, f.severity])).toEqual([
+      ["ServiceURIMismatch", "warning"],
+    ]);
+    expect(status).toMatchObject({
+      serviceURI: "https://o:8935",
+      activeSet: true,
+      lastRewardRound: 7,
+      balance: "1",
+    });
+  });
+
+  it("not asked: both conditions there, Unknown", () => {
+    const status = computeStatus(seen(), new Date());
+    expect(
+      (status.conditions ?? [])
+        .filter((c) => ["ChainHealthy", "Registered"].includes(c.type))
+        .map((c) => c.status),
+    ).toEqual(["Unknown", "Unknown"]);
   });
 });

@@ -1,8 +1,9 @@
 // The Orchestrator's status from what the reconciler saw (pure): conditions, findings and facts.
-import type { Condition } from "../../schema/condition.ts";
+import { type Condition, ORCHESTRATOR_CONDITION_TYPES } from "../../schema/condition.ts";
 import type { Finding } from "../../schema/finding.ts";
 import type { OrchestratorStatus, StoredOrchestrator } from "../../schema/orchestrator.ts";
 import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
+import type { ChainStatus } from "../node-status/chain-status.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
 import { podsScheduled, simulatedVerdict, withSince } from "../node-status/pods.ts";
@@ -20,6 +21,8 @@ export interface Seen {
   /** What the node doctor saw of the node pods (absent: not looked at). */
   doctor?: { targets: NodeTarget[]; report: DoctorReport };
   keystore?: KeystoreState;
+  /** What the chain says of the node (absent: not asked). */
+  chain?: ChainStatus;
 }
 
 export function scheduled(seen: Seen): Verdict {
@@ -81,7 +84,9 @@ export function findingsOf(seen: Seen, previous: Finding[] | undefined, now: str
     const f = seen.keystore.finding;
     found.push({ id: f.id, severity: f.severity, message: `${f.message}. ${f.action}` });
   }
-  for (const f of seen.doctor?.report.findings ?? []) if (!found.some((x) => x.id === f.id)) found.push(f);
+  // What the chain says wins over the same id from a log line (GatewayUnfunded): it is current.
+  for (const f of [...(seen.chain?.findings ?? []), ...(seen.doctor?.report.findings ?? [])])
+    if (!found.some((x) => x.id === f.id)) found.push(f);
   return withSince(found, previous, now);
 }
 
@@ -95,6 +100,10 @@ export type OwnedStatus = Pick<
   | "node"
   | "gpuProduct"
   | "serviceAddr"
+  | "serviceURI"
+  | "balance"
+  | "activeSet"
+  | "lastRewardRound"
   | "pricePerUnit"
   | "pixelsPerUnit"
 >;
@@ -104,7 +113,7 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
   const ctx = { generation, now };
   let conditions: Condition[] = ensureConditions(
     seen.orch.status?.conditions,
-    ["Ready", "Scheduled", "NodeReachable", "Simulated"],
+    [...ORCHESTRATOR_CONDITION_TYPES],
     ctx,
   );
   const findings = findingsOf(seen, seen.orch.status?.findings, conditionTime(now));
@@ -113,6 +122,7 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     ["NodeReachable", nodeReachable(seen)],
     ["Ready", ready(seen, findings)],
     ["Simulated", simulated(seen)],
+    ...(seen.chain?.conditions ?? []),
   ] as const) {
     conditions = setCondition(conditions, { type, ...verdict }, ctx);
   }
@@ -132,6 +142,7 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     ...(node ? { node } : {}),
     ...(product ? { gpuProduct: product } : {}),
     serviceAddr: seen.plan.serviceAddr,
+    ...seen.chain?.facts,
     ...advertisedPrice(seen),
   };
 }

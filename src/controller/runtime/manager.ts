@@ -124,6 +124,7 @@ export class Manager {
       events: this.events,
       log,
       enqueue,
+      findings: this.metrics.findingsMetrics(),
     });
     controller = new Controller(def, reconciler, this.cache, this.metrics, log, {
       workers: def.workers ?? this.#o.workers ?? 2,

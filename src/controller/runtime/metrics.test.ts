@@ -57,4 +57,28 @@ describe("metrics", () => {
     a.reconciled("x", "success", 0);
     expect(await b.registry.metrics()).not.toContain('controller="x"');
   });
+
+  it("livepeer_operator_findings: 1 per finding in force on an object; gone when cleared or forgotten", async () => {
+    const m = new RuntimeMetrics({ processMetrics: false });
+    const f = m.findingsMetrics();
+    const gw = { kind: "Gateway", namespace: "video", name: "gw" };
+    const series = async () =>
+      (await m.registry.metrics()).split("\n").filter((l) => l.startsWith("livepeer_operator_findings{"));
+    f.set(gw, [
+      { id: "GatewayUnfunded", severity: "error" },
+      { id: "LowWalletBalance", severity: "warning" },
+    ]);
+    f.set({ ...gw, kind: "Orchestrator", name: "o" }, [{ id: "NotInActiveSet", severity: "warning" }]);
+    expect(await series()).toEqual([
+      'livepeer_operator_findings{kind="Gateway",namespace="video",name="gw",id="GatewayUnfunded",severity="error"} 1',
+      'livepeer_operator_findings{kind="Gateway",namespace="video",name="gw",id="LowWalletBalance",severity="warning"} 1',
+      'livepeer_operator_findings{kind="Orchestrator",namespace="video",name="o",id="NotInActiveSet",severity="warning"} 1',
+    ]);
+    // Refunded: the error is no longer in force, so its series goes (an alert resolves).
+    f.set(gw, [{ id: "LowWalletBalance", severity: "warning" }]);
+    f.set({ ...gw, kind: "Orchestrator", name: "o" }, []);
+    expect(await series()).toEqual([
+      'livepeer_operator_findings{kind="Gateway",namespace="video",name="gw",id="LowWalletBalance",severity="warning"} 1',
+    ]);
+  });
 });

@@ -4,6 +4,16 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 import type { InformerMetrics } from "../../kube/informer.ts";
 import type { QueueMetrics } from "./work-queue.ts";
 
+/** The findings in force on one object, as the gauge livepeer_operator_findings shows them. */
+export interface FindingsMetrics {
+  set(object: { kind: string; namespace: string; name: string }, findings: readonly FindingLabel[]): void;
+}
+
+export interface FindingLabel {
+  id: string;
+  severity: string;
+}
+
 export type ReconcileResultLabel = "success" | "error" | "requeue" | "requeue_after";
 
 // controller-runtime's reconcile buckets and client-go's workqueue buckets.
@@ -32,6 +42,9 @@ export class RuntimeMetrics {
   readonly restRequests: Counter<"code" | "method">;
   readonly restLatency: Histogram<"verb">;
   readonly enqueues: Counter<"controller" | "cause">;
+  readonly findings: Gauge<"kind" | "namespace" | "name" | "id" | "severity">;
+  /** The series each object has in `findings`, to drop the ones no longer in force. */
+  readonly #findingSeries = new Map<string, Record<string, string>[]>();
 
   constructor(opts: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -136,6 +149,26 @@ export class RuntimeMetrics {
       labelNames: ["controller", "cause"],
       registers,
     });
+    this.findings = new Gauge({
+      name: "livepeer_operator_findings",
+      help: "1 per finding in force on a resource (status.findings), by catalog id and severity; alerts match on id",
+      labelNames: ["kind", "namespace", "name", "id", "severity"],
+      registers,
+    });
+  }
+
+  /** The findings gauge, as the status writers update it. */
+  findingsMetrics(): FindingsMetrics {
+    return {
+      set: (object, findings) => {
+        const key = `${object.kind}/${object.namespace}/${object.name}`;
+        for (const labels of this.#findingSeries.get(key) ?? []) this.findings.remove(labels);
+        const series = findings.map((f) => ({ ...object, id: f.id, severity: f.severity }));
+        for (const labels of series) this.findings.set(labels, 1);
+        if (series.length) this.#findingSeries.set(key, series);
+        else this.#findingSeries.delete(key);
+      },
+    };
   }
 
   queue(name: string): QueueMetrics {

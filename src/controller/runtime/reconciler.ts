@@ -9,6 +9,7 @@ import type { ResourceType } from "../../kube/resources.ts";
 import type { IndexFunc } from "../../kube/store.ts";
 import type { Logger } from "../../process/log.ts";
 import type { EventRecorder } from "./events.ts";
+import type { FindingsMetrics } from "./metrics.ts";
 
 export type ReconcileResult =
   | { done: true }
@@ -50,6 +51,8 @@ export interface SetupContext {
    * sees (a node's endpoint stops answering); a no-op while this replica does not lead.
    */
   enqueue(key: ObjectKey): void;
+  /** The findings gauge (absent: not exported, e.g. in a unit test). */
+  findings?: FindingsMetrics;
 }
 
 /** How a controller wants a resource cached; shared informers must agree on the transform. */

@@ -5,13 +5,14 @@
 // it changed, so a steady state makes neither writes nor Events.
 import { applyStatus } from "../../kube/apply.ts";
 import type { KubeClient } from "../../kube/kube-client.ts";
-import type { KubeObject } from "../../kube/objects.ts";
+import { type KubeObject, type ObjectKey, splitKey } from "../../kube/objects.ts";
 import type { ResourceType } from "../../kube/resources.ts";
 import type { Logger } from "../../process/log.ts";
 import type { Condition } from "../../schema/condition.ts";
 import type { Finding } from "../../schema/finding.ts";
 import { findCondition, statusChanged } from "./conditions.ts";
 import type { EventSpec, Recorder } from "./events.ts";
+import type { FindingsMetrics } from "./metrics.ts";
 
 /** The part of a status that can be news. */
 export interface StatusWithNews {
@@ -79,12 +80,24 @@ export class StatusWriter {
   readonly #events: Recorder;
   readonly #resource: ResourceType;
   readonly #news: StatusNews;
+  readonly #findings: FindingsMetrics | undefined;
 
-  constructor(ctx: { client: KubeClient; events: Recorder }, resource: ResourceType, news: StatusNews) {
+  constructor(
+    ctx: { client: KubeClient; events: Recorder; findings?: FindingsMetrics },
+    resource: ResourceType,
+    news: StatusNews,
+  ) {
     this.#client = ctx.client;
     this.#events = ctx.events;
     this.#resource = resource;
     this.#news = news;
+    this.#findings = ctx.findings;
+  }
+
+  /** A deleted object: its findings are no longer in force. */
+  forget(key: ObjectKey): void {
+    const { namespace = "", name } = splitKey(key);
+    this.#findings?.set({ kind: this.#resource.kind, namespace, name }, []);
   }
 
   /**
@@ -97,6 +110,15 @@ export class StatusWriter {
     next: S,
     log: Logger,
   ): Promise<boolean> {
+    // Every visit, not only on a change: the gauge is right again after a restart.
+    this.#findings?.set(
+      {
+        kind: this.#resource.kind,
+        namespace: object.metadata?.namespace ?? "",
+        name: object.metadata?.name ?? "",
+      },
+      next.findings ?? [],
+    );
     if (!statusChanged(current, next)) return false;
     const status: StatusWithNews = next;
     await applyStatus(this.#client, this.#resource, object, { ...status });

@@ -1,0 +1,206 @@
+// Chain truth in status, end to end: a real devnet (the protocol's contracts, a round ticker),
+// its deployment ConfigMap in the real control plane, and the Orchestrator and Gateway
+// controllers sharing one ChainReads. What the chain does (`devnet drain`, `devnet service-uri`)
+// shows in the resources' conditions, findings, facts, Events and the findings gauge without
+// anyone touching them.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { gatewayController } from "../../src/controller/gateway/controller.ts";
+import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
+import type { Manager } from "../../src/controller/runtime/index.ts";
+import { waitFor } from "../../src/dev/cluster/process.ts";
+import { Events, KubeClient, type KubeObject, PooledKubeConfig } from "../../src/kube/index.ts";
+import { ChainReads } from "../../src/node/chain/index.ts";
+import { freePort, isAlive, stopPid } from "../../src/node/devnet/processes.ts";
+import type { DevnetState } from "../../src/node/devnet/state.ts";
+import type { StoredGateway } from "../../src/schema/gateway.ts";
+import { Gateways } from "../../src/schema/resources.ts";
+import { cli } from "./support/cli.ts";
+import { kubectl, testNamespace } from "./support/cluster.ts";
+import { installCrds } from "./support/crds.ts";
+import { startTestManager } from "./support/manager.ts";
+import { condition, orchestratorKit } from "./support/orchestrators.ts";
+
+const kc = new PooledKubeConfig();
+kc.loadFromFile(inject("kubeconfig"));
+const client = new KubeClient(kc);
+let ns: Awaited<ReturnType<typeof testNamespace>>;
+let manager: Manager;
+let dir: string;
+let state: DevnetState;
+const controllerLog: string[] = [];
+// Shared by both controllers, as in `livepeer-operator controller`; heads reused briefly.
+const chain = new ChainReads({ headTtlMs: 500, timeoutMs: 2_000 });
+
+const account = (name: string) => state.accounts.find((a) => a.name === name)!;
+
+async function devnet(...args: string[]): Promise<string> {
+  const r = await cli(["devnet", ...args, "--dir", dir]);
+  expect(r.code, `devnet ${args.join(" ")}: ${r.stderr}`).toBe(0);
+  return r.stdout;
+}
+
+async function apply(object: object): Promise<void> {
+  await kubectl(["apply", "--server-side", "--field-manager=test", "-f", "-"], JSON.stringify(object));
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "chain-status-it-"));
+  const up = await cli([
+    "devnet",
+    "up",
+    "--dir",
+    dir,
+    "--port",
+    String(await freePort()),
+    "--block-interval",
+    "0.5",
+    "--json",
+  ]);
+  expect(up.code, up.stderr).toBe(0);
+  state = JSON.parse(up.stdout) as DevnetState;
+  ns = await testNamespace("chain-status");
+  await installCrds(kubectl);
+  await apply(JSON.parse(await devnet("configmap", "--name", "dn", "--namespace", ns.name)) as object);
+  await apply({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "ks", namespace: ns.name },
+    stringData: { "key.json": "{}", password: "dev" },
+  });
+  const doctor = { periodMs: 1_000, retryMs: 1_000, tickMs: 200, endpointTimeoutMs: 1_000 };
+  manager = await startTestManager(
+    "chain-status-test",
+    ns.name,
+    [
+      orchestratorController({ defaultImage: "livepeer/go-livepeer:test", chain, doctor }),
+      gatewayController({ defaultImage: "livepeer/go-livepeer:test", chain, doctor }),
+    ],
+    controllerLog,
+  );
+});
+afterEach((ctx) => {
+  if (ctx.task.result?.state === "fail") process.stderr.write(`${controllerLog.slice(-40).join("\n")}\n`);
+  controllerLog.length = 0;
+});
+afterAll(async () => {
+  await manager?.stop("tests done");
+  await ns?.remove();
+  await kc.close();
+  for (const file of ["ticker.pid", "chain.pid"]) {
+    const pidFile = path.join(dir, ".devnet", file);
+    if (!existsSync(pidFile)) continue;
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    if (isAlive(pid)) await stopPid(pid);
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const onDevnet = (name: string) => ({
+  network: "devnet",
+  devnet: "dn",
+  keystoreSecret: "ks",
+  ethAcctAddr: account(name).address,
+});
+
+const gwCondition = (g: StoredGateway | undefined, type: string) =>
+  g?.status?.conditions?.find((c) => c.type === type);
+const readGateway = (name: string) => client.get<StoredGateway>(Gateways, ns.name, name);
+async function untilGateway(name: string, ok: (g: StoredGateway) => boolean, timeoutMs = 30_000) {
+  let last: StoredGateway | undefined;
+  await waitFor(
+    `Gateway ${name}`,
+    async () => {
+      last = await readGateway(name).catch(() => undefined);
+      return !!last && ok(last);
+    },
+    timeoutMs,
+    () => JSON.stringify(last?.status, null, 1),
+  );
+  return last!;
+}
+
+async function events(regarding: string): Promise<{ reason?: string; note?: string }[]> {
+  const list = await client.list<
+    KubeObject & { reason?: string; note?: string; regarding?: { name?: string } }
+  >(Events, { namespace: ns.name });
+  return list.items.filter((e) => e.regarding?.name === regarding);
+}
+
+describe("chain truth in status on a devnet", () => {
+  it("a Gateway with deposit and reserve is Funded; drained on chain it is not (nor Ready); funded again it is", async () => {
+    await apply({
+      apiVersion: "livepeer.org/v1alpha1",
+      kind: "Gateway",
+      metadata: { name: "gw", namespace: ns.name },
+      spec: { ...onDevnet("gateway-0"), orchestrators: { addresses: ["127.0.0.1:8935"] } },
+    });
+    let g = await untilGateway("gw", (x) => gwCondition(x, "Funded")?.status === "True");
+    expect(gwCondition(g, "Funded")).toMatchObject({ reason: "DepositAndReserve" });
+    expect(gwCondition(g, "ChainHealthy")).toMatchObject({ status: "True", reason: "RPCHealthy" });
+    expect(g.status).toMatchObject({ deposit: "10", reserve: "10" });
+    expect(Number(g.status?.balance)).toBeGreaterThan(0);
+
+    expect(await devnet("drain", "--account", "gateway-0")).toMatch(/withdrew/);
+    g = await untilGateway("gw", (x) => gwCondition(x, "Funded")?.status === "False");
+    expect(gwCondition(g, "Funded")).toMatchObject({ reason: "NoDeposit" });
+    expect(gwCondition(g, "Funded")?.message).toContain("deposit 0 ETH, reserve 0 ETH");
+    expect(g.status).toMatchObject({ deposit: "0", reserve: "0" });
+    expect(g.status?.findings?.map((f) => [f.id, f.severity])).toContainEqual(["GatewayUnfunded", "error"]);
+    // The error finding is why it does not serve: ahead of its pods (none run here).
+    expect(gwCondition(g, "Ready")).toMatchObject({ status: "False", reason: "GatewayUnfunded" });
+    await waitFor(
+      "a GatewayUnfunded Event about gw",
+      async () => (await events("gw")).some((e) => e.reason === "GatewayUnfunded"),
+      15_000,
+    );
+    const series = `livepeer_operator_findings{kind="Gateway",namespace="${ns.name}",name="gw",id="GatewayUnfunded",severity="error"} 1`;
+    expect(await manager.metrics.registry.metrics()).toContain(series);
+
+    // Funded again: True, the finding and its series gone.
+    const deposit = await cli([
+      "deposit",
+      "--dir",
+      dir,
+      "--account",
+      "gateway-0",
+      "--deposit",
+      "1",
+      "--reserve",
+      "0.5",
+      "--yes",
+    ]);
+    expect(deposit.code, deposit.stderr).toBe(0);
+    g = await untilGateway("gw", (x) => gwCondition(x, "Funded")?.status === "True");
+    expect(g.status).toMatchObject({ deposit: "1", reserve: "0.5" });
+    expect((g.status?.findings ?? []).map((f) => f.id)).not.toContain("GatewayUnfunded");
+    expect(await manager.metrics.registry.metrics()).not.toContain(series);
+  });
+
+  it("an Orchestrator whose on-chain URI is its address is Registered; changed on chain, ServiceURIMismatch", async () => {
+    const orchestrators = orchestratorKit(client, () => ns.name);
+    await orchestrators.apply("orch", {
+      ...onDevnet("orchestrator-0"),
+      pricePerUnit: "1000",
+      serviceAddr: "127.0.0.1:8935",
+    });
+    let o = await orchestrators.until("orch", (x) => condition(x, "Registered")?.status === "True", 30_000);
+    expect(condition(o, "Registered")).toMatchObject({ reason: "ServiceURIMatches" });
+    expect(o.status).toMatchObject({ serviceURI: "https://127.0.0.1:8935", activeSet: true });
+    expect(o.status?.lastRewardRound).toBeGreaterThanOrEqual(0);
+
+    await devnet("service-uri", "https://10.20.30.40:8935", "--account", "orchestrator-0");
+    o = await orchestrators.until("orch", (x) => condition(x, "Registered")?.status === "False", 30_000);
+    expect(condition(o, "Registered")).toMatchObject({ reason: "ServiceURIMismatch" });
+    expect(condition(o, "Registered")?.message).toContain("https://10.20.30.40:8935");
+    expect(o.status?.serviceURI).toBe("https://10.20.30.40:8935");
+    // A warning: listed, but it does not decide Ready.
+    expect(o.status?.findings?.map((f) => [f.id, f.severity])).toContainEqual([
+      "ServiceURIMismatch",
+      "warning",
+    ]);
+    expect(condition(o, "Ready")?.reason).not.toBe("ServiceURIMismatch");
+  });
+});
