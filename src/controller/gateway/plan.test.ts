@@ -67,6 +67,27 @@ describe("a Gateway's plan", () => {
     ]);
   });
 
+  it("new AI price caps are a live change; a cap removed cannot be dropped live (the pod restarts)", async () => {
+    const caps = (price: string, more: object[] = []) => ({
+      ...selector,
+      maxPricePerCapability: [{ pipeline: "text-to-image", maxPricePerUnit: price }, ...more],
+    });
+    const before = planGateway(input(caps("100", [{ pipeline: "image-to-video", maxPricePerUnit: "7" }])));
+    const recorded = before.node.configMap.metadata?.annotations ?? {};
+    const after = planGateway(
+      input(caps("200", [{ pipeline: "image-to-video", maxPricePerUnit: "7" }]), { recorded }),
+    );
+    const hash = (p: typeof before) =>
+      p.node.statefulSet.spec?.template.metadata?.annotations?.["livepeer.org/config-hash"];
+    expect(hash(after)).toBe(hash(before));
+    expect(after.liveChanges.map((c) => c.setting.what)).toEqual(["capability price caps"]);
+    const dropped = planGateway(input(caps("200"), { recorded }));
+    const change = dropped.liveChanges.find((c) => c.setting.what === "capability price caps")!;
+    await expect(change.setting.set("http://127.0.0.1:9", change, { timeoutMs: 100 })).rejects.toThrow(
+      /cannot drop a capability's cap \(image-to-video\/default\)/,
+    );
+  });
+
   it("RTMP off: the listener stays inside the pod and no Service publishes it", () => {
     const plan = planGateway(input({ ...selector, ingest: { rtmp: { enabled: false } } }));
     expect(plan.node.flags.rtmpAddr).toBe("127.0.0.1:1935");

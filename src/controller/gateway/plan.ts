@@ -124,7 +124,7 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
       : staticPrice(spec),
     holds: holds(devnet, discovery, input),
     problems: node.problems,
-    liveChanges: liveChanges(GATEWAY_LIVE, node.flags, input.recorded),
+    liveChanges: liveChanges(GATEWAY_LIVE, node.flags, input.recorded, node.configMap.data ?? {}),
   };
 }
 

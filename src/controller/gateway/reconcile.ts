@@ -278,7 +278,6 @@ export class GatewayReconciler implements Reconciler {
     run.restart = await applyLiveChanges({
       owner: gw,
       changes: plan.liveChanges,
-      flags: plan.node.flags,
       pods: run.pods,
       component: "gateway",
       cliPort: PORTS.cli,

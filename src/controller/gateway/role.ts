@@ -4,11 +4,12 @@
 // no GPU: it only forwards segments and pays orchestrators, whose GPUs do the transcoding.
 import { GATEWAY_PRICE_CAP, SESSION_LIMIT } from "../live/node-settings.ts";
 import type { NodePodRole } from "../node-pod/index.ts";
+import { GATEWAY_CAPABILITY_CAPS } from "./capability-caps.ts";
 import { type GatewayFlagsInput, gatewayFlags } from "./flags.ts";
 import { PORTS } from "./names.ts";
 
 /** Set on the running node through its CLI port: a change of them alone does not restart it. */
-export const GATEWAY_LIVE = [GATEWAY_PRICE_CAP, SESSION_LIMIT] as const;
+export const GATEWAY_LIVE = [GATEWAY_PRICE_CAP, SESSION_LIMIT, GATEWAY_CAPABILITY_CAPS] as const;
 
 export function gatewayRole(rtmp: boolean): NodePodRole<GatewayFlagsInput> {
   return {
@@ -24,6 +25,7 @@ export function gatewayRole(rtmp: boolean): NodePodRole<GatewayFlagsInput> {
     flags: (facts) => gatewayFlags(facts),
     live: GATEWAY_LIVE,
     configHeader: (owner) => `Rendered by livepeer-operator for Gateway ${owner}; edits are overwritten.`,
-    rolloutInputs: (n) => [n.restartConfig, ...Object.values(n.files), n.image, n.args.join(" ")],
+    // The capability caps file is set live (capability-caps.ts): not an input.
+    rolloutInputs: (n) => [n.restartConfig, n.image, n.args.join(" ")],
   };
 }

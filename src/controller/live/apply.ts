@@ -2,7 +2,6 @@
 // returned, to be restarted once the ConfigMap holds the new value (it reads it from its config
 // file). One Event per change and outcome says which pods took it and which are restarted.
 import type { KubeObject } from "../../kube/index.ts";
-import type { FlagValues } from "../../node/config/index.ts";
 import type { Recorder } from "../runtime/index.ts";
 import type { LiveChange } from "./settings.ts";
 
@@ -35,8 +34,6 @@ export const fallbackMessage = (change: LiveChange, pod: string, error: string) 
 export async function applyLiveChanges<P extends LivePod>(i: {
   owner: KubeObject;
   changes: readonly LiveChange[];
-  /** The desired flags, which the calls take their values from. */
-  flags: FlagValues;
   pods: readonly P[];
   component: string;
   cliPort: number;
@@ -53,7 +50,7 @@ export async function applyLiveChanges<P extends LivePod>(i: {
         .map(async (pod) => {
           const name = pod.metadata?.name ?? "";
           try {
-            await change.setting.set(cliUrl(pod.status?.podIP ?? "", i.cliPort), i.flags, {
+            await change.setting.set(cliUrl(pod.status?.podIP ?? "", i.cliPort), change, {
               timeoutMs: i.timeoutMs,
               ...(i.signal ? { signal: i.signal } : {}),
             });

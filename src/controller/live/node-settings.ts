@@ -32,7 +32,7 @@ export const SESSION_LIMIT: LiveSetting = {
     return v !== undefined && /^[1-9]\d*$/.test(v) ? v : undefined;
   },
   endpoint: "/setMaxSessions",
-  set: (url, f, o) => setMaxSessions(url, Number(f.maxSessions), o),
+  set: (url, { flags: f }, o) => setMaxSessions(url, Number(f.maxSessions), o),
   events: { done: "SessionLimitSetLive", failed: "SessionLimitNotSetLive", action: "SetMaxSessions" },
 };
 
@@ -43,7 +43,7 @@ export const ORCHESTRATOR_PRICE: LiveSetting = {
   flags: ["pricePerUnit", "pixelsPerUnit"],
   valueOf: (f) => (f.pricePerUnit === undefined ? undefined : `${f.pricePerUnit}/${f.pixelsPerUnit ?? 1}`),
   endpoint: "/setOrchestratorConfig",
-  set: (url, f, o) =>
+  set: (url, { flags: f }, o) =>
     setOrchestratorConfig(url, priceForm("pricePerUnit", String(f.pricePerUnit), f.pixelsPerUnit), o),
   events: { done: "PriceSetLive", failed: "PriceNotSetLive", action: "SetOrchestratorConfig" },
 };
@@ -55,7 +55,7 @@ export const GATEWAY_PRICE_CAP: LiveSetting = {
   flags: ["maxPricePerUnit", "pixelsPerUnit"],
   valueOf: (f) => `${f.maxPricePerUnit ?? "0"}/${f.pixelsPerUnit ?? 1}`,
   endpoint: "/setBroadcastConfig",
-  set: (url, f, o) =>
+  set: (url, { flags: f }, o) =>
     setBroadcastConfig(
       url,
       priceForm("maxPricePerUnit", String(f.maxPricePerUnit ?? "0"), f.pixelsPerUnit),

@@ -14,12 +14,15 @@ export interface LiveSetting {
   annotation: string;
   /** The flags it covers (left out of the pod template's hash). */
   flags: readonly string[];
-  /** The value as recorded; undefined when the flags hold none a running node can take. */
-  valueOf(flags: FlagValues): string | undefined;
+  /**
+   * The value as recorded; undefined when the flags (and the files mounted beside the config
+   * file) hold none a running node can take.
+   */
+  valueOf(flags: FlagValues, files: Readonly<Record<string, string>>): string | undefined;
   /** `POST <endpoint>` on the CLI port, in messages. */
   endpoint: string;
-  /** Sets the value on the node at `cliUrl`. */
-  set(cliUrl: string, flags: FlagValues, options: RequestOptions): Promise<unknown>;
+  /** Sets the value on the node at `cliUrl` (throws when it cannot: the pod is restarted instead). */
+  set(cliUrl: string, change: LiveChange, options: RequestOptions): Promise<unknown>;
   /** Event reasons: set live, and not set (the pod is restarted instead). */
   events: { done: string; failed: string; action: string };
 }
@@ -28,13 +31,20 @@ export interface LiveChange {
   setting: LiveSetting;
   from: string;
   to: string;
+  /** The desired flags and files the value comes from. */
+  flags: FlagValues;
+  files: Readonly<Record<string, string>>;
 }
 
 /** Annotations recording what the config file holds, for the next reconcile to compare with. */
-export function recordedLive(settings: readonly LiveSetting[], flags: FlagValues): Record<string, string> {
+export function recordedLive(
+  settings: readonly LiveSetting[],
+  flags: FlagValues,
+  files: Readonly<Record<string, string>> = {},
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const s of settings) {
-    const value = s.valueOf(flags);
+    const value = s.valueOf(flags, files);
     if (value !== undefined) out[s.annotation] = value;
   }
   return out;
@@ -49,11 +59,12 @@ export function liveChanges(
   settings: readonly LiveSetting[],
   flags: FlagValues,
   recorded: Readonly<Record<string, string>> | undefined,
+  files: Readonly<Record<string, string>> = {},
 ): LiveChange[] {
   return settings.flatMap((setting) => {
     const from = recorded?.[setting.annotation];
-    const to = setting.valueOf(flags);
-    return from !== undefined && to !== undefined && from !== to ? [{ setting, from, to }] : [];
+    const to = setting.valueOf(flags, files);
+    return from !== undefined && to !== undefined && from !== to ? [{ setting, from, to, flags, files }] : [];
   });
 }
 

@@ -102,7 +102,7 @@ export function buildNodePod<Facts>(role: NodePodRole<Facts>, input: NodePodInpu
       name: names.config,
       namespace,
       labels,
-      ...annotationsOf({ ...input.configAnnotations, ...recordedLive(role.live, flags) }),
+      ...annotationsOf({ ...input.configAnnotations, ...recordedLive(role.live, flags, files) }),
     },
     data: { [CONFIG_FILE]: config, ...files },
   };

@@ -246,7 +246,6 @@ export class OrchestratorReconciler implements Reconciler {
     run.restart = await applyLiveChanges({
       owner: orch,
       changes: plan.liveChanges,
-      flags: plan.orchestratorFlags,
       pods: run.pods,
       component: "orchestrator",
       cliPort: PORTS.cli,
