@@ -7,12 +7,22 @@ import { KubeClient } from "../kube/kube-client.ts";
 import { loadKubeConfig, PooledKubeConfig } from "../kube/kube-config.ts";
 import { createBaseApp, DEFAULT_BODY_LIMIT, DEFAULT_PREFIX, mountApi, normalizePrefix } from "./app.ts";
 import { TokenVerifier } from "./auth/verifier.ts";
+import {
+  Allowlist,
+  DeliveryEngine,
+  type DeliveryStore,
+  openDeliveryStore,
+  type Retention,
+  type RetrySchedule,
+  type StoreConfig,
+} from "./delivery/index.ts";
 import { type LogLevel, runtimeLogger } from "./logging.ts";
 import { GatewayHooksCache } from "./node-hooks/gateway-hooks-cache.ts";
 import { RateLimiter } from "./rate-limit/token-bucket.ts";
 import { preflight, preflightNodeHooks } from "./store/preflight.ts";
 import { WebhookCache } from "./store/webhook-cache.ts";
 import { WebhookRepository } from "./store/webhook-repository.ts";
+import { WebhookTargets } from "./store/webhook-targets.ts";
 import { WebhookService } from "./webhooks/service.ts";
 
 export const DEFAULT_NAMESPACE = "livepeer-system";
@@ -35,8 +45,10 @@ export interface ApiServerOptions {
   jwksUrl?: string;
   jwtIssuer?: string;
   jwtAudience?: string | string[];
-  /** Development only: accept webhook URLs on loopback and private addresses. */
+  /** Development only: accept webhook URLs on loopback and private addresses, and deliver to loopback. */
   allowLoopbackTargets?: boolean;
+  /** Webhook delivery: where deliveries and logs are kept and what they may reach. */
+  delivery?: DeliveryOptions;
   /** Requests per minute per token; absent or 0 = unlimited. */
   rateLimitPerMinute?: number;
   /** Largest accepted body in bytes; default 64 KiB. */
@@ -51,6 +63,19 @@ export interface ApiServerOptions {
   /** How long to wait for the first sync of the cache; default 30 s. */
   syncTimeoutMs?: number;
 }
+
+export interface DeliveryOptions {
+  /** Default: the SQLite file delivery.sqlite in the working directory (one replica). */
+  store?: StoreConfig;
+  /** Internal ranges (CIDRs) deliveries may reach anyway, e.g. 10.20.0.0/16; loopback is added by allowLoopbackTargets. */
+  allowCidrs?: string[];
+  timeoutMs?: number;
+  schedule?: RetrySchedule;
+  retention?: Retention;
+}
+
+export const DEFAULT_DELIVERY_FILE = "delivery.sqlite";
+const LOOPBACK_CIDRS = ["127.0.0.0/8", "::1/128"];
 
 export interface RunningApiServer {
   /** Base URL including the prefix, e.g. http://127.0.0.1:3000/api (what SDKs take as serverURL). */
@@ -92,7 +117,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   });
   const { kc, owned } = kubeConfigFrom(opts.kubeconfig);
   const client = new KubeClient(kc);
-  let cache: WebhookCache | undefined;
+  let store: DeliveryStore | undefined;
+  let close: (() => Promise<void>) | undefined;
   try {
     await preflight(client, namespace);
     const nodeHooks = opts.nodeHooks ?? true;
@@ -104,7 +130,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       log: { level: opts.logLevel ?? "info", stream: opts.logStream },
     });
     const log = runtimeLogger(app.log, "webhooks");
-    cache = new WebhookCache(client, namespace, log.child("cache"));
+    const cache = new WebhookCache(client, namespace, log.child("cache"));
     const repo = new WebhookRepository({
       client,
       cache,
@@ -113,6 +139,25 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     });
     const service = new WebhookService({ repo, allowLoopbackTargets: opts.allowLoopbackTargets ?? false });
     const gateways = nodeHooks ? new GatewayHooksCache(client, log.child("gateway-hooks")) : undefined;
+    const d = opts.delivery ?? {};
+    const allow = new Allowlist(
+      [...(opts.allowLoopbackTargets ? LOOPBACK_CIDRS : []), ...(d.allowCidrs ?? [])],
+      "--allow-cidr",
+    );
+    const deliveryLog = runtimeLogger(app.log, "delivery");
+    store = await openDeliveryStore(d.store ?? { backend: "sqlite", file: DEFAULT_DELIVERY_FILE }, (msg) =>
+      deliveryLog.warn(msg),
+    );
+    const targets = new WebhookTargets(client, cache);
+    const engine = new DeliveryEngine({
+      store,
+      resolveTarget: (id) => targets.resolve(id),
+      allow,
+      timeoutMs: d.timeoutMs,
+      schedule: d.schedule,
+      retention: d.retention,
+      log: deliveryLog,
+    });
     mountApi(app, prefix, {
       verifier,
       rateLimiter: opts.rateLimitPerMinute ? new RateLimiter(opts.rateLimitPerMinute) : undefined,
@@ -123,8 +168,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     cache.start();
     gateways?.start();
     const running = cache;
-    const close = async () => {
+    const openStore = store;
+    close = async () => {
       await app.close();
+      await engine.stop();
+      await openStore.close();
       await Promise.all([running.stop(), gateways?.stop()]);
       await owned?.close();
     };
@@ -138,6 +186,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
           `the webhook cache did not sync within ${(opts.syncTimeoutMs ?? 30_000) / 1000} s: ${running.health().lastError ?? "no answer from the Kubernetes API"}`,
         );
       }
+      // After the sync: an attempt resolves its webhook from the cache.
+      engine.start();
     } catch (err) {
       await close();
       throw err;
@@ -148,7 +198,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     app.log.info({ url: baseUrl(host, port, prefix), namespace }, "webhook API listening");
     return { url: baseUrl(host, port, prefix), host, port, close };
   } catch (err) {
-    if (!cache) await owned?.close();
+    // Before close() exists nothing was started: release what was opened.
+    if (!close) {
+      await store?.close();
+      await owned?.close();
+    }
     throw err;
   }
 }

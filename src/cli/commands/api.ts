@@ -1,7 +1,12 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadTokenKeys, SECRET_ENV } from "../../api/auth/key-sources.ts";
 import type { LogLevel } from "../../api/logging.ts";
+import {
+  DEFAULT_DELIVERY_STORE,
+  POSTGRES_URL_ENV,
+  parseDeliveryStore,
+} from "../../api/options/delivery-store.ts";
 import { parseByteSize, parseListen, parseNonNegativeInt } from "../../api/options/parse.ts";
 import { DEFAULT_NAMESPACE, startApiServer } from "../../api/server.ts";
 import { type Command, UsageError } from "../command.ts";
@@ -28,7 +33,14 @@ Options:
   --jwks-url URL            public keys fetched from a JWKS URL
   --jwt-issuer ISS          required 'iss' of tokens
   --jwt-audience AUD        required 'aud' of tokens (comma-separated for several)
-  --allow-loopback-targets  accept webhook URLs on loopback/private addresses (development only)
+  --allow-loopback-targets  accept webhook URLs on loopback/private addresses and deliver to
+                            loopback (development only)
+  --allow-cidr CIDR         an internal range deliveries may reach anyway (repeatable), e.g.
+                            10.20.0.0/16; everything not public is refused otherwise
+  --delivery-store STORE    sqlite:PATH (one replica; default ${DEFAULT_DELIVERY_STORE}) or postgres
+                            (several replicas; connection string from $${POSTGRES_URL_ENV}
+                            or --delivery-postgres-url-file, never on the command line)
+  --delivery-postgres-url-file FILE  the PostgreSQL connection string (a mounted Secret)
   --no-node-hooks           do not serve gateway nodes' discovery hook (it needs list/watch on
                             gateways.livepeer.org in every namespace)
   --rate-limit N            requests per minute per token (default ${DEFAULT_RATE_LIMIT}; 0 = unlimited)
@@ -54,6 +66,9 @@ function parse(args: string[]) {
         "jwt-issuer": { type: "string" },
         "jwt-audience": { type: "string" },
         "allow-loopback-targets": { type: "boolean", default: false },
+        "allow-cidr": { type: "string", multiple: true, default: [] },
+        "delivery-store": { type: "string", default: DEFAULT_DELIVERY_STORE },
+        "delivery-postgres-url-file": { type: "string" },
         "node-hooks": { type: "boolean", default: true },
         "rate-limit": { type: "string", default: String(DEFAULT_RATE_LIMIT) },
         "body-limit": { type: "string", default: "64k" },
@@ -78,6 +93,7 @@ export const command: Command = {
     let options: Parameters<typeof startApiServer>[0];
     try {
       const listen = parseListen(v.listen!);
+      const postgresFile = v["delivery-postgres-url-file"];
       const keys = loadTokenKeys({
         jwtSecretFile: v["jwt-secret-file"],
         jwksFile: v["jwks-file"],
@@ -101,6 +117,13 @@ export const command: Command = {
         jwtIssuer: v["jwt-issuer"],
         jwtAudience: audience?.length ? audience : undefined,
         allowLoopbackTargets: v["allow-loopback-targets"],
+        delivery: {
+          store: parseDeliveryStore(v["delivery-store"]!, {
+            env: process.env[POSTGRES_URL_ENV],
+            file: postgresFile ? () => readFileSync(postgresFile, "utf8") : undefined,
+          }),
+          allowCidrs: v["allow-cidr"],
+        },
         nodeHooks: v["node-hooks"],
         rateLimitPerMinute: parseNonNegativeInt(v["rate-limit"]!, "--rate-limit"),
         bodyLimit: parseByteSize(v["body-limit"]!, "--body-limit"),
