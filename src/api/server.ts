@@ -16,6 +16,7 @@ import {
   type RetrySchedule,
   type StoreConfig,
 } from "./delivery/index.ts";
+import { DeliveryStatusWriter } from "./delivery-status/status-writer.ts";
 import { type LogLevel, runtimeLogger } from "./logging.ts";
 import { GatewayHooksCache } from "./node-hooks/gateway-hooks-cache.ts";
 import { RateLimiter } from "./rate-limit/token-bucket.ts";
@@ -158,11 +159,18 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       retention: d.retention,
       log: deliveryLog,
     });
+    const statusWriter = new DeliveryStatusWriter({
+      client,
+      webhooks: cache,
+      facts: (since) => engine.factsChangedSince(since),
+      log: deliveryLog.child("status"),
+    });
     mountApi(app, prefix, {
       verifier,
       rateLimiter: opts.rateLimitPerMinute ? new RateLimiter(opts.rateLimitPerMinute) : undefined,
       service,
       cache,
+      delivery: { engine, webhooks: () => targets.subscribed() },
       ...(gateways ? { gateways } : {}),
     });
     cache.start();
@@ -171,6 +179,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     const openStore = store;
     close = async () => {
       await app.close();
+      await statusWriter.stop();
       await engine.stop();
       await openStore.close();
       await Promise.all([running.stop(), gateways?.stop()]);
@@ -188,6 +197,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       }
       // After the sync: an attempt resolves its webhook from the cache.
       engine.start();
+      statusWriter.start();
     } catch (err) {
       await close();
       throw err;

@@ -31,7 +31,14 @@ export function subscribedWebhookOf(r: StoredWebhook): SubscribedWebhook | undef
     projectId: tenant.projectId,
     events: r.spec.events,
     streamId: r.spec.streamId || undefined,
+    disabled: turnedOff(r),
   };
+}
+
+/** Delivering=False for Gone on the current generation: the endpoint said 410 until the next update. */
+function turnedOff(r: StoredWebhook): boolean {
+  const c = r.status?.conditions?.find((x) => x.type === "Delivering");
+  return c?.status === "False" && c.reason === "Gone" && c.observedGeneration === r.metadata?.generation;
 }
 
 export class WebhookTargets {
