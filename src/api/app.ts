@@ -1,7 +1,9 @@
 // The fastify application: probes at the root, the webhook routes and openapi.json under the
 // prefix, JSON errors everywhere. Built from its parts so the server, tests and the benchmark
 // assemble the same app.
+
 import Fastify, { type FastifyInstance, LogController, type onRequestHookHandler } from "fastify";
+import type { Registry } from "prom-client";
 import { authenticate } from "./auth/hook.ts";
 import type { TokenVerifier } from "./auth/verifier.ts";
 import type { DeliveryEngine, SubscribedWebhook } from "./delivery/index.ts";
@@ -10,6 +12,7 @@ import { frameworkErrorHandler, installErrorHandling } from "./errors/plugin.ts"
 import { eventRoutes } from "./events/routes.ts";
 import { type HealthSource, healthRoutes } from "./health/routes.ts";
 import { type LogOptions, loggerOptions, logResponses } from "./logging.ts";
+import { metricsRoutes } from "./metrics/routes.ts";
 import type { GatewayHooksCache } from "./node-hooks/gateway-hooks-cache.ts";
 import { nodeHookRoutes } from "./node-hooks/routes.ts";
 import { openApiDocument } from "./openapi/document.ts";
@@ -36,6 +39,8 @@ export interface ApiParts {
   cache: HealthSource;
   /** Webhook delivery: the event intake and the webhooks' logs (absent: not served). */
   delivery?: { engine: DeliveryEngine; webhooks: () => Iterable<SubscribedWebhook> };
+  /** Served at /metrics beside the probes (absent: not served). */
+  metrics?: Registry;
   /** The gateway nodes' hooks, outside the prefix (absent: not served). */
   gateways?: GatewayHooksCache;
 }
@@ -91,6 +96,7 @@ export function mountApi(app: FastifyInstance, prefix: string, parts: ApiParts):
   if (parts.rateLimiter) guards.push(limitRate(parts.rateLimiter));
 
   void app.register(healthRoutes, { cache: parts.cache });
+  if (parts.metrics) void app.register(metricsRoutes, { registry: parts.metrics });
   if (parts.gateways) void app.register(nodeHookRoutes, { gateways: parts.gateways });
   const normalized = normalizePrefix(prefix);
   const document = openApiDocument(normalized);

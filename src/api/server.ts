@@ -7,23 +7,13 @@ import { KubeClient } from "../kube/kube-client.ts";
 import { loadKubeConfig, PooledKubeConfig } from "../kube/kube-config.ts";
 import { createBaseApp, DEFAULT_BODY_LIMIT, DEFAULT_PREFIX, mountApi, normalizePrefix } from "./app.ts";
 import { TokenVerifier } from "./auth/verifier.ts";
-import {
-  Allowlist,
-  DeliveryEngine,
-  type DeliveryStore,
-  openDeliveryStore,
-  type Retention,
-  type RetrySchedule,
-  type StoreConfig,
-} from "./delivery/index.ts";
-import { DeliveryStatusWriter } from "./delivery-status/status-writer.ts";
+import { type DeliveryOptions, type DeliveryRuntime, openDelivery } from "./delivery-runtime.ts";
 import { type LogLevel, runtimeLogger } from "./logging.ts";
 import { GatewayHooksCache } from "./node-hooks/gateway-hooks-cache.ts";
 import { RateLimiter } from "./rate-limit/token-bucket.ts";
 import { preflight, preflightNodeHooks } from "./store/preflight.ts";
 import { WebhookCache } from "./store/webhook-cache.ts";
 import { WebhookRepository } from "./store/webhook-repository.ts";
-import { WebhookTargets } from "./store/webhook-targets.ts";
 import { WebhookService } from "./webhooks/service.ts";
 
 export const DEFAULT_NAMESPACE = "livepeer-system";
@@ -65,19 +55,6 @@ export interface ApiServerOptions {
   syncTimeoutMs?: number;
 }
 
-export interface DeliveryOptions {
-  /** Default: the SQLite file delivery.sqlite in the working directory (one replica). */
-  store?: StoreConfig;
-  /** Internal ranges (CIDRs) deliveries may reach anyway, e.g. 10.20.0.0/16; loopback is added by allowLoopbackTargets. */
-  allowCidrs?: string[];
-  timeoutMs?: number;
-  schedule?: RetrySchedule;
-  retention?: Retention;
-}
-
-export const DEFAULT_DELIVERY_FILE = "delivery.sqlite";
-const LOOPBACK_CIDRS = ["127.0.0.0/8", "::1/128"];
-
 export interface RunningApiServer {
   /** Base URL including the prefix, e.g. http://127.0.0.1:3000/api (what SDKs take as serverURL). */
   url: string;
@@ -118,7 +95,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   });
   const { kc, owned } = kubeConfigFrom(opts.kubeconfig);
   const client = new KubeClient(kc);
-  let store: DeliveryStore | undefined;
+  let delivery: DeliveryRuntime | undefined;
   let close: (() => Promise<void>) | undefined;
   try {
     await preflight(client, namespace);
@@ -140,64 +117,43 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     });
     const service = new WebhookService({ repo, allowLoopbackTargets: opts.allowLoopbackTargets ?? false });
     const gateways = nodeHooks ? new GatewayHooksCache(client, log.child("gateway-hooks")) : undefined;
-    const d = opts.delivery ?? {};
-    const allow = new Allowlist(
-      [...(opts.allowLoopbackTargets ? LOOPBACK_CIDRS : []), ...(d.allowCidrs ?? [])],
-      "--allow-cidr",
-    );
-    const deliveryLog = runtimeLogger(app.log, "delivery");
-    store = await openDeliveryStore(d.store ?? { backend: "sqlite", file: DEFAULT_DELIVERY_FILE }, (msg) =>
-      deliveryLog.warn(msg),
-    );
-    const targets = new WebhookTargets(client, cache);
-    const engine = new DeliveryEngine({
-      store,
-      resolveTarget: (id) => targets.resolve(id),
-      allow,
-      timeoutMs: d.timeoutMs,
-      schedule: d.schedule,
-      retention: d.retention,
-      log: deliveryLog,
-    });
-    const statusWriter = new DeliveryStatusWriter({
+    delivery = await openDelivery({
+      ...opts.delivery,
       client,
-      webhooks: cache,
-      facts: (since) => engine.factsChangedSince(since),
-      log: deliveryLog.child("status"),
+      cache,
+      allowLoopback: opts.allowLoopbackTargets ?? false,
+      log: runtimeLogger(app.log, "delivery"),
     });
+    const running = { cache, delivery };
     mountApi(app, prefix, {
       verifier,
       rateLimiter: opts.rateLimitPerMinute ? new RateLimiter(opts.rateLimitPerMinute) : undefined,
       service,
       cache,
-      delivery: { engine, webhooks: () => targets.subscribed() },
+      delivery: { engine: delivery.engine, webhooks: delivery.webhooks },
+      metrics: delivery.metrics.registry,
       ...(gateways ? { gateways } : {}),
     });
     cache.start();
     gateways?.start();
-    const running = cache;
-    const openStore = store;
     close = async () => {
       await app.close();
-      await statusWriter.stop();
-      await engine.stop();
-      await openStore.close();
-      await Promise.all([running.stop(), gateways?.stop()]);
+      await running.delivery.close();
+      await Promise.all([running.cache.stop(), gateways?.stop()]);
       await owned?.close();
     };
     try {
       await app.listen({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 3000 });
       const timeout = AbortSignal.timeout(opts.syncTimeoutMs ?? 30_000);
       const synced =
-        (await running.waitForSync(timeout)) && (gateways ? await gateways.waitForSync(timeout) : true);
+        (await cache.waitForSync(timeout)) && (gateways ? await gateways.waitForSync(timeout) : true);
       if (!synced) {
         throw new Error(
-          `the webhook cache did not sync within ${(opts.syncTimeoutMs ?? 30_000) / 1000} s: ${running.health().lastError ?? "no answer from the Kubernetes API"}`,
+          `the webhook cache did not sync within ${(opts.syncTimeoutMs ?? 30_000) / 1000} s: ${cache.health().lastError ?? "no answer from the Kubernetes API"}`,
         );
       }
       // After the sync: an attempt resolves its webhook from the cache.
-      engine.start();
-      statusWriter.start();
+      running.delivery.start();
     } catch (err) {
       await close();
       throw err;
@@ -210,7 +166,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   } catch (err) {
     // Before close() exists nothing was started: release what was opened.
     if (!close) {
-      await store?.close();
+      await delivery?.close();
       await owned?.close();
     }
     throw err;

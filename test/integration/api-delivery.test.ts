@@ -300,3 +300,25 @@ describe("the Webhook's status", () => {
     }
   });
 });
+
+describe("GET /metrics", () => {
+  it("counts attempts by result and shows the queue", async () => {
+    const res = await fetch(new URL("/metrics", api.url));
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const value = (line: RegExp) => Number(new RegExp(`^${line.source} (\\S+)$`, "m").exec(text)?.[1]);
+    // Earlier tests delivered several events and had one 400 and one 410.
+    expect(value(/livepeer_webhook_delivery_attempts_total\{result="delivered"\}/)).toBeGreaterThanOrEqual(3);
+    expect(value(/livepeer_webhook_delivery_attempts_total\{result="failed"\}/)).toBeGreaterThanOrEqual(1);
+    expect(value(/livepeer_webhook_delivery_attempts_total\{result="gone"\}/)).toBeGreaterThanOrEqual(1);
+    expect(
+      value(/livepeer_webhook_delivery_attempt_duration_seconds_count\{result="delivered"\}/),
+    ).toBeGreaterThanOrEqual(3);
+    expect(
+      value(/livepeer_webhook_delivery_attempts_per_delivery_count\{result="delivered"\}/),
+    ).toBeGreaterThanOrEqual(3);
+    expect(value(/livepeer_webhook_delivery_queue_depth/)).toBeGreaterThanOrEqual(0);
+    expect(value(/livepeer_webhook_delivery_oldest_pending_age_seconds/)).toBeGreaterThanOrEqual(0);
+    expect(text).not.toContain("s3cret");
+  });
+});
