@@ -7,6 +7,7 @@ import {
   POSTGRES_URL_ENV,
   parseDeliveryStore,
 } from "../../api/options/delivery-store.ts";
+import { parseDeliveryTuning } from "../../api/options/delivery-tuning.ts";
 import { parseByteSize, parseListen, parseNonNegativeInt } from "../../api/options/parse.ts";
 import { DEFAULT_NAMESPACE, startApiServer } from "../../api/server.ts";
 import { type Command, UsageError } from "../command.ts";
@@ -19,9 +20,11 @@ const DEFAULT_RATE_LIMIT = 600;
 const usage = `Usage: livepeer-operator api [options]
 
 The webhook API (compatible with the hosted service's webhook API and the \`livepeer\` SDK):
-POST/GET {prefix}/webhook, GET/PUT/DELETE {prefix}/webhook/{id}, {prefix}/openapi.json, and
-/healthz, /readyz. Webhooks are stored as Webhook resources (livepeer.org/v1alpha1) in one
-namespace; their secrets in Secrets owned by them. Runs until SIGINT/SIGTERM.
+POST/GET {prefix}/webhook, GET/PUT/DELETE {prefix}/webhook/{id}, GET {prefix}/webhook/{id}/log[/{logId}],
+POST {prefix}/webhook/{id}/log/{logId}/resend, POST {prefix}/events (events:write), {prefix}/openapi.json,
+and /healthz, /readyz, /metrics. Webhooks are stored as Webhook resources (livepeer.org/v1alpha1)
+in one namespace; their secrets in Secrets owned by them. Events are delivered signed, retried
+and logged (--delivery-*). Runs until SIGINT/SIGTERM.
 
 Options:
   --listen HOST:PORT        address to listen on (default ${DEFAULT_LISTEN}; 0.0.0.0:3000 in a pod)
@@ -41,6 +44,12 @@ Options:
                             (several replicas; connection string from $${POSTGRES_URL_ENV}
                             or --delivery-postgres-url-file, never on the command line)
   --delivery-postgres-url-file FILE  the PostgreSQL connection string (a mounted Secret)
+  --delivery-timeout DUR    per attempt (default 10s); durations: 90, 90s, 30m, 12h, 7d
+  --delivery-retry-first DUR, --delivery-retry-max DUR, --delivery-retry-for DUR
+                            retry schedule: first delay (5s), doubling up to (1h), for (24h)
+  --delivery-log-max-age DUR, --delivery-log-max-per-webhook N, --delivery-events-max-age DUR
+                            retention: log entries (7d, 1000 per webhook); settled events and
+                            the idempotency window of event ids (7d)
   --no-node-hooks           do not serve gateway nodes' discovery hook (it needs list/watch on
                             gateways.livepeer.org in every namespace)
   --rate-limit N            requests per minute per token (default ${DEFAULT_RATE_LIMIT}; 0 = unlimited)
@@ -69,6 +78,13 @@ function parse(args: string[]) {
         "allow-cidr": { type: "string", multiple: true, default: [] },
         "delivery-store": { type: "string", default: DEFAULT_DELIVERY_STORE },
         "delivery-postgres-url-file": { type: "string" },
+        "delivery-timeout": { type: "string" },
+        "delivery-retry-first": { type: "string" },
+        "delivery-retry-max": { type: "string" },
+        "delivery-retry-for": { type: "string" },
+        "delivery-log-max-age": { type: "string" },
+        "delivery-log-max-per-webhook": { type: "string" },
+        "delivery-events-max-age": { type: "string" },
         "node-hooks": { type: "boolean", default: true },
         "rate-limit": { type: "string", default: String(DEFAULT_RATE_LIMIT) },
         "body-limit": { type: "string", default: "64k" },
@@ -123,6 +139,15 @@ export const command: Command = {
             file: postgresFile ? () => readFileSync(postgresFile, "utf8") : undefined,
           }),
           allowCidrs: v["allow-cidr"],
+          ...parseDeliveryTuning({
+            timeout: v["delivery-timeout"],
+            retryFirst: v["delivery-retry-first"],
+            retryMax: v["delivery-retry-max"],
+            retryFor: v["delivery-retry-for"],
+            logMaxAge: v["delivery-log-max-age"],
+            logMaxPerWebhook: v["delivery-log-max-per-webhook"],
+            eventsMaxAge: v["delivery-events-max-age"],
+          }),
         },
         nodeHooks: v["node-hooks"],
         rateLimitPerMinute: parseNonNegativeInt(v["rate-limit"]!, "--rate-limit"),
