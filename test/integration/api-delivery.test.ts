@@ -7,8 +7,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Livepeer } from "livepeer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Manager } from "../../src/controller/runtime/index.ts";
+import { webhookController } from "../../src/controller/webhook/controller.ts";
 import { type Answer, call, errorsOf, installWebhookCrd, startTestApi, type TestApi } from "./api-harness.ts";
 import { kubectl, testNamespace } from "./support/cluster.ts";
+import { startTestManager } from "./support/manager.ts";
 
 interface Received {
   body: string;
@@ -237,7 +240,13 @@ describe("the log through the livepeer SDK", () => {
 interface ShownStatus {
   lastTriggeredAt?: number;
   lastFailure?: { timestamp?: number; error?: string; response?: string; statusCode?: number };
-  conditions?: Array<{ type: string; status: string; reason: string; message: string }>;
+  conditions?: Array<{
+    type: string;
+    status: string;
+    reason: string;
+    message: string;
+    observedGeneration?: number;
+  }>;
 }
 
 async function statusOf(id: string): Promise<ShownStatus> {
@@ -297,6 +306,77 @@ describe("the Webhook's status", () => {
     } finally {
       await failing.close();
       await gone.close();
+    }
+  });
+});
+
+describe("beside the Webhook controller", () => {
+  let manager: Manager;
+  beforeAll(async () => {
+    manager = await startTestManager("api-delivery-controller", ns.name, [webhookController()]);
+  });
+  afterAll(async () => {
+    await manager?.stop("tests done");
+  });
+
+  it("the controller's Ready and the API's Delivering never undo each other across spec changes", async () => {
+    let code = 500;
+    const flaky = await receiver(() => code);
+    try {
+      code = 400;
+      const id = await createHook(flaky.url, { events: ["task.failed"] });
+      const generation = async () =>
+        Number(
+          JSON.parse(await kubectl(["get", "webhook", id, "-n", ns.name, "-o", "json"])).metadata.generation,
+        );
+      const readyAt = (
+        st: ShownStatus & { conditions?: Array<{ observedGeneration?: number }> },
+        g: number,
+      ) => st.conditions?.some((c) => c.type === "Ready" && c.observedGeneration === g);
+      const rename = (name: string) =>
+        kubectl([
+          "patch",
+          "webhook",
+          id,
+          "-n",
+          ns.name,
+          "--type=merge",
+          "-p",
+          JSON.stringify({ spec: { name } }),
+        ]);
+
+      expect((await postEvent({ event: "task.failed", id: "evt-ctl-1" })).status).toBe(202);
+      const g1 = await generation();
+      await until("Ready and Delivering=False", async () => {
+        const st = await statusOf(id);
+        return readyAt(st, g1) && delivering(st)?.reason === "Failing" ? st : undefined;
+      });
+
+      // The controller re-applies Ready for a new generation; Delivering stays the API's.
+      await rename("renamed once");
+      const g2 = await generation();
+      await until("Ready for the new generation", async () =>
+        readyAt(await statusOf(id), g2) ? true : undefined,
+      );
+      expect(delivering(await statusOf(id))?.reason).toBe("Failing");
+
+      // The API flips Delivering; the controller's next apply must not bring the old one back.
+      code = 200;
+      expect((await postEvent({ event: "task.failed", id: "evt-ctl-2" })).status).toBe(202);
+      await until("Delivering=True", async () =>
+        delivering(await statusOf(id))?.status === "True" ? true : undefined,
+      );
+      await rename("renamed twice");
+      const g3 = await generation();
+      await until("Ready for the third generation", async () =>
+        readyAt(await statusOf(id), g3) ? true : undefined,
+      );
+      await new Promise((r) => setTimeout(r, 1500));
+      const last = await statusOf(id);
+      expect(delivering(last)).toMatchObject({ status: "True", reason: "Delivered" });
+      expect(last.lastFailure?.error).toMatch(/^HTTP 400/);
+    } finally {
+      await flaky.close();
     }
   });
 });
