@@ -1,18 +1,24 @@
 // The fastify application: probes at the root, the webhook routes and openapi.json under the
 // prefix, JSON errors everywhere. Built from its parts so the server, tests and the benchmark
 // assemble the same app.
+
 import Fastify, { type FastifyInstance, LogController, type onRequestHookHandler } from "fastify";
+import type { Registry } from "prom-client";
 import { authenticate } from "./auth/hook.ts";
 import type { TokenVerifier } from "./auth/verifier.ts";
+import type { DeliveryEngine, SubscribedWebhook } from "./delivery/index.ts";
 import { serviceUnavailable } from "./errors/http-error.ts";
 import { frameworkErrorHandler, installErrorHandling } from "./errors/plugin.ts";
+import { eventRoutes } from "./events/routes.ts";
 import { type HealthSource, healthRoutes } from "./health/routes.ts";
 import { type LogOptions, loggerOptions, logResponses } from "./logging.ts";
+import { metricsRoutes } from "./metrics/routes.ts";
 import type { GatewayHooksCache } from "./node-hooks/gateway-hooks-cache.ts";
 import { nodeHookRoutes } from "./node-hooks/routes.ts";
 import { openApiDocument } from "./openapi/document.ts";
 import { limitRate } from "./rate-limit/hook.ts";
 import type { RateLimiter } from "./rate-limit/token-bucket.ts";
+import { logRoutes } from "./webhooks/log-routes.ts";
 import { webhookPathMethods, webhookRoutes } from "./webhooks/routes.ts";
 import type { WebhookService } from "./webhooks/service.ts";
 
@@ -31,6 +37,10 @@ export interface ApiParts {
   rateLimiter?: RateLimiter | undefined;
   service: WebhookService;
   cache: HealthSource;
+  /** Webhook delivery: the event intake and the webhooks' logs (absent: not served). */
+  delivery?: { engine: DeliveryEngine; webhooks: () => Iterable<SubscribedWebhook> };
+  /** Served at /metrics beside the probes (absent: not served). */
+  metrics?: Registry;
   /** The gateway nodes' hooks, outside the prefix (absent: not served). */
   gateways?: GatewayHooksCache;
 }
@@ -72,7 +82,7 @@ export function createBaseApp(o: BaseOptions): FastifyInstance {
   return app;
 }
 
-/** Probes and the node hooks at the root; openapi.json and the webhook routes under the prefix. */
+/** Probes and the node hooks at the root; openapi.json, the webhook, log and event routes under the prefix. */
 export function mountApi(app: FastifyInstance, prefix: string, parts: ApiParts): void {
   const ready: onRequestHookHandler = async () => {
     if (!parts.cache.synced()) {
@@ -86,6 +96,7 @@ export function mountApi(app: FastifyInstance, prefix: string, parts: ApiParts):
   if (parts.rateLimiter) guards.push(limitRate(parts.rateLimiter));
 
   void app.register(healthRoutes, { cache: parts.cache });
+  if (parts.metrics) void app.register(metricsRoutes, { registry: parts.metrics });
   if (parts.gateways) void app.register(nodeHookRoutes, { gateways: parts.gateways });
   const normalized = normalizePrefix(prefix);
   const document = openApiDocument(normalized);
@@ -93,6 +104,11 @@ export function mountApi(app: FastifyInstance, prefix: string, parts: ApiParts):
     async (api) => {
       api.get("/openapi.json", async () => document);
       await api.register(webhookRoutes, { service: parts.service, guards });
+      if (parts.delivery) {
+        const { engine, webhooks } = parts.delivery;
+        await api.register(logRoutes, { service: parts.service, engine, guards });
+        await api.register(eventRoutes, { engine, webhooks, guards });
+      }
     },
     { prefix: normalized },
   );

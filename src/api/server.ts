@@ -7,6 +7,7 @@ import { KubeClient } from "../kube/kube-client.ts";
 import { loadKubeConfig, PooledKubeConfig } from "../kube/kube-config.ts";
 import { createBaseApp, DEFAULT_BODY_LIMIT, DEFAULT_PREFIX, mountApi, normalizePrefix } from "./app.ts";
 import { TokenVerifier } from "./auth/verifier.ts";
+import { type DeliveryOptions, type DeliveryRuntime, openDelivery } from "./delivery-runtime.ts";
 import { type LogLevel, runtimeLogger } from "./logging.ts";
 import { GatewayHooksCache } from "./node-hooks/gateway-hooks-cache.ts";
 import { RateLimiter } from "./rate-limit/token-bucket.ts";
@@ -35,8 +36,10 @@ export interface ApiServerOptions {
   jwksUrl?: string;
   jwtIssuer?: string;
   jwtAudience?: string | string[];
-  /** Development only: accept webhook URLs on loopback and private addresses. */
+  /** Development only: accept webhook URLs on loopback and private addresses, and deliver to loopback. */
   allowLoopbackTargets?: boolean;
+  /** Webhook delivery: where deliveries and logs are kept and what they may reach. */
+  delivery?: DeliveryOptions;
   /** Requests per minute per token; absent or 0 = unlimited. */
   rateLimitPerMinute?: number;
   /** Largest accepted body in bytes; default 64 KiB. */
@@ -92,7 +95,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   });
   const { kc, owned } = kubeConfigFrom(opts.kubeconfig);
   const client = new KubeClient(kc);
-  let cache: WebhookCache | undefined;
+  let delivery: DeliveryRuntime | undefined;
+  let close: (() => Promise<void>) | undefined;
   try {
     await preflight(client, namespace);
     const nodeHooks = opts.nodeHooks ?? true;
@@ -104,7 +108,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       log: { level: opts.logLevel ?? "info", stream: opts.logStream },
     });
     const log = runtimeLogger(app.log, "webhooks");
-    cache = new WebhookCache(client, namespace, log.child("cache"));
+    const cache = new WebhookCache(client, namespace, log.child("cache"));
     const repo = new WebhookRepository({
       client,
       cache,
@@ -113,31 +117,43 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     });
     const service = new WebhookService({ repo, allowLoopbackTargets: opts.allowLoopbackTargets ?? false });
     const gateways = nodeHooks ? new GatewayHooksCache(client, log.child("gateway-hooks")) : undefined;
+    delivery = await openDelivery({
+      ...opts.delivery,
+      client,
+      cache,
+      allowLoopback: opts.allowLoopbackTargets ?? false,
+      log: runtimeLogger(app.log, "delivery"),
+    });
+    const running = { cache, delivery };
     mountApi(app, prefix, {
       verifier,
       rateLimiter: opts.rateLimitPerMinute ? new RateLimiter(opts.rateLimitPerMinute) : undefined,
       service,
       cache,
+      delivery: { engine: delivery.engine, webhooks: delivery.webhooks },
+      metrics: delivery.metrics.registry,
       ...(gateways ? { gateways } : {}),
     });
     cache.start();
     gateways?.start();
-    const running = cache;
-    const close = async () => {
+    close = async () => {
       await app.close();
-      await Promise.all([running.stop(), gateways?.stop()]);
+      await running.delivery.close();
+      await Promise.all([running.cache.stop(), gateways?.stop()]);
       await owned?.close();
     };
     try {
       await app.listen({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 3000 });
       const timeout = AbortSignal.timeout(opts.syncTimeoutMs ?? 30_000);
       const synced =
-        (await running.waitForSync(timeout)) && (gateways ? await gateways.waitForSync(timeout) : true);
+        (await cache.waitForSync(timeout)) && (gateways ? await gateways.waitForSync(timeout) : true);
       if (!synced) {
         throw new Error(
-          `the webhook cache did not sync within ${(opts.syncTimeoutMs ?? 30_000) / 1000} s: ${running.health().lastError ?? "no answer from the Kubernetes API"}`,
+          `the webhook cache did not sync within ${(opts.syncTimeoutMs ?? 30_000) / 1000} s: ${cache.health().lastError ?? "no answer from the Kubernetes API"}`,
         );
       }
+      // After the sync: an attempt resolves its webhook from the cache.
+      running.delivery.start();
     } catch (err) {
       await close();
       throw err;
@@ -148,7 +164,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     app.log.info({ url: baseUrl(host, port, prefix), namespace }, "webhook API listening");
     return { url: baseUrl(host, port, prefix), host, port, close };
   } catch (err) {
-    if (!cache) await owned?.close();
+    // Before close() exists nothing was started: release what was opened.
+    if (!close) {
+      await delivery?.close();
+      await owned?.close();
+    }
     throw err;
   }
 }

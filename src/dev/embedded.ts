@@ -118,6 +118,7 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
         `--namespace=${DEV_NAMESPACE}`,
         `--jwt-secret-file=${secretFile}`,
         "--allow-loopback-targets",
+        `--delivery-store=sqlite:${path.join(devDir, "delivery.sqlite")}`,
       ],
       logDir,
       log,

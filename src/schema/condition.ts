@@ -19,6 +19,8 @@ export const ConditionType = {
   PriceCompatible: "PriceCompatible",
   /** True when the node is the simulator, never hidden. */
   Simulated: "Simulated",
+  /** Webhooks: whether the endpoint takes deliveries now (False: failing, or turned off by 410 Gone). */
+  Delivering: "Delivering",
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 export const CONDITION_TYPES: readonly ConditionType[] = Object.values(ConditionType);
@@ -54,7 +56,7 @@ export const ConditionSchema = z
       .max(316)
       .regex(/^[A-Z][A-Za-z0-9]*$/)
       .describe(
-        "Condition type in PascalCase: Ready (summary), Scheduled, NodeReachable, ChainHealthy, Registered, Funded, PriceCompatible or Simulated.",
+        "Condition type in PascalCase: Ready (summary), Scheduled, NodeReachable, ChainHealthy, Registered, Funded, PriceCompatible, Simulated or Delivering (webhooks).",
       ),
     status: z.enum(CONDITION_STATUSES).describe("True, False or Unknown (not yet known)."),
     reason: z

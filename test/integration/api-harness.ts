@@ -2,6 +2,8 @@
 // in-process on 127.0.0.1:0 against the run's control plane (logs captured), tokens, and a
 // small HTTP helper that never throws on a status.
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
@@ -32,6 +34,7 @@ export async function startTestApi(
 ): Promise<TestApi> {
   const secret = randomBytes(48);
   const logs: string[] = [];
+  const dir = mkdtempSync(path.join(os.tmpdir(), "api-delivery-"));
   const server = await startApiServer({
     host: "127.0.0.1",
     port: 0,
@@ -43,7 +46,11 @@ export async function startTestApi(
     nodeHooks: false,
     logLevel: "debug",
     logStream: { write: (line: string) => void logs.push(line) },
+    delivery: { store: { backend: "sqlite", file: path.join(dir, "delivery.sqlite") } },
     ...extra,
+  }).catch((err: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
   });
   return {
     server,
@@ -58,7 +65,10 @@ export async function startTestApi(
         scope: c.scope,
         ttlSeconds: c.ttlSeconds ?? 600,
       }),
-    close: () => server.close(),
+    close: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 

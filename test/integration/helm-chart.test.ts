@@ -146,7 +146,12 @@ describe("helm install: least-privilege RBAC", () => {
     ["lpo-controller", "list", "webhooks.livepeer.org", "ALL", false],
     ["lpo-api", "create", "webhooks.livepeer.org", "SELF", true],
     ["lpo-api", "create", "webhooks.livepeer.org", "video", false],
-    ["lpo-api", "get", "secrets", "SELF", false],
+    // Delivery reads a webhook's Secret by name (the shared secret) and writes its delivery status.
+    ["lpo-api", "get", "secrets", "SELF", true],
+    ["lpo-api", "list", "secrets", "SELF", false],
+    ["lpo-api", "watch", "secrets", "SELF", false],
+    ["lpo-api", "patch", "webhooks.livepeer.org/status", "SELF", true],
+    ["lpo-api", "patch", "webhooks.livepeer.org/status", "video", false],
     ["lpo-api", "list", "orchestrators.livepeer.org", "SELF", false],
     ["lpo-api", "watch", "gateways.livepeer.org", "video", true],
     ["lpo-api", "update", "gateways.livepeer.org", "video", false],

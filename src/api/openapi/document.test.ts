@@ -44,6 +44,17 @@ describe("openApiDocument", () => {
     );
   });
 
+  it("documents the intake and the log routes the SDK calls", () => {
+    expect(doc.paths["/events"].post.responses["202"]).toBeDefined();
+    expect(
+      doc.paths["/events"].post.requestBody.content["application/json"].schema.properties.event.enum,
+    ).toContain("stream.started");
+    expect(doc.paths["/webhook/{id}/log"].get.operationId).toBe("getWebhookLogs");
+    expect(doc.paths["/webhook/{id}/log/{logId}"].get.operationId).toBe("getWebhookLog");
+    expect(doc.paths["/webhook/{id}/log/{logId}/resend"].post.operationId).toBe("resendWebhook");
+    expect(doc.components.schemas.webhookLog.properties.duration.type).toBe("number");
+  });
+
   it("describes the error object with at least one message", () => {
     expect(doc.components.schemas.error.properties.errors.minItems).toBe(1);
   });

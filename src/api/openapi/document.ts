@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ADMIN_SCOPE, DEFAULT_PROJECT, EVENTS_WRITE_SCOPE } from "../auth/claims.ts";
 import { ErrorObject, RequestSharedSecret, WebhookObjectSchema } from "../webhooks/api-schema.ts";
 import { type Operation, webhookOperations } from "../webhooks/operations.ts";
+import { deliveryPaths, webhookLogComponent } from "./delivery-paths.ts";
 
 type Json = Record<string, unknown>;
 
@@ -100,6 +101,11 @@ export function openApiDocument(prefix: string): Json {
     paths[p] ??= {};
     paths[p]![op.method.toLowerCase()] = operationObject(op, components);
   }
+  components.webhookLog = webhookLogComponent;
+  Object.assign(
+    paths,
+    deliveryPaths((schema) => jsonSchema(schema, components, "input")),
+  );
   return {
     openapi: "3.1.0",
     info: {
@@ -110,7 +116,10 @@ export function openApiDocument(prefix: string): Json {
     },
     servers: [{ url: prefix || "/" }],
     security: [{ apiKey: [] }],
-    tags: [{ name: "webhook", description: "webhook operations" }],
+    tags: [
+      { name: "webhook", description: "webhook operations" },
+      { name: "events", description: "event intake" },
+    ],
     paths,
     components: {
       schemas: components,

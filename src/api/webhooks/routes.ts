@@ -5,6 +5,7 @@ import { principalOf } from "../auth/hook.ts";
 import { badRequest } from "../errors/http-error.ts";
 import { encodeCursor } from "./cursor.ts";
 import { parseListQuery } from "./list-query.ts";
+import { nextLink } from "./next-link.ts";
 import { type OperationId, webhookOperations } from "./operations.ts";
 import type { WebhookService } from "./service.ts";
 
@@ -16,20 +17,6 @@ export interface WebhookRoutesOptions {
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 type IdParams = { id?: string };
-
-/** The next page's URL: the same query with the cursor replaced (relative if Host is unusable). */
-function nextLink(request: FastifyRequest, cursor: string): string {
-  let url: URL;
-  try {
-    url = new URL(request.url, `${request.protocol}://${request.host}`);
-  } catch {
-    const relative = new URL(request.url, "http://placeholder");
-    relative.searchParams.set("cursor", cursor);
-    return `<${relative.pathname}${relative.search}>; rel="next"`;
-  }
-  url.searchParams.set("cursor", cursor);
-  return `<${url.toString()}>; rel="next"`;
-}
 
 function handlers(service: WebhookService): Record<OperationId, Handler> {
   return {
@@ -67,5 +54,9 @@ export function webhookPathMethods(): Array<{ pattern: RegExp; methods: string[]
   return [
     { pattern: /^\/webhook\/?$/, methods: ["GET", "POST", "PUT", "DELETE"] },
     { pattern: /^\/webhook\/[^/]+$/, methods: ["GET", "PUT", "DELETE"] },
+    { pattern: /^\/webhook\/[^/]+\/log\/?$/, methods: ["GET"] },
+    { pattern: /^\/webhook\/[^/]+\/log\/[^/]+$/, methods: ["GET"] },
+    { pattern: /^\/webhook\/[^/]+\/log\/[^/]+\/resend$/, methods: ["POST"] },
+    { pattern: /^\/events\/?$/, methods: ["POST"] },
   ];
 }

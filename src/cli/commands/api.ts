@@ -1,7 +1,13 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadTokenKeys, SECRET_ENV } from "../../api/auth/key-sources.ts";
 import type { LogLevel } from "../../api/logging.ts";
+import {
+  DEFAULT_DELIVERY_STORE,
+  POSTGRES_URL_ENV,
+  parseDeliveryStore,
+} from "../../api/options/delivery-store.ts";
+import { parseDeliveryTuning } from "../../api/options/delivery-tuning.ts";
 import { parseByteSize, parseListen, parseNonNegativeInt } from "../../api/options/parse.ts";
 import { DEFAULT_NAMESPACE, startApiServer } from "../../api/server.ts";
 import { type Command, UsageError } from "../command.ts";
@@ -14,9 +20,11 @@ const DEFAULT_RATE_LIMIT = 600;
 const usage = `Usage: livepeer-operator api [options]
 
 The webhook API (compatible with the hosted service's webhook API and the \`livepeer\` SDK):
-POST/GET {prefix}/webhook, GET/PUT/DELETE {prefix}/webhook/{id}, {prefix}/openapi.json, and
-/healthz, /readyz. Webhooks are stored as Webhook resources (livepeer.org/v1alpha1) in one
-namespace; their secrets in Secrets owned by them. Runs until SIGINT/SIGTERM.
+POST/GET {prefix}/webhook, GET/PUT/DELETE {prefix}/webhook/{id}, GET {prefix}/webhook/{id}/log[/{logId}],
+POST {prefix}/webhook/{id}/log/{logId}/resend, POST {prefix}/events (events:write), {prefix}/openapi.json,
+and /healthz, /readyz, /metrics. Webhooks are stored as Webhook resources (livepeer.org/v1alpha1)
+in one namespace; their secrets in Secrets owned by them. Events are delivered signed, retried
+and logged (--delivery-*). Runs until SIGINT/SIGTERM.
 
 Options:
   --listen HOST:PORT        address to listen on (default ${DEFAULT_LISTEN}; 0.0.0.0:3000 in a pod)
@@ -28,7 +36,20 @@ Options:
   --jwks-url URL            public keys fetched from a JWKS URL
   --jwt-issuer ISS          required 'iss' of tokens
   --jwt-audience AUD        required 'aud' of tokens (comma-separated for several)
-  --allow-loopback-targets  accept webhook URLs on loopback/private addresses (development only)
+  --allow-loopback-targets  accept webhook URLs on loopback/private addresses and deliver to
+                            loopback (development only)
+  --allow-cidr CIDR         an internal range deliveries may reach anyway (repeatable), e.g.
+                            10.20.0.0/16; everything not public is refused otherwise
+  --delivery-store STORE    sqlite:PATH (one replica; default ${DEFAULT_DELIVERY_STORE}) or postgres
+                            (several replicas; connection string from $${POSTGRES_URL_ENV}
+                            or --delivery-postgres-url-file, never on the command line)
+  --delivery-postgres-url-file FILE  the PostgreSQL connection string (a mounted Secret)
+  --delivery-timeout DUR    per attempt (default 10s); durations: 90, 90s, 30m, 12h, 7d
+  --delivery-retry-first DUR, --delivery-retry-max DUR, --delivery-retry-for DUR
+                            retry schedule: first delay (5s), doubling up to (1h), for (24h)
+  --delivery-log-max-age DUR, --delivery-log-max-per-webhook N, --delivery-events-max-age DUR
+                            retention: log entries (7d, 1000 per webhook); settled events and
+                            the idempotency window of event ids (7d)
   --no-node-hooks           do not serve gateway nodes' discovery hook (it needs list/watch on
                             gateways.livepeer.org in every namespace)
   --rate-limit N            requests per minute per token (default ${DEFAULT_RATE_LIMIT}; 0 = unlimited)
@@ -54,6 +75,16 @@ function parse(args: string[]) {
         "jwt-issuer": { type: "string" },
         "jwt-audience": { type: "string" },
         "allow-loopback-targets": { type: "boolean", default: false },
+        "allow-cidr": { type: "string", multiple: true, default: [] },
+        "delivery-store": { type: "string", default: DEFAULT_DELIVERY_STORE },
+        "delivery-postgres-url-file": { type: "string" },
+        "delivery-timeout": { type: "string" },
+        "delivery-retry-first": { type: "string" },
+        "delivery-retry-max": { type: "string" },
+        "delivery-retry-for": { type: "string" },
+        "delivery-log-max-age": { type: "string" },
+        "delivery-log-max-per-webhook": { type: "string" },
+        "delivery-events-max-age": { type: "string" },
         "node-hooks": { type: "boolean", default: true },
         "rate-limit": { type: "string", default: String(DEFAULT_RATE_LIMIT) },
         "body-limit": { type: "string", default: "64k" },
@@ -78,6 +109,7 @@ export const command: Command = {
     let options: Parameters<typeof startApiServer>[0];
     try {
       const listen = parseListen(v.listen!);
+      const postgresFile = v["delivery-postgres-url-file"];
       const keys = loadTokenKeys({
         jwtSecretFile: v["jwt-secret-file"],
         jwksFile: v["jwks-file"],
@@ -101,6 +133,22 @@ export const command: Command = {
         jwtIssuer: v["jwt-issuer"],
         jwtAudience: audience?.length ? audience : undefined,
         allowLoopbackTargets: v["allow-loopback-targets"],
+        delivery: {
+          store: parseDeliveryStore(v["delivery-store"]!, {
+            env: process.env[POSTGRES_URL_ENV],
+            file: postgresFile ? () => readFileSync(postgresFile, "utf8") : undefined,
+          }),
+          allowCidrs: v["allow-cidr"],
+          ...parseDeliveryTuning({
+            timeout: v["delivery-timeout"],
+            retryFirst: v["delivery-retry-first"],
+            retryMax: v["delivery-retry-max"],
+            retryFor: v["delivery-retry-for"],
+            logMaxAge: v["delivery-log-max-age"],
+            logMaxPerWebhook: v["delivery-log-max-per-webhook"],
+            eventsMaxAge: v["delivery-events-max-age"],
+          }),
+        },
         nodeHooks: v["node-hooks"],
         rateLimitPerMinute: parseNonNegativeInt(v["rate-limit"]!, "--rate-limit"),
         bodyLimit: parseByteSize(v["body-limit"]!, "--body-limit"),

@@ -9,6 +9,11 @@ export interface WebhookStatusPatch {
   conditions: Condition[];
 }
 
+/** Ready only: the API writes Delivering with its own field manager; applying it here would undo its updates. */
+function ownConditions(webhook: StoredWebhook) {
+  return (webhook.status?.conditions ?? []).filter((c) => c.type === "Ready");
+}
+
 /** Ready: the first check that did not pass, else Configured. */
 export function readyFrom(webhook: StoredWebhook, verdicts: Verdict[]): Verdict {
   const failed = verdicts.find((v) => v.status !== "True");
@@ -28,7 +33,7 @@ export function computeStatus(webhook: StoredWebhook, verdicts: Verdict[], now: 
   const generation = webhook.metadata?.generation;
   const ctx = { generation, now };
   const conditions = setCondition(
-    ensureConditions(webhook.status?.conditions, ["Ready"], ctx),
+    ensureConditions(ownConditions(webhook), ["Ready"], ctx),
     {
       type: "Ready",
       ...readyFrom(webhook, verdicts),
@@ -43,7 +48,7 @@ export function ownedStatus(webhook: StoredWebhook): WebhookStatusPatch {
   const s = webhook.status ?? {};
   return {
     ...(s.observedGeneration !== undefined ? { observedGeneration: s.observedGeneration } : {}),
-    conditions: s.conditions ?? [],
+    conditions: ownConditions(webhook),
   };
 }
 
@@ -54,7 +59,7 @@ export function unknownStatus(webhook: StoredWebhook, message: string, now: Date
   return {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions: setCondition(
-      webhook.status?.conditions,
+      ownConditions(webhook),
       { type: "Ready", status: "Unknown", reason: "CheckFailed", message },
       ctx,
     ),
