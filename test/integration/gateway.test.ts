@@ -320,6 +320,41 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
     });
   });
 
+  it("an on-chain Orchestrator's price edit is set live on its running node: same pod, the node reports the new price", async () => {
+    await kubectl([
+      "create",
+      "secret",
+      "generic",
+      "chain-keys",
+      "-n",
+      ns.name,
+      "--from-literal=key.json={}",
+      "--from-literal=password=not-a-real-password",
+    ]);
+    const onChain = {
+      network: "arbitrum-one-mainnet",
+      ethUrl: "https://arb1.example.invalid",
+      ethAcctAddr: "0x1111111111111111111111111111111111111111",
+      keystoreSecret: "chain-keys",
+      pixelsPerUnit: 1,
+    };
+    await orchestrators.apply("orch-chain", { ...onChain, pricePerUnit: "1000" }, pool);
+    // The node advertises its price with -autoAdjustPrice's overhead (1 %).
+    await orchestrators.until("orch-chain", (o) => o.status?.pricePerUnit === "1010", 60_000);
+    const before = await client.get<PodView>(Pods, ns.name, "orch-chain-0");
+    await orchestrators.apply("orch-chain", { ...onChain, pricePerUnit: "2000" }, pool);
+    expect(await untilEvent("orch-chain", "PriceSetLive", /1000\/1 -> 2000\/1/)).toMatch(
+      /price 1000\/1 -> 2000\/1 set live on orch-chain-0 \(POST \/setOrchestratorConfig on the CLI port\): no restart/,
+    );
+    const o = await orchestrators.until("orch-chain", (x) => x.status?.pricePerUnit === "2020", 60_000);
+    expect(o.status?.pixelsPerUnit).toBe(1);
+    const after = await client.get<PodView>(Pods, ns.name, "orch-chain-0");
+    expect(after.metadata?.uid).toBe(before.metadata?.uid);
+    expect(after.status?.containerStatuses?.[0]?.restartCount).toBe(
+      before.status?.containerStatuses?.[0]?.restartCount,
+    );
+  });
+
   it("more streams than an orchestrator's session limit: the gateway's OrchestratorCapped is a finding on the Gateway", async () => {
     await orchestrators.apply("orch-small", { ...orchSpec("1"), maxSessions: 1 }, pool);
     await kubectl(["label", "orchestrator", "orch-small", "-n", ns.name, "pool=small", "--overwrite"]);

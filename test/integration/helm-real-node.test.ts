@@ -324,7 +324,9 @@ describe("helm install on a real node", () => {
     ["controller", "delete", "secrets", APP_NS, false],
     ["controller", "patch", "nodes", undefined, false],
     ["controller", "create", "pods", APP_NS, false],
-    ["api", "get", "secrets", NS, false],
+    // Delivery signs with the webhook's shared secret: the API reads Secrets in its own namespace only.
+    ["api", "get", "secrets", NS, true],
+    ["api", "get", "secrets", APP_NS, false],
     ["api", "list", "orchestrators.livepeer.org", NS, false],
   ] as const)("the %s ServiceAccount may %s %s in %s: %s", async (sa, verb, resource, namespace, allowed) => {
     const args = ["auth", "can-i", verb, resource, `--as=system:serviceaccount:${NS}:${RELEASE}-${sa}`];
