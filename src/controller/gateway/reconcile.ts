@@ -11,26 +11,22 @@ import {
   Pods,
   Secrets,
   Services,
-  StatefulSets,
 } from "../../kube/index.ts";
 import { ChainReads } from "../../node/chain/index.ts";
-import { formatProblem } from "../../node/config/index.ts";
 import type { StoredGateway } from "../../schema/gateway.ts";
 import { hookTokenDigest } from "../../schema/node-hooks.ts";
 import { Gateways, Orchestrators } from "../../schema/resources.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { readDevnet } from "../devnet/lookup.ts";
 import { KubePodLogs, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
-import { applyLiveChanges } from "../live/apply.ts";
 import { newSecretValue } from "../node-pod/index.ts";
 import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
 import { ChainWatch } from "../node-status/chain-watch.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
-import { blocksRollout } from "../node-status/holds.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
 import { OwnedSecrets } from "../node-status/owned-secrets.ts";
-import { restartPod } from "../node-status/pod-restart.ts";
 import { revisitAfter } from "../node-status/revisit.ts";
+import { NodeRollout } from "../node-status/rollout.ts";
 import { nodeTargets } from "../node-status/targets.ts";
 import { PORTS as ORCHESTRATOR_PORTS } from "../orchestrator/names.ts";
 import { INSTANCE_INDEX } from "../orchestrator/watch.ts";
@@ -41,7 +37,6 @@ import {
   type ReconcileContext,
   type ReconcileResult,
   type Reconciler,
-  type Recorder,
   requeueAfter,
   type SetupContext,
   type StatusNews,
@@ -100,7 +95,6 @@ const NEWS: StatusNews = {
 export class GatewayReconciler implements Reconciler {
   readonly #client: KubeClient;
   readonly #cache: CacheReader;
-  readonly #events: Recorder;
   readonly #options: GatewayOptions;
   readonly #children: ChildApplier;
   readonly doctor: NodeDoctor;
@@ -109,11 +103,11 @@ export class GatewayReconciler implements Reconciler {
   readonly #keystore: KeystoreCheck;
   readonly #ownedSecrets: OwnedSecrets;
   readonly #status: StatusWriter;
+  readonly #rollout: NodeRollout;
 
   constructor(ctx: SetupContext, options: GatewayOptions) {
     this.#client = ctx.client;
     this.#cache = ctx.cache;
-    this.#events = ctx.events;
     this.#options = options;
     this.#children = new ChildApplier(ctx.client, ctx.cache);
     this.doctor = new NodeDoctor({
@@ -131,6 +125,12 @@ export class GatewayReconciler implements Reconciler {
     this.#keystore = new KeystoreCheck(ctx.client);
     this.#ownedSecrets = new OwnedSecrets(ctx.client);
     this.#status = new StatusWriter(ctx, Gateways, NEWS);
+    this.#rollout = new NodeRollout({
+      client: ctx.client,
+      events: ctx.events,
+      children: this.#children,
+      ...(options.liveCallTimeoutMs !== undefined ? { liveCallTimeoutMs: options.liveCallTimeoutMs } : {}),
+    });
   }
 
   /** Run in order, stopping at the first error (retried with backoff). */
@@ -139,11 +139,19 @@ export class GatewayReconciler implements Reconciler {
     [
       "config map",
       (g, r) =>
-        this.#unlessHeld(r, () => this.#children.apply(ConfigMaps, g, r.plan.node.configMap as KubeObject)),
+        this.#rollout.unlessHeld(r.plan, () =>
+          this.#rollout.applyAll(ConfigMaps, g, [r.plan.node.configMap]),
+        ),
     ],
-    ["services", (g, r) => this.#applyAll(Services, g, r.plan.node.services)],
-    ["stateful set", (g, r) => this.#unlessHeld(r, () => this.#statefulSet(g, r.plan))],
-    ["pods the live change missed", (g, r) => this.#restartMissed(g, r)],
+    ["services", (g, r) => this.#rollout.applyAll(Services, g, r.plan.node.services)],
+    [
+      "stateful set",
+      (g, r) =>
+        this.#rollout.unlessHeld(r.plan, () =>
+          this.#rollout.statefulSets(g, r.plan, [r.plan.node.statefulSet]),
+        ),
+    ],
+    ["pods the live change missed", (g, r) => this.#rollout.restart(g, r.restart)],
   ];
 
   async reconcile(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {
@@ -232,6 +240,16 @@ export class GatewayReconciler implements Reconciler {
     };
   }
 
+  /** A new price cap, AI caps or session limit goes to the running node before the ConfigMap records it. */
+  async #liveSettings(gw: StoredGateway, run: Run): Promise<void> {
+    run.restart = await this.#rollout.setLive(gw, run.plan, {
+      pods: run.pods,
+      component: "gateway",
+      cliPort: PORTS.cli,
+      signal: run.signal,
+    });
+  }
+
   /**
    * The hooks Secret of a gateway that selects Orchestrators: created once with a new token; its
    * URL re-rendered (same token) when the API server's URL changes. Returns the token's digest.
@@ -264,60 +282,5 @@ export class GatewayReconciler implements Reconciler {
       ),
     );
     return hookTokenDigest(token);
-  }
-
-  /** A new price cap or session limit goes to the running node before the ConfigMap records it. */
-  async #liveSettings(gw: StoredGateway, run: Run): Promise<void> {
-    const { plan } = run;
-    if (
-      !plan.liveChanges.length ||
-      blocksRollout(plan.holds) ||
-      plan.problems.some((p) => p.severity === "error")
-    )
-      return;
-    run.restart = await applyLiveChanges({
-      owner: gw,
-      changes: plan.liveChanges,
-      pods: run.pods,
-      component: "gateway",
-      cliPort: PORTS.cli,
-      events: this.#events,
-      timeoutMs: this.#options.liveCallTimeoutMs ?? 5_000,
-      signal: run.signal,
-    });
-  }
-
-  async #restartMissed(gw: StoredGateway, run: Run): Promise<void> {
-    for (const pod of run.restart) {
-      await restartPod(
-        this.#client,
-        gw.metadata?.namespace ?? "default",
-        pod.metadata?.name ?? "",
-        pod.metadata?.uid,
-      );
-    }
-  }
-
-  async #unlessHeld(run: Run, step: () => Promise<unknown>): Promise<void> {
-    if (!blocksRollout(run.plan.holds)) await step();
-  }
-
-  async #applyAll(type: typeof Services, gw: StoredGateway, objects: object[]): Promise<void> {
-    await Promise.all(objects.map((o) => this.#children.apply(type, gw, o as KubeObject)));
-  }
-
-  async #statefulSet(gw: StoredGateway, plan: GatewayPlan): Promise<void> {
-    const errors = plan.problems.filter((p) => p.severity === "error");
-    if (errors.length) {
-      // Keep the last good pod: a bad spec must not replace a serving gateway with a crashing one.
-      this.#events.event(gw, {
-        type: "Warning",
-        reason: "InvalidNodeConfiguration",
-        message: `not rolling out: ${errors.map(formatProblem).join("; ")}`,
-        action: "Validate",
-      });
-      return;
-    }
-    await this.#children.apply(StatefulSets, gw, plan.node.statefulSet as KubeObject);
   }
 }

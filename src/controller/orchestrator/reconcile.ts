@@ -20,16 +20,14 @@ import { Orchestrators } from "../../schema/resources.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { readDevnet } from "../devnet/lookup.ts";
 import { KubePodLogs, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
-import { applyLiveChanges } from "../live/apply.ts";
 import { generatedSecret, newSecretValue } from "../node-pod/index.ts";
 import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
 import { ChainWatch } from "../node-status/chain-watch.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
-import { blocksRollout } from "../node-status/holds.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
 import { OwnedSecrets } from "../node-status/owned-secrets.ts";
-import { restartPod } from "../node-status/pod-restart.ts";
 import { revisitAfter } from "../node-status/revisit.ts";
+import { NodeRollout } from "../node-status/rollout.ts";
 import {
   type CacheReader,
   ChildApplier,
@@ -44,7 +42,7 @@ import {
   StatusWriter,
 } from "../runtime/index.ts";
 import { childNames, ORCH_SECRET_KEY, PORTS } from "./names.ts";
-import { describeProblems, type Plan, planOrchestrator } from "./plan.ts";
+import { type Plan, planOrchestrator } from "./plan.ts";
 import { type RolloutStatefulSet, recoverStuckRollouts } from "./rollout-recovery.ts";
 import { computeStatus, type OwnedStatus, type Seen } from "./status.ts";
 import { orchestratorTargets } from "./targets.ts";
@@ -103,6 +101,7 @@ export class OrchestratorReconciler implements Reconciler {
   readonly #keystore: KeystoreCheck;
   readonly #ownedSecrets: OwnedSecrets;
   readonly #status: StatusWriter;
+  readonly #rollout: NodeRollout;
   #sweptAt = Date.now();
 
   constructor(ctx: SetupContext, options: OrchestratorOptions) {
@@ -126,6 +125,12 @@ export class OrchestratorReconciler implements Reconciler {
     this.#keystore = new KeystoreCheck(ctx.client);
     this.#ownedSecrets = new OwnedSecrets(ctx.client);
     this.#status = new StatusWriter(ctx, Orchestrators, NEWS);
+    this.#rollout = new NodeRollout({
+      client: ctx.client,
+      events: ctx.events,
+      children: this.#children,
+      ...(options.liveCallTimeoutMs !== undefined ? { liveCallTimeoutMs: options.liveCallTimeoutMs } : {}),
+    });
   }
 
   /** Run in order, stopping at the first error (retried with backoff). */
@@ -134,11 +139,16 @@ export class OrchestratorReconciler implements Reconciler {
     ["settings, live", (o, r) => this.#liveSettings(o, r)],
     [
       "config maps",
-      (o, r) => this.#unlessHeld(r.plan, () => this.#applyAll(ConfigMaps, o, r.plan.configMaps)),
+      (o, r) =>
+        this.#rollout.unlessHeld(r.plan, () => this.#rollout.applyAll(ConfigMaps, o, r.plan.configMaps)),
     ],
-    ["services", (o, r) => this.#applyAll(Services, o, r.plan.services)],
-    ["stateful sets", (o, r) => this.#unlessHeld(r.plan, () => this.#statefulSets(o, r.plan))],
-    ["pods the live change missed", (o, r) => this.#restartMissed(o, r)],
+    ["services", (o, r) => this.#rollout.applyAll(Services, o, r.plan.services)],
+    [
+      "stateful sets",
+      (o, r) =>
+        this.#rollout.unlessHeld(r.plan, () => this.#rollout.statefulSets(o, r.plan, r.plan.statefulSets)),
+    ],
+    ["pods the live change missed", (o, r) => this.#rollout.restart(o, r.restart)],
     ["stuck rollout recovery", (o, r) => this.#recoverStuckRollouts(o, r)],
   ];
 
@@ -216,11 +226,6 @@ export class OrchestratorReconciler implements Reconciler {
     };
   }
 
-  /** Config and pods stay as they are while a hold lasts (Ready says why). */
-  async #unlessHeld(plan: Plan, step: () => Promise<void>): Promise<void> {
-    if (!blocksRollout(plan.holds)) await step();
-  }
-
   /** Generated once and never rotated: running transcoders hold the current one. */
   async #orchSecret(orch: Orchestrator, plan: Plan): Promise<void> {
     if (!plan.orchSecretName) return;
@@ -234,55 +239,14 @@ export class OrchestratorReconciler implements Reconciler {
     this.#ownedSecrets.wrote(orch, await applyOwned(this.#client, Secrets, orch, secret as KubeObject));
   }
 
-  /** A new session limit or price goes to running pods before the ConfigMap records it. */
+  /** A new session limit or price goes to running orchestrator pods before the ConfigMap records it. */
   async #liveSettings(orch: Orchestrator, run: Run): Promise<void> {
-    const { plan } = run;
-    if (
-      !plan.liveChanges.length ||
-      blocksRollout(plan.holds) ||
-      plan.problems.some((p) => p.severity === "error")
-    )
-      return;
-    run.restart = await applyLiveChanges({
-      owner: orch,
-      changes: plan.liveChanges,
+    run.restart = await this.#rollout.setLive(orch, run.plan, {
       pods: run.pods,
       component: "orchestrator",
       cliPort: PORTS.cli,
-      events: this.#events,
-      timeoutMs: this.#options.liveCallTimeoutMs ?? 5_000,
       signal: run.signal,
     });
-  }
-
-  async #applyAll(type: typeof ConfigMaps, orch: Orchestrator, objects: object[]): Promise<void> {
-    await Promise.all(objects.map((o) => this.#children.apply(type, orch, o as KubeObject)));
-  }
-
-  async #statefulSets(orch: Orchestrator, plan: Plan): Promise<void> {
-    const errors = plan.problems.filter((p) => p.severity === "error");
-    if (errors.length) {
-      // Keep the last good pods: a bad spec must not replace a serving node with a crashing one.
-      this.#events.event(orch, {
-        type: "Warning",
-        reason: "InvalidNodeConfiguration",
-        message: `not rolling out: ${describeProblems(errors)}`,
-        action: "Validate",
-      });
-      return;
-    }
-    await this.#applyAll(StatefulSets, orch, plan.statefulSets);
-  }
-
-  async #restartMissed(orch: Orchestrator, run: Run): Promise<void> {
-    for (const pod of run.restart) {
-      await restartPod(
-        this.#client,
-        orch.metadata?.namespace ?? "default",
-        pod.metadata?.name ?? "",
-        pod.metadata?.uid,
-      );
-    }
   }
 
   async #recoverStuckRollouts(orch: Orchestrator, run: Run): Promise<void> {
