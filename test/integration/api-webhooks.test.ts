@@ -231,7 +231,12 @@ describe("PUT /webhook/{id}", () => {
       sharedSecret: secret(`race-${i}`),
     }));
     const results = await Promise.all(writes.map((body) => req("PUT", `/webhook/${h.id}`, { body })));
-    for (const r of results) expect([200, 409], r.text).toContain(r.status);
+    const serverErrors = () =>
+      api.logs
+        .filter((l) => /"level":50|error/i.test(l))
+        .slice(-5)
+        .join("\n");
+    for (const r of results) expect([200, 409], `${r.text}\n${serverErrors()}`).toContain(r.status);
     const succeeded = writes.filter((_, i) => results[i]!.status === 200);
     expect(succeeded.length).toBeGreaterThan(0);
 

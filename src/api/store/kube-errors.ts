@@ -17,11 +17,18 @@ export function translateKubeError(err: unknown): unknown {
     }
     return err; // 401/403/404 of the API server itself: a deployment problem, logged as a 500
   }
-  // Transport failures (connection refused, reset, timeout) surface as plain errors from fetch.
-  const e = err as { name?: unknown; cause?: unknown } | null;
+  // Transport failures (connection refused or reset, a timeout, an HTTP/2 stream or session torn
+  // down under load) surface as plain errors: the request may be retried.
+  const e = err as { name?: unknown; cause?: unknown; code?: unknown } | null;
+  const code = typeof e?.code === "string" ? e.code : "";
   if (
     e &&
-    (e.name === "TimeoutError" || e.name === "AbortError" || e.cause !== undefined || e.name === "TypeError")
+    (e.name === "TimeoutError" ||
+      e.name === "AbortError" ||
+      e.cause !== undefined ||
+      e.name === "TypeError" ||
+      code.startsWith("ERR_HTTP2_") ||
+      /^E(CONNRESET|CONNREFUSED|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH)$/.test(code))
   ) {
     return serviceUnavailable("the Kubernetes API server did not answer: retry shortly", 2);
   }

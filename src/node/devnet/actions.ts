@@ -8,7 +8,7 @@ import { contractAt } from "./deploy.ts";
 import { type DeploymentsOnDisk, readDeployments } from "./deployment-record.ts";
 import { readPasswordFile, unlockKeystore } from "./keystore.ts";
 import { isAlive } from "./processes.ts";
-import { advanceToRoundStart, initializeRoundIfNeeded } from "./rounds.ts";
+import { advanceToRoundStart, inInitializedRound, initializeRoundIfNeeded } from "./rounds.ts";
 import { validateServiceURI } from "./service-uri.ts";
 import { type DevnetState, devnetPaths, readDevnetState, readPid } from "./state.ts";
 import { read, send } from "./transact.ts";
@@ -95,16 +95,18 @@ export async function callReward(session: DevnetSession, name: string): Promise<
   const { a, wallet } = await signer(session, name, "orchestrator");
   const rounds = contract(session, "RoundsManager", wallet);
   const bonding = contract(session, "BondingManager", wallet);
-  const round = await initializeRoundIfNeeded(rounds);
-  if (!(await read<boolean>(bonding, "isActiveTranscoder", a.address))) {
-    throw new DevnetActionError(
-      `${name} is not active in round ${round}: only active orchestrators can call reward`,
-    );
-  }
-  const before = await read<{ lastRewardRound: bigint }>(bonding, "getTranscoder", a.address);
-  if (before.lastRewardRound === round)
-    throw new DevnetActionError(`${name} already called reward in round ${round}`);
-  await send(bonding, "reward");
+  const round = await inInitializedRound(rounds, async (round) => {
+    if (!(await read<boolean>(bonding, "isActiveTranscoder", a.address))) {
+      throw new DevnetActionError(
+        `${name} is not active in round ${round}: only active orchestrators can call reward`,
+      );
+    }
+    const before = await read<{ lastRewardRound: bigint }>(bonding, "getTranscoder", a.address);
+    if (before.lastRewardRound === round)
+      throw new DevnetActionError(`${name} already called reward in round ${round}`);
+    await send(bonding, "reward");
+    return round;
+  });
   const after = await read<{ lastRewardRound: bigint }>(bonding, "getTranscoder", a.address);
   return {
     address: a.address,
@@ -161,10 +163,12 @@ export interface UnbondOutcome {
 export async function unbondAll(session: DevnetSession, name: string): Promise<UnbondOutcome> {
   const { a, wallet } = await signer(session, name, "orchestrator");
   const bonding = contract(session, "BondingManager", wallet);
-  const round = await initializeRoundIfNeeded(contract(session, "RoundsManager", wallet));
-  const stake = await read<bigint>(bonding, "pendingStake", a.address, round);
-  if (stake === 0n) throw new DevnetActionError(`${name} has no stake bonded`);
-  await send(bonding, "unbond", [stake]);
+  const stake = await inInitializedRound(contract(session, "RoundsManager", wallet), async (round) => {
+    const bonded = await read<bigint>(bonding, "pendingStake", a.address, round);
+    if (bonded === 0n) throw new DevnetActionError(`${name} has no stake bonded`);
+    await send(bonding, "unbond", [bonded]);
+    return bonded;
+  });
   const t = await read<{ deactivationRound: bigint }>(bonding, "getTranscoder", a.address);
   return { address: a.address, unbonded: formatEther(stake), deactivationRound: t.deactivationRound };
 }

@@ -47,6 +47,25 @@ export async function initializeRoundIfNeeded(rounds: BaseContract): Promise<big
   return read<bigint>(rounds, "currentRound");
 }
 
+/**
+ * Runs `action` in an initialized round: a round ticker can start a new round between the
+ * initialization and the transaction, which then reverts with "current round is not initialized";
+ * the round is initialized again and the action retried (a few times at most).
+ */
+export async function inInitializedRound<T>(
+  rounds: BaseContract,
+  action: (round: bigint) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const round = await initializeRoundIfNeeded(rounds);
+    try {
+      return await action(round);
+    } catch (err) {
+      if (attempt >= 3 || !/current round is not initialized/.test(String((err as Error).message))) throw err;
+    }
+  }
+}
+
 /** Jumps to the start of the round `count` rounds ahead and initializes it; returns that round. */
 export async function advanceToRoundStart(rounds: BaseContract, count = 1n): Promise<bigint> {
   if (count < 1n) throw new Error(`rounds to advance: ${count} is not 1 or more`);
