@@ -12,18 +12,19 @@ import {
   Secrets,
   Services,
 } from "../../kube/index.ts";
-import { ChainReads } from "../../node/chain/index.ts";
+import type { ChainReads } from "../../node/chain/index.ts";
 import type { StoredGateway } from "../../schema/gateway.ts";
 import { hookTokenDigest } from "../../schema/node-hooks.ts";
 import { Gateways, Orchestrators } from "../../schema/resources.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { readDevnet } from "../devnet/lookup.ts";
-import { KubePodLogs, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
+import type { NodeDoctor, NodeDoctorOptions } from "../doctor/index.ts";
 import { newSecretValue } from "../node-pod/index.ts";
 import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
-import { ChainWatch } from "../node-status/chain-watch.ts";
+import type { ChainWatch } from "../node-status/chain-watch.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
+import { nodeObservers } from "../node-status/observers.ts";
 import { OwnedSecrets } from "../node-status/owned-secrets.ts";
 import { revisitAfter } from "../node-status/revisit.ts";
 import { NodeRollout } from "../node-status/rollout.ts";
@@ -110,18 +111,7 @@ export class GatewayReconciler implements Reconciler {
     this.#cache = ctx.cache;
     this.#options = options;
     this.#children = new ChildApplier(ctx.client, ctx.cache);
-    this.doctor = new NodeDoctor({
-      ...options.doctor,
-      logs: new KubePodLogs(ctx.client),
-      wake: (key) => ctx.enqueue(key),
-      log: ctx.log.child("doctor"),
-    });
-    this.chain = new ChainWatch({
-      reads: options.chain ?? new ChainReads(),
-      wake: (key) => ctx.enqueue(key),
-      ...(options.doctor?.periodMs !== undefined ? { periodMs: options.doctor.periodMs } : {}),
-      log: ctx.log.child("chain"),
-    });
+    ({ doctor: this.doctor, chain: this.chain } = nodeObservers(ctx, options));
     this.#keystore = new KeystoreCheck(ctx.client);
     this.#ownedSecrets = new OwnedSecrets(ctx.client);
     this.#status = new StatusWriter(ctx, Gateways, NEWS);
