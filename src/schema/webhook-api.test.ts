@@ -38,6 +38,17 @@ describe("webhook request body", () => {
     ]);
   });
 
+  it.each([
+    ["https://Ï", "https://xn--gda/"],
+    ["https://example.com/a b", "https://example.com/a%20b"],
+    ["https://example.com/caf\u00e9", "https://example.com/caf%C3%A9"],
+  ])("refuses the non-ASCII URI %s, naming its ASCII form %s", (url, ascii) => {
+    expect(problems({ ...minimal, url })).toEqual([
+      `url: url ${JSON.stringify(url)} is not an ASCII URI (RFC 3986): write it as ${JSON.stringify(ascii)} (punycode host, percent-encoded path)`,
+    ]);
+    expect(problems({ ...minimal, url: ascii })).toEqual([]);
+  });
+
   it("takes every event kind of the spec and nothing else", () => {
     expect(problems({ ...minimal, events: [...WEBHOOK_EVENT_KINDS] })).toEqual([]);
     expect(problems({ ...minimal, events: [] })).toEqual([]);

@@ -12,6 +12,14 @@ export const WebhookNameSchema = z
   .max(1024)
   .describe("Name of the webhook, for people, for example my-webhook.");
 
+/** The characters an RFC 3986 URI may contain (unreserved, reserved and "%"): ASCII only. */
+const RFC3986_CHARACTERS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]*$/;
+
+/** The WHATWG parser's serialisation: punycode host, percent-encoded path, query and fragment. */
+function asciiForm(u: string): string {
+  return URL.canParse(u) ? new URL(u).href : u;
+}
+
 export const WebhookUrlSchema = z
   .string({ error: "url must be a string such as https://example.com/hooks/livepeer" })
   .max(2048)
@@ -23,9 +31,13 @@ export const WebhookUrlSchema = z
     error: (iss) =>
       `url ${JSON.stringify(iss.input)} is not a valid URI: percent-encode spaces and special characters`,
   })
+  .refine((u) => !URL.canParse(u) || RFC3986_CHARACTERS.test(u), {
+    error: (iss) =>
+      `url ${JSON.stringify(iss.input)} is not an ASCII URI (RFC 3986): write it as ${JSON.stringify(asciiForm(String(iss.input)))} (punycode host, percent-encoded path)`,
+  })
   .meta({ format: "uri", pattern: WEBHOOK_URL_PATTERN })
   .describe(
-    "Where notifications are POSTed: an http:// or https:// URL, for example https://example.com/hooks/livepeer.",
+    "Where notifications are POSTed: an http:// or https:// URI (ASCII, RFC 3986: punycode for international host names), for example https://example.com/hooks/livepeer.",
   );
 
 export const WebhookEventsSchema = z

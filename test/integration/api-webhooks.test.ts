@@ -200,10 +200,15 @@ describe("PUT /webhook/{id}", () => {
     expect(await apiSecrets(h.id)).toEqual([]);
   });
 
-  it("says the id was not provided for PUT /webhook/ and PUT /webhook", async () => {
-    for (const path of ["/webhook/", "/webhook"]) {
-      const a = await req("PUT", path, { body: { name: "x", url: "https://example.com" } });
-      expect(a.status, a.text).toBe(400);
+  it("answers 405 (Allow: GET, POST) saying the id was not provided for PUT and DELETE on /webhook", async () => {
+    for (const [method, path] of [
+      ["PUT", "/webhook/"],
+      ["PUT", "/webhook"],
+      ["DELETE", "/webhook"],
+    ] as const) {
+      const a = await req(method, path, { body: { name: "x", url: "https://example.com" } });
+      expect(a.status, a.text).toBe(405);
+      expect(a.headers.get("allow")).toBe("GET, POST");
       expect(errorsOf(a)[0]).toMatch(/id not provided/);
     }
   });

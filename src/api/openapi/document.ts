@@ -82,7 +82,9 @@ function operationObject(op: Operation, components: Json): Json {
       in: p.in,
       required: p.required,
       description: p.description,
-      schema: jsonSchema(p.schema, components),
+      ...(p.json
+        ? { content: { "application/json": { schema: jsonSchema(p.schema, components, "input") } } }
+        : { schema: jsonSchema(p.schema, components) }),
     }));
   }
   if (op.body) {

@@ -2,6 +2,7 @@
 // plain query parameters (`name=x`, `createdAt[gte]=<ms>`). name and url match a
 // case-insensitive substring; streamId, projectId and userId match exactly; createdAt takes a
 // range {gt, gte, lt, lte} in ms (or one number for equality). All filters must hold.
+import { z } from "zod";
 import { unprocessable } from "../errors/http-error.ts";
 import type { ApiWebhook } from "./api-schema.ts";
 
@@ -17,6 +18,30 @@ export const EXACT_FIELDS = ["streamId", "projectId", "userId"] as const;
 export const FILTER_FIELDS = [...SUBSTRING_FIELDS, ...EXACT_FIELDS, "createdAt"] as const;
 const RANGE_OPS = ["gt", "gte", "lt", "lte"] as const;
 const MAX_FILTERS = 20;
+const MAX_TEXT = 2048;
+const NUMBER_TEXT = /^-?\d+(\.\d+)?$/;
+
+// What the parser below accepts, as a schema for the OpenAPI document (the parser keeps its own
+// messages; filters.test.ts checks that the two agree).
+export const FilterText = z.string().max(MAX_TEXT);
+const Millis = z.union([z.number(), z.string().regex(NUMBER_TEXT)]);
+export const FiltersSchema = z
+  .array(
+    z.discriminatedUnion("id", [
+      z.object({
+        id: z.enum([...SUBSTRING_FIELDS, ...EXACT_FIELDS]),
+        value: z.union([FilterText, z.number(), z.boolean()]),
+      }),
+      z.object({
+        id: z.literal("createdAt"),
+        value: z.union([
+          Millis,
+          z.strictObject(Object.fromEntries(RANGE_OPS.map((op) => [op, Millis.optional()]))),
+        ]),
+      }),
+    ]),
+  )
+  .max(MAX_FILTERS);
 
 function isOneOf<T extends string>(list: readonly T[], v: unknown): v is T {
   return typeof v === "string" && (list as readonly string[]).includes(v);
@@ -32,18 +57,13 @@ export function filterFor(field: string, value: unknown, where: string): Filter 
 }
 
 function stringValue(v: unknown, where: string): string {
-  if (typeof v === "string" && v.length <= 2048) return v;
+  if (typeof v === "string" && v.length <= MAX_TEXT) return v;
   if (typeof v === "number" || typeof v === "boolean") return String(v);
-  throw unprocessable(`${where} must be a string of at most 2048 characters`);
+  throw unprocessable(`${where} must be a string of at most ${MAX_TEXT} characters`);
 }
 
 function numberValue(v: unknown, where: string): number {
-  const n =
-    typeof v === "number"
-      ? v
-      : typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v.trim())
-        ? Number(v)
-        : Number.NaN;
+  const n = typeof v === "number" ? v : typeof v === "string" && NUMBER_TEXT.test(v) ? Number(v) : Number.NaN;
   if (!Number.isFinite(n)) throw unprocessable(`${where} must be a number (milliseconds since the epoch)`);
   return n;
 }

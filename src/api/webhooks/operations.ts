@@ -2,6 +2,7 @@
 // them and the OpenAPI document is generated from the same list, so the two cannot drift.
 import { z } from "zod";
 import { WebhookRequestBody } from "./api-schema.ts";
+import { FiltersSchema, FilterText } from "./filters.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "./list-query.ts";
 
 export type OperationId = "createWebhook" | "getWebhooks" | "getWebhook" | "updateWebhook" | "deleteWebhook";
@@ -12,6 +13,8 @@ export interface Parameter {
   required: boolean;
   description: string;
   schema: z.ZodType;
+  /** Sent as JSON text (OpenAPI `content: application/json`) rather than a plain value. */
+  json?: true;
 }
 
 export interface Operation {
@@ -74,15 +77,19 @@ export const webhookOperations: Operation[] = [
       q("limit", `Page size, 1-${MAX_LIMIT} (default ${DEFAULT_LIMIT}).`, z.int().min(1).max(MAX_LIMIT)),
       q("cursor", "Where the page starts: the value from the previous page's Link header."),
       q("count", "`true` adds the number of matching webhooks in `X-Total-Count`.", z.boolean()),
-      q(
-        "filters",
-        'JSON array of `{"id": field, "value": v}`: `name` and `url` match a case-insensitive substring; `streamId`, `projectId` and `userId` match exactly; `createdAt` takes `{"gt","gte","lt","lte"}` (ms) or one number.',
-      ),
-      q("name", "Case-insensitive substring of the name."),
-      q("url", "Case-insensitive substring of the URL."),
-      q("streamId", "Exact stream id."),
-      q("projectId", "Exact project id."),
-      q("userId", "Exact user id (useful to admins)."),
+      {
+        ...q(
+          "filters",
+          'A JSON array of `{"id": field, "value": v}` (URL-encoded): `name` and `url` match a case-insensitive substring; `streamId`, `projectId` and `userId` match exactly; `createdAt` takes `{"gt","gte","lt","lte"}` (ms) or one number.',
+          FiltersSchema,
+        ),
+        json: true,
+      },
+      q("name", "Case-insensitive substring of the name.", FilterText),
+      q("url", "Case-insensitive substring of the URL.", FilterText),
+      q("streamId", "Exact stream id.", FilterText),
+      q("projectId", "Exact project id.", FilterText),
+      q("userId", "Exact user id (useful to admins).", FilterText),
       q("createdAt[gte]", "Created at or after (ms).", z.number()),
       q("createdAt[lte]", "Created at or before (ms).", z.number()),
       q("createdAt[gt]", "Created after (ms).", z.number()),

@@ -2,7 +2,6 @@
 // readiness gate, the bearer-token check and the per-token rate limit first.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import { principalOf } from "../auth/hook.ts";
-import { badRequest } from "../errors/http-error.ts";
 import { encodeCursor } from "./cursor.ts";
 import { parseListQuery } from "./list-query.ts";
 import { nextLink } from "./next-link.ts";
@@ -18,6 +17,8 @@ export interface WebhookRoutesOptions {
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 type IdParams = { id?: string };
 
+const idOf = (req: FastifyRequest): string => (req.params as IdParams).id ?? "";
+
 function handlers(service: WebhookService): Record<OperationId, Handler> {
   return {
     createWebhook: (req) => service.create(principalOf(req), req.body),
@@ -29,13 +30,20 @@ function handlers(service: WebhookService): Record<OperationId, Handler> {
       return page.items;
     },
     getWebhook: async (req) => service.get(principalOf(req), (req.params as IdParams).id ?? ""),
-    updateWebhook: (req) => service.update(principalOf(req), (req.params as IdParams).id ?? "", req.body),
-    deleteWebhook: (req) => service.remove(principalOf(req), (req.params as IdParams).id ?? ""),
+    updateWebhook: (req, reply) =>
+      idOf(req) ? service.update(principalOf(req), idOf(req), req.body) : idNotProvided(req, reply),
+    deleteWebhook: (req, reply) =>
+      idOf(req) ? service.remove(principalOf(req), idOf(req)) : idNotProvided(req, reply),
   };
 }
 
-const idNotProvided: Handler = async () => {
-  throw badRequest("webhook id not provided: use /webhook/{id}");
+// `PUT /webhook` and `DELETE /webhook` name no webhook: 405 (the path takes GET and POST), with the
+// spec's "id not provided" message so a person reading the body knows the fix.
+const idNotProvided: Handler = async (req, reply) => {
+  void reply.code(405).header("allow", "GET, POST");
+  return {
+    errors: [`webhook id not provided: ${req.method} needs /webhook/{id} (this path takes GET and POST)`],
+  };
 };
 
 export async function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions): Promise<void> {
@@ -45,14 +53,13 @@ export async function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOpt
   for (const op of webhookOperations) {
     app.route({ method: op.method, url: op.path, handler: byId[op.operationId] });
   }
-  // `PUT /webhook` and `DELETE /webhook` name no webhook: say so rather than 405.
   app.route({ method: ["PUT", "DELETE"], url: "/webhook", handler: idNotProvided });
 }
 
 /** Paths under the prefix and the methods they accept (for 405 answers). */
 export function webhookPathMethods(): Array<{ pattern: RegExp; methods: string[] }> {
   return [
-    { pattern: /^\/webhook\/?$/, methods: ["GET", "POST", "PUT", "DELETE"] },
+    { pattern: /^\/webhook\/?$/, methods: ["GET", "POST"] },
     { pattern: /^\/webhook\/[^/]+$/, methods: ["GET", "PUT", "DELETE"] },
     { pattern: /^\/webhook\/[^/]+\/log\/?$/, methods: ["GET"] },
     { pattern: /^\/webhook\/[^/]+\/log\/[^/]+$/, methods: ["GET"] },
