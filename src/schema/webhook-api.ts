@@ -44,17 +44,21 @@ export const WebhookEventsSchema = z
   .array(WebhookEventKindSchema)
   .max(64)
   .describe(
-    "Event kinds to send, for example [stream.started, stream.idle]. Absent: every kind; an empty list: none.",
+    "Event kinds to send, for example [stream.started, stream.idle]. Absent: every kind; an empty list: none. A kind listed twice is kept once.",
   );
 
 export const StreamIdSchema = z
   .string()
   .max(256)
-  .describe("Only send events of this stream (its id). Absent: events of every stream of the project.");
+  .describe(
+    "Only send events of this stream (its id). Absent or empty: events of every stream of the project.",
+  );
 export const ProjectIdSchema = z
   .string()
   .max(256)
-  .describe("Identifier of the project the webhook belongs to.");
+  .describe(
+    "Identifier of the project the webhook belongs to. Absent or empty: the token's project (on update: unchanged).",
+  );
 export const UserIdSchema = z.string().max(256).describe("Identifier of the user the webhook belongs to.");
 
 /** Printable ASCII, 1-512 characters. */

@@ -19,12 +19,15 @@ export const FILTER_FIELDS = [...SUBSTRING_FIELDS, ...EXACT_FIELDS, "createdAt"]
 const RANGE_OPS = ["gt", "gte", "lt", "lte"] as const;
 const MAX_FILTERS = 20;
 const MAX_TEXT = 2048;
-const NUMBER_TEXT = /^-?\d+(\.\d+)?$/;
+/** A number as JSON writes it (what a client's serializer sends for a `number` parameter). */
+const NUMBER_TEXT = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
 
 // What the parser below accepts, as a schema for the OpenAPI document (the parser keeps its own
 // messages; filters.test.ts checks that the two agree).
 export const FilterText = z.string().max(MAX_TEXT);
-const Millis = z.union([z.number(), z.string().regex(NUMBER_TEXT)]);
+// As text the document promises less than the parser takes (which is any finite number): a
+// bounded mantissa and exponent can never overflow to Infinity.
+const Millis = z.union([z.number(), z.string().regex(/^-?\d{1,16}(\.\d{1,16})?([eE][-+]?\d{1,2})?$/)]);
 export const FiltersSchema = z
   .array(
     z.discriminatedUnion("id", [

@@ -41,9 +41,9 @@ export function requireId(id: string | undefined): string {
   return id;
 }
 
-/** The project a write lands in: the body's, if the caller may use it, else `fallback`. */
+/** The project a write lands in: the body's, if the caller may use it, else `fallback` (also for ""). */
 function projectFor(p: Principal, bodyProject: string | undefined, fallback: string): string {
-  if (bodyProject === undefined) return fallback;
+  if (bodyProject === undefined || bodyProject === "") return fallback;
   if (!p.admin && bodyProject !== p.projectId) {
     throw forbidden(
       `projectId ${JSON.stringify(bodyProject.slice(0, 100))} is not the project of your token ('${p.projectId}'): omit projectId or use a token for that project`,
