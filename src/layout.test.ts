@@ -1,4 +1,4 @@
-// The rooms of the house and which way imports may run between them (README "Layout"). A rule
+// The rooms of the house and which way imports may run between them (docs/layout.md). A rule
 // broken here is a design change: move the shared code down a floor instead of reaching across.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";

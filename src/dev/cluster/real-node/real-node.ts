@@ -1,7 +1,7 @@
 // A real node beside the fake ones: kubelet + containerd + runc + CNI on this machine,
 // registered with the local control plane as `localhost` (the API server reaches it on
 // loopback), with a fake NVIDIA device plugin so the kubelet's own device manager hands out
-// `nvidia.com/gpu` to real pods. Needs root. See ../../../../README.md ("A real node").
+// `nvidia.com/gpu` to real pods. Needs root. See docs/local-cluster.md ("A real node").
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
