@@ -24,6 +24,7 @@ import { freePorts } from "../ports.ts";
 import { logTail, type ManagedProcess, waitFor } from "../process.ts";
 import { createCgroups, nodeCgroupDirs } from "./cgroups.ts";
 import { importImage, startContainerd } from "./containerd.ts";
+import { acceptBridgeForwarding } from "./forwarding.ts";
 import { ensureHostPackages } from "./host-packages.ts";
 import { holdHostSettings } from "./host-settings.ts";
 import { PAUSE_IMAGE, pauseImageArchive } from "./images.ts";
@@ -164,6 +165,8 @@ export async function startRealNode(cp: ControlPlane, opts: RealNodeOptions = {}
   };
 
   try {
+    // Beside Docker (FORWARD policy DROP, bridge-nf-call-iptables on) pod-to-pod traffic needs this.
+    await acceptBridgeForwarding(network.bridge);
     createCgroups(cgroupDirs);
     progress(`[real-node] starting containerd (bridge ${network.bridge}, pods on ${network.subnet})`);
     const containerd = await startContainerd(
