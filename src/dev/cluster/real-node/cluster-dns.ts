@@ -125,7 +125,13 @@ export async function startClusterDns(address: string, core: CoreV1Api): Promise
     socket.send(reply, peer.port, peer.address);
   });
   await new Promise<void>((resolve, reject) => {
-    socket.once("error", reject);
+    socket.once("error", (err) =>
+      reject(
+        new Error(
+          `the real node's cluster DNS cannot listen on ${address}:53 (${err.message}): something else holds UDP port 53 on every address ('ss -ulpn sport = :53' names it); stop it, or start the node without serviceProxy`,
+        ),
+      ),
+    );
     socket.bind(53, address, () => resolve());
   });
   return {
