@@ -61,7 +61,19 @@ async function gatherFacts(nodeImage: string): Promise<KindFacts> {
     const pull = await run("docker", ["pull", nodeImage], process.env, 300_000);
     if (pull.code !== 0) return { ...facts, nodeImageError: pull.out };
   }
-  const probe = await run("docker", ["run", "--rm", "--privileged", "--entrypoint", "true", nodeImage]);
+  // Named, and removed whatever happens: a refused create can leave a container behind.
+  const probeName = `lpo-kind-probe-${process.pid}`;
+  const probe = await run("docker", [
+    "run",
+    "--rm",
+    "--name",
+    probeName,
+    "--privileged",
+    "--entrypoint",
+    "true",
+    nodeImage,
+  ]);
+  await run("docker", ["rm", "-f", probeName]);
   return probe.code === 0 ? facts : { ...facts, privilegedError: probe.out };
 }
 
