@@ -9,7 +9,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["src/**/*.test.ts", "test/unit/**/*.test.ts"],
+          include: ["src/**/*.test.ts", "test/unit/**/*.test.ts", "test/e2e/support/**/*.test.ts"],
           testTimeout: 20_000,
         },
       },
@@ -22,6 +22,17 @@ export default defineConfig({
           hookTimeout: 2_400_000,
           // Two cores: integration files share one control plane; run a few at once.
           maxWorkers: 2,
+        },
+      },
+      {
+        // The e2e suite (test/e2e) on this machine's Go-built control plane with a real node and
+        // the chart installed by its harness; `npm run test:kind` runs the same files on kind.
+        test: {
+          name: "e2e-real-node",
+          include: ["test/e2e/**/*.e2e.test.ts"],
+          globalSetup: ["test/e2e/harness/real-node.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 2_400_000,
         },
       },
     ],

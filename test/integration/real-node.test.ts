@@ -11,6 +11,7 @@ import { CoreV1Api, type V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { pidsIn } from "../../src/dev/cluster/real-node/cgroups.ts";
+import { forwardChain } from "../../src/dev/cluster/real-node/forwarding.ts";
 import { BUSYBOX_IMAGE, busyboxImageArchive } from "../../src/dev/cluster/real-node/images.ts";
 import { nodeLayout } from "../../src/dev/cluster/real-node/layout.ts";
 import { mountsUnder } from "../../src/dev/cluster/real-node/mounts.ts";
@@ -276,6 +277,12 @@ function tracesWhileRunning(dir: string): Traces {
   expect(pidsIn(state.cgroupDirs).length).toBeGreaterThan(0);
   expect(shimPids(layout.containerd.socket).length).toBeGreaterThan(0);
   expect(bridgeExists(state.network!.bridge)).toBe(true);
+  // Its FORWARD chain (for machines where Docker set the policy to DROP), jumped to once.
+  const chain = forwardChain(state.network!.bridge);
+  expect(execFileSync("iptables", ["-w", "5", "-S", chain], { encoding: "utf8" })).toContain(
+    `-A ${chain} -i`,
+  );
+  expect(iptablesForward().filter((r) => r.endsWith(`-j ${chain}`))).toHaveLength(1);
   // The pod's processes (pause and the container) live in cgroups of their own.
   const containerCgroups = containerCgroupDirs(layout);
   const containerPids = pidsIn(containerCgroups);
@@ -289,6 +296,11 @@ function tracesWhileRunning(dir: string): Traces {
     bridge: state.network!.bridge,
     cgroupDirs: [...state.cgroupDirs, ...containerCgroups],
   };
+}
+
+/** The host's FORWARD rules, one per line. */
+function iptablesForward(): string[] {
+  return execFileSync("iptables", ["-w", "5", "-S", "FORWARD"], { encoding: "utf8" }).split("\n");
 }
 
 /** A killed process may linger as a zombie until init reaps it: that one is not running. */
@@ -313,6 +325,7 @@ function expectNoTraces(t: Traces): void {
   for (const n of t.netns) expect(existsSync(n), n).toBe(false);
   expect(netnsNow().filter((n) => !netnsBefore.includes(n))).toEqual([]);
   expect(bridgeExists(t.bridge)).toBe(false);
+  expect(iptablesForward().join("\n")).not.toContain(forwardChain(t.bridge));
   for (const dir of t.cgroupDirs) expect(existsSync(dir), dir).toBe(false);
   expect(existsSync(t.dir)).toBe(false);
 }

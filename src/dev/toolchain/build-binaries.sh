@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the control-plane binaries from the Go module proxy into a cache outside the repo.
-#   build-binaries.sh <cache-dir> <component>...   components: etcd kwok kubernetes kubelet kube-proxy helm
+#   build-binaries.sh <cache-dir> <component>...   components: etcd kwok kubernetes kubelet kube-proxy helm kind
 # Each component lands in <cache-dir>/<component>-<version>/ and is marked complete by a
 # `.complete` file, so an interrupted build is redone instead of trusted.
 # Versions come from versions.json beside this file: the one place they are pinned.
@@ -8,7 +8,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${1:?usage: build-binaries.sh <cache-dir> <component>...}; shift
 version() { sed -n "s/.*\"$1\": *\"\([^\"]*\)\".*/\1/p" "$here/versions.json"; }
-K8S=$(version kubernetes); ETCD=$(version etcd); KWOK=$(version kwok); HELM=$(version helm)
+K8S=$(version kubernetes); ETCD=$(version etcd); KWOK=$(version kwok); HELM=$(version helm); KIND=$(version kind)
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false" GOTOOLCHAIN=local CGO_ENABLED=0
 mkdir -p "$cache"
 step() { printf '[build] %s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -145,10 +145,20 @@ build_helm() {
   finish "$tmp" "$out"
 }
 
+build_kind() {
+  local out="$cache/kind-$KIND"
+  [ -f "$out/.complete" ] && return 0
+  step "kind $KIND (about 2 min cold)"
+  local tmp="$out.tmp"; rm -rf "$tmp"; mkdir -p "$tmp"
+  GOBIN="$tmp" go install "sigs.k8s.io/kind@$KIND"
+  finish "$tmp" "$out"
+}
+
 for c in "$@"; do
   case "$c" in
     etcd) build_etcd ;; kwok) build_kwok ;; kubernetes) build_kubernetes ;;
     kubelet) build_kubelet ;; kube-proxy) build_kube_proxy ;; helm) build_helm ;;
+    kind) build_kind ;;
     *) echo "unknown component: $c" >&2; exit 2 ;;
   esac
 done

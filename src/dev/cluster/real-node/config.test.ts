@@ -120,6 +120,16 @@ describe("kubelet", () => {
     });
   });
 
+  it("gives pods the cluster DNS only when the node runs Services (never the host's resolv.conf)", () => {
+    expect(config).not.toHaveProperty("clusterDNS");
+    const withDns = load(kubeletConfig({ ...settings, clusterDns: net.gateway })) as Record<string, unknown>;
+    expect(withDns).toMatchObject({
+      clusterDNS: [net.gateway],
+      clusterDomain: "cluster.local",
+      resolvConf: "",
+    });
+  });
+
   it("serves on loopback only and authenticates every caller (no anonymous access)", () => {
     expect(config).toMatchObject({
       address: "127.0.0.1",

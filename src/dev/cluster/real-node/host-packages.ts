@@ -4,7 +4,13 @@
 import { execFile, execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 
-export const REAL_NODE_PACKAGES = ["containerd", "runc", "containernetworking-plugins", "busybox-static"];
+export const REAL_NODE_PACKAGES = [
+  "containerd",
+  "runc",
+  "containernetworking-plugins",
+  "busybox-static",
+  "iptables",
+];
 
 /** Files the real node uses from those packages: checked after installing, so a broken install says so. */
 export const REQUIRED_FILES = [
@@ -16,6 +22,7 @@ export const REQUIRED_FILES = [
   "/usr/lib/cni/host-local",
   "/usr/lib/cni/loopback",
   "/bin/busybox",
+  "/usr/sbin/iptables",
 ];
 
 /** Packages of `wanted` that `dpkg-query -W -f='${Package} ${db:Status-Status}\n'` does not report installed. */

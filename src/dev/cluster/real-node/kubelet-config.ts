@@ -14,6 +14,8 @@ export interface KubeletSettings {
   servingKey: string;
   labels: Record<string, string>;
   taints: { key: string; value?: string; effect: string }[];
+  /** The cluster DNS address pods are given (with Services: see cluster-dns.ts). */
+  clusterDns?: string;
 }
 
 export function kubeletConfig(s: KubeletSettings): string {
@@ -46,9 +48,11 @@ export function kubeletConfig(s: KubeletSettings): string {
     cgroupsPerQOS: false,
     enforceNodeAllocatable: [],
     failSwapOn: false,
-    // No cluster DNS here; pods get an empty resolv.conf rather than the host's.
+    // Never the host's resolv.conf: pods resolve Service names through our cluster DNS (when
+    // the node runs Services) and nothing else.
     resolvConf: "",
     clusterDomain: "cluster.local",
+    ...(s.clusterDns && { clusterDNS: [s.clusterDns] }),
     podLogsDir: s.layout.kubelet.podLogs,
     volumePluginDir: s.layout.kubelet.volumePlugins,
     registerNode: true,

@@ -23,7 +23,9 @@ import { issueCertificate } from "../pki.ts";
 import { freePorts } from "../ports.ts";
 import { logTail, type ManagedProcess, waitFor } from "../process.ts";
 import { createCgroups, nodeCgroupDirs } from "./cgroups.ts";
+import { type ClusterDns, startClusterDns } from "./cluster-dns.ts";
 import { importImage, startContainerd } from "./containerd.ts";
+import { acceptBridgeForwarding } from "./forwarding.ts";
 import { ensureHostPackages } from "./host-packages.ts";
 import { holdHostSettings } from "./host-settings.ts";
 import { PAUSE_IMAGE, pauseImageArchive } from "./images.ts";
@@ -143,6 +145,7 @@ export async function startRealNode(cp: ControlPlane, opts: RealNodeOptions = {}
 
   let plugin: FakeGpuPlugin | undefined;
   let serviceProxy: ServiceProxy | undefined;
+  let clusterDns: ClusterDns | undefined;
   let stopped: Promise<TeardownResult | undefined> | undefined;
   const stop = () => {
     stopped ??= (async () => {
@@ -150,6 +153,7 @@ export async function startRealNode(cp: ControlPlane, opts: RealNodeOptions = {}
       await drain(core, progress).catch((err: Error) => progress(`[real-node] drain: ${err.message}`));
       await serviceProxy?.stop().catch((err: Error) => progress(`[real-node] kube-proxy: ${err.message}`));
       await plugin?.stop();
+      await clusterDns?.stop();
       const s = readNodeState(layout);
       await stopOwnProcess(s?.pids.kubelet, "kubelet");
       await core.deleteNode({ name: NODE_NAME }).catch(() => undefined);
@@ -164,6 +168,8 @@ export async function startRealNode(cp: ControlPlane, opts: RealNodeOptions = {}
   };
 
   try {
+    // Beside Docker (FORWARD policy DROP, bridge-nf-call-iptables on) pod-to-pod traffic needs this.
+    await acceptBridgeForwarding(network.bridge);
     createCgroups(cgroupDirs);
     progress(`[real-node] starting containerd (bridge ${network.bridge}, pods on ${network.subnet})`);
     const containerd = await startContainerd(
@@ -206,7 +212,10 @@ export async function startRealNode(cp: ControlPlane, opts: RealNodeOptions = {}
       servingKey: serving.key,
       labels: { ...gpuLabels(gpu), "node.kubernetes.io/instance-type": "gpu", [REAL_NODE_LABEL]: "true" },
       taints: [GPU_TAINT],
+      ...(opts.serviceProxy && { clusterDns: network.gateway }),
     };
+    // Service names (`<svc>.<ns>.svc.cluster.local`) resolve only where Services work.
+    if (opts.serviceProxy) clusterDns = await startClusterDns(network.gateway, core);
     writeFileSync(layout.kubelet.config, kubeletConfig(settings));
     mkdirSync(layout.kubelet.devicePlugins, { recursive: true });
 

@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isAlive, sleep } from "../../../process/pids.ts";
 import { parseCgroupMounts, pidsIn, removeCgroups } from "./cgroups.ts";
+import { removeBridgeForwarding } from "./forwarding.ts";
 import { releaseHostSettings } from "./host-settings.ts";
 import { type NodeLayout, type NodeNetwork, nodeLayout } from "./layout.ts";
 import { mountsUnder, unmount, unmountAllUnder } from "./mounts.ts";
@@ -228,6 +229,7 @@ export async function teardownNode(
     } catch (err) {
       result.leftovers.push((err as Error).message);
     }
+    await removeBridgeForwarding(bridge).catch((err: Error) => result.leftovers.push(err.message));
     if (bridgeExists(bridge)) result.leftovers.push(`interface ${bridge}`);
   }
   // The kubelet's per-container log links point into our pod log dir.

@@ -1,0 +1,42 @@
+// The kind cluster's shape and the fake device plugin's DaemonSet.
+import { describe, expect, it } from "vitest";
+import { rtx3090 } from "../cluster/nodes.ts";
+import { kindClusterConfig } from "./cluster-config.ts";
+import { devicePluginDaemonSet } from "./device-plugin-daemonset.ts";
+
+describe("the kind cluster", () => {
+  it("has one control-plane node and two workers labelled with their GPUs as GFD does", () => {
+    const config = kindClusterConfig({ name: "lpo-e2e", workers: 2, gpu: rtx3090 });
+    expect(config.nodes.map((n) => n.role)).toEqual(["control-plane", "worker", "worker"]);
+    expect(config.nodes[0]).not.toHaveProperty("labels");
+    for (const worker of config.nodes.slice(1)) {
+      expect(worker).toMatchObject({
+        labels: {
+          "nvidia.com/gpu.present": "true",
+          "nvidia.com/gpu.product": "NVIDIA-GeForce-RTX-3090",
+          "nvidia.com/gpu.count": "2",
+        },
+      });
+    }
+  });
+
+  it.each([
+    [{ name: "Bad_Name", workers: 2 }, /kind cluster name 'Bad_Name'/],
+    [{ name: "lpo", workers: 0 }, /workers: 0: give at least 1 worker/],
+  ])("refuses %j, naming the field", (o, message) => {
+    expect(() => kindClusterConfig({ ...o, gpu: rtx3090 })).toThrow(message);
+  });
+
+  it("runs the fake device plugin on GPU workers only, as root, with the kubelet's plugin dir", () => {
+    const ds = devicePluginDaemonSet({
+      namespace: "kube-system",
+      image: "livepeer-operator:0.1.0",
+      gpusPerNode: 2,
+    });
+    const pod = ds.spec.template.spec;
+    expect(pod.nodeSelector).toEqual({ "nvidia.com/gpu.present": "true" });
+    expect(pod.containers[0]?.command).toContain("--gpus=2");
+    expect(pod.containers[0]?.securityContext).toEqual({ runAsUser: 0, runAsGroup: 0 });
+    expect(pod.volumes[0]?.hostPath.path).toBe("/var/lib/kubelet/device-plugins");
+  });
+});

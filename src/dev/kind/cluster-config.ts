@@ -1,0 +1,34 @@
+// The kind cluster the e2e suite runs on: one control-plane node and two GPU workers, labelled as
+// GPU Feature Discovery labels a node with its GPUs (the fake device plugin's DaemonSet selects
+// them and the operator places node pods by them). Pure: spec in, kind's config out.
+import { type FakeGpu, gpuLabels } from "../cluster/nodes.ts";
+
+export const KIND_CLUSTER_API = "kind.x-k8s.io/v1alpha4";
+
+export interface KindClusterOptions {
+  name: string;
+  workers: number;
+  gpu: FakeGpu;
+}
+
+export function kindClusterConfig(o: KindClusterOptions) {
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(o.name) || o.name.length > 40) {
+    throw new Error(
+      `kind cluster name '${o.name}': use lowercase letters, digits and '-', at most 40 characters`,
+    );
+  }
+  if (!Number.isInteger(o.workers) || o.workers < 1) {
+    throw new Error(
+      `workers: ${o.workers}: give at least 1 worker (GPU pods never run on the control plane)`,
+    );
+  }
+  return {
+    kind: "Cluster",
+    apiVersion: KIND_CLUSTER_API,
+    name: o.name,
+    nodes: [
+      { role: "control-plane" },
+      ...Array.from({ length: o.workers }, () => ({ role: "worker", labels: gpuLabels(o.gpu) })),
+    ],
+  };
+}

@@ -1,0 +1,125 @@
+// The suite's handle on the cluster: kubectl and helm as a user runs them, the release's pods,
+// and HTTP from inside the cluster (a receiver pod of the suite's own), so the same scenario runs
+// where the test process can reach pod IPs (the real node) and where it cannot (kind).
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { CoreV1Api, KubeConfig, type V1Pod } from "@kubernetes/client-node";
+import { inject } from "vitest";
+import { waitFor } from "../../../src/dev/cluster/process.ts";
+import { type E2eContext, e2eContextFromEnv } from "./context.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    e2e: E2eContext;
+  }
+}
+
+const CHART = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "../../../deploy/helm/livepeer-operator",
+);
+/** Where the suite's own workloads go (removed by the uninstall scenario). */
+export const APP_NS = "e2e-video";
+export const RECEIVER = "e2e-receiver";
+export const RECEIVER_PORT = 9000;
+
+export const ctx: E2eContext = inject("e2e") ?? e2eContextFromEnv(process.env, CHART);
+const kc = new KubeConfig();
+kc.loadFromFile(ctx.kubeconfig);
+export const core = kc.makeApiClient(CoreV1Api);
+
+export interface Run {
+  code: number;
+  out: string;
+}
+
+function run(cmd: string, args: string[], input?: string, timeout = 300_000): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = execFile(cmd, args, { maxBuffer: 32 * 1024 * 1024, timeout }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+    );
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+/** kubectl's exit code and output (stdout then stderr). */
+export const kubectlRun = (args: string[], input?: string) =>
+  run(ctx.kubectl, [`--kubeconfig=${ctx.kubeconfig}`, ...args], input);
+
+/** kubectl's stdout; throws with its stderr when it fails. */
+export async function kubectl(args: string[], input?: string): Promise<string> {
+  const r = await kubectlRun(args, input);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed (${r.code}): ${r.out}`);
+  return r.out;
+}
+
+export const helm = (args: string[]) => run(ctx.helm, [...args, `--kubeconfig=${ctx.kubeconfig}`]);
+
+export async function releasePods(component: string): Promise<V1Pod[]> {
+  return (
+    await core.listNamespacedPod({
+      namespace: ctx.namespace,
+      labelSelector: `app.kubernetes.io/instance=${ctx.release},app.kubernetes.io/component=${component}`,
+    })
+  ).items;
+}
+
+export const isReady = (p: V1Pod) =>
+  !p.metadata?.deletionTimestamp &&
+  !!p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
+
+/** What went wrong: every pod of the cluster, and the last log lines of the release's. */
+export async function podsReport(): Promise<string> {
+  const out = await kubectl(["get", "pods", "-A", "-o", "wide"]).catch((e: Error) => e.message);
+  const all = (await core.listNamespacedPod({ namespace: ctx.namespace })).items;
+  const details = await Promise.all(
+    all.map(async (p) => {
+      const logs = await kubectl(["logs", "-n", ctx.namespace, p.metadata!.name!, "--tail=15"]).catch(
+        (e: Error) => e.message,
+      );
+      return `--- ${p.metadata?.name}: ${JSON.stringify(p.status?.containerStatuses?.map((c) => c.state))}\n${logs}`;
+    }),
+  );
+  return `${out}\n${details.join("\n")}`;
+}
+
+/** Waits until the release has exactly `count` live `component` pods, all Ready and `ok`. */
+export async function waitPodsReady(
+  component: string,
+  count: number,
+  ok: (p: V1Pod) => boolean = () => true,
+) {
+  let last: V1Pod[] = [];
+  await waitFor(
+    `${count} ${component} pods Ready`,
+    async () => {
+      last = (await releasePods(component)).filter((p) => !p.metadata?.deletionTimestamp);
+      return last.length === count && last.every((p) => isReady(p) && ok(p));
+    },
+    240_000,
+    () => `${last.map((p) => `${p.metadata?.name} ready=${isReady(p)}`).join(", ")}`,
+  ).catch(async (err: Error) => {
+    throw new Error(`${err.message}\n${await podsReport()}`);
+  });
+  return last;
+}
+
+/** Runs a node script in a pod's first container (images built from this repo have /usr/local/bin/node). */
+export async function nodeIn(pod: string, namespace: string, script: string): Promise<string> {
+  return (await kubectl(["exec", "-n", namespace, pod, "--", "/usr/local/bin/node", "-e", script])).trim();
+}
+
+/** HTTP from inside the cluster (the receiver pod): status and body text. */
+export async function fetchInCluster(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; text: string }> {
+  const script = `fetch(${JSON.stringify(url)}, ${JSON.stringify(init)}).then(async (r) => console.log(JSON.stringify({ status: r.status, text: await r.text() })), (e) => console.log(JSON.stringify({ status: 0, text: String(e.cause ?? e) })))`;
+  return JSON.parse(await nodeIn(RECEIVER, APP_NS, script)) as { status: number; text: string };
+}
+
+/** The JSON of a namespaced resource. */
+export async function getJson<T>(kind: string, name: string, namespace: string): Promise<T> {
+  return JSON.parse(await kubectl(["get", kind, name, "-n", namespace, "-o", "json"])) as T;
+}
