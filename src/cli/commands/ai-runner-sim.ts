@@ -77,7 +77,8 @@ export function runnerOptionsFromArgs(args: string[], env: NodeJS.ProcessEnv): A
   const pipeline = str("pipeline", "PIPELINE");
   const modelId = str("model-id", "MODEL_ID");
   if (!pipeline) throw new UsageError("--pipeline (or PIPELINE) is required, e.g. --pipeline text-to-image");
-  if (!modelId) throw new UsageError("--model-id (or MODEL_ID) is required, e.g. --model-id stabilityai/sd-turbo");
+  if (!modelId)
+    throw new UsageError("--model-id (or MODEL_ID) is required, e.g. --model-id stabilityai/sd-turbo");
   const addr = str("addr", "LIVEPEER_SIM_RUNNER_ADDR") ?? "127.0.0.1:8000";
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(addr);
   if (!m || Number(m[3]) > 65535) throw new UsageError(`--addr ${addr}: give host:port, e.g. 127.0.0.1:8000`);
@@ -88,12 +89,27 @@ export function runnerOptionsFromArgs(args: string[], env: NodeJS.ProcessEnv): A
     );
   }
   const whole = (n: number) => Number.isInteger(n) && n >= 0;
-  const coldStart = numberOption("cold-start-seconds", str("cold-start-seconds", "LIVEPEER_SIM_COLD_START_SECONDS"), (n) => n >= 0, "seconds >= 0");
+  const coldStart = numberOption(
+    "cold-start-seconds",
+    str("cold-start-seconds", "LIVEPEER_SIM_COLD_START_SECONDS"),
+    (n) => n >= 0,
+    "seconds >= 0",
+  );
   const inference = numberOption("inference-ms", str("inference-ms"), (n) => n >= 0, "milliseconds >= 0");
-  const oomAfter = numberOption("oom-after", str("oom-after", "LIVEPEER_SIM_OOM_AFTER"), whole, "a whole number >= 0");
+  const oomAfter = numberOption(
+    "oom-after",
+    str("oom-after", "LIVEPEER_SIM_OOM_AFTER"),
+    whole,
+    "a whole number >= 0",
+  );
   const gpus = numberOption("gpus", str("gpus"), (n) => Number.isInteger(n) && n > 0, "a whole number > 0");
   const memory = numberOption("gpu-memory-gib", str("gpu-memory-gib"), (n) => n > 0, "GiB > 0");
-  const used = numberOption("gpu-memory-used", str("gpu-memory-used", "LIVEPEER_SIM_GPU_MEMORY_USED"), (n) => n >= 0 && n <= 1, "a fraction from 0 to 1");
+  const used = numberOption(
+    "gpu-memory-used",
+    str("gpu-memory-used", "LIVEPEER_SIM_GPU_MEMORY_USED"),
+    (n) => n >= 0 && n <= 1,
+    "a fraction from 0 to 1",
+  );
   const token = str("token", "AUTH_TOKEN");
   const gpuName = str("gpu-name");
   const version = str("runner-version");

@@ -64,5 +64,3 @@ export function readSolidPng(png: Buffer): { width: number; height: number; rgb:
   const raw = inflateSync(Buffer.concat(idat));
   return { width, height, rgb: [raw[1]!, raw[2]!, raw[3]!] };
 }
-
-

@@ -200,7 +200,9 @@ export function startAiRunnerSimulator(options: AiRunnerOptions): AiRunnerSimula
               json(
                 res,
                 500,
-                httpError(`Simulated: the simulated runner answers only text-to-image, not ${options.pipeline}`),
+                httpError(
+                  `Simulated: the simulated runner answers only text-to-image, not ${options.pipeline}`,
+                ),
               ),
     },
     "/__sim/state": { GET: (_q, res) => json(res, 200, { ...snapshot(), Simulated: true }) },
@@ -229,7 +231,12 @@ export function startAiRunnerSimulator(options: AiRunnerOptions): AiRunnerSimula
     res.on("finish", () => {
       if (path.startsWith("/__sim/")) return;
       const peer = `${req.socket.remoteAddress?.replace(/^::ffff:/, "") ?? ""}:${req.socket.remotePort ?? 0}`;
-      sink(uvicornLine("INFO", `${peer} - "${req.method} ${req.url} HTTP/1.1" ${res.statusCode} ${res.statusMessage}`));
+      sink(
+        uvicornLine(
+          "INFO",
+          `${peer} - "${req.method} ${req.url} HTTP/1.1" ${res.statusCode} ${res.statusMessage}`,
+        ),
+      );
     });
     if (!route) return json(res, 404, { detail: "Not Found" });
     if (!handler) return json(res, 405, { detail: "Method Not Allowed" });
@@ -269,7 +276,12 @@ export function startAiRunnerSimulator(options: AiRunnerOptions): AiRunnerSimula
     loadTimer = setTimeout(() => {
       const host = options.host ?? "127.0.0.1";
       const onError = (err: NodeJS.ErrnoException) => {
-        sink(uvicornLine("ERROR", `[Errno ${err.errno ?? 98}] error while attempting to bind on address ('${host}', ${options.port ?? 8000}): ${err.code === "EADDRINUSE" ? "address already in use" : err.message}`));
+        sink(
+          uvicornLine(
+            "ERROR",
+            `[Errno ${err.errno ?? 98}] error while attempting to bind on address ('${host}', ${options.port ?? 8000}): ${err.code === "EADDRINUSE" ? "address already in use" : err.message}`,
+          ),
+        );
         reject(err);
       };
       server.once("error", onError);
@@ -277,7 +289,8 @@ export function startAiRunnerSimulator(options: AiRunnerOptions): AiRunnerSimula
         server.off("error", onError);
         state.loaded = true;
         const addr = server.address() as AddressInfo;
-        const hostPort = addr.family === "IPv6" ? `[${addr.address}]:${addr.port}` : `${addr.address}:${addr.port}`;
+        const hostPort =
+          addr.family === "IPv6" ? `[${addr.address}]:${addr.port}` : `${addr.address}:${addr.port}`;
         sink(uvicornLine("INFO", `Started server process [${process.pid}]`));
         sink(uvicornLine("INFO", "Waiting for application startup."));
         sink(uvicornLine("INFO", "Application startup complete."));
