@@ -326,6 +326,13 @@ function aiContext(
   orchestratorAi: OrchestratorAi | undefined,
   log: (l: GlogLevel, w: string, m: string) => void,
 ): Pick<RouteContext, "ai"> {
+  if (node.flags.aiServiceRegistry && node.network !== "offchain") {
+    log(
+      "I",
+      "simulator.go:25",
+      "Simulated: -aiServiceRegistry: the node reads service URIs from the AI subnet's ServiceRegistry (0x04C0b249740175999E5BF5c9ac1dA92431EF34C5, starter.go); the simulator reads no chain",
+    );
+  }
   if (orchestratorAi) return { ai: orchestratorAi };
   const gateway = parts.gateway;
   if (!gateway) return {};
