@@ -22,5 +22,8 @@ export interface RouteContext {
   gateway?: Gateway;
   sessions?: OrchestratorSessions;
   /** AI jobs: an orchestrator's runners, a gateway's routing (ai/). */
-  ai?: { extendHttpRoutes(routes: Record<string, Handler>): void };
+  ai?: {
+    extendHttpRoutes(routes: Record<string, Handler>): void;
+    extendCliRoutes?(routes: Record<string, Handler>): void;
+  };
 }

@@ -173,7 +173,9 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
   const urls: NodeSimulator["urls"] = { cli: "" };
   const bound: { cli: string; http?: string; rtmp?: string } = { cli: "" };
   try {
-    bound.cli = await bind(nodeServer(cliRoutes(ctx), state, onError), node.addresses.cli);
+    const cli = cliRoutes(ctx);
+    ctx.ai?.extendCliRoutes?.(cli);
+    bound.cli = await bind(nodeServer(cli, state, onError), node.addresses.cli);
     urls.cli = `http://${bound.cli}`;
     if (node.addresses.http) {
       bound.http = await bind(nodeServer(httpRoutes(ctx), state, onError), node.addresses.http);

@@ -5,6 +5,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { readNetworkCapabilities } from "../../client/network-capabilities.ts";
 import { readSolidPng } from "../ai-runner/png.ts";
 import { type AiRunnerOptions, type AiRunnerSimulator, startAiRunnerSimulator } from "../ai-runner/runner.ts";
 import {
@@ -196,6 +197,25 @@ describe("AI through the simulated network", () => {
     expect(
       (await textToImage(both.sim.urls.http!, { prompt: "x", model_id: MODEL, width: 8, height: 8 })).status,
     ).toBe(200);
+  });
+
+  it("the gateway's /getNetworkCapabilities shows which pool orchestrators offer which models", async () => {
+    const r = await runner();
+    const models = aiModels([
+      { pipeline: "text-to-image", model_id: MODEL, url: r.url, token: "runner-token", capacity: 2 },
+    ]);
+    const aiOrch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
+    const videoOrch = await orchestrator(["-transcoder"]);
+    const gw = await gateway([aiOrch.sim, videoOrch.sim]);
+    const network = await readNetworkCapabilities(gw.sim.urls.cli);
+    expect(network.simulated).toBe(true);
+    expect(network.capabilityNames[27]).toBe("Text to image");
+    const byUrl = Object.fromEntries(network.orchestrators.map((o) => [o.localAddress, o.capabilities]));
+    expect(byUrl[aiOrch.sim.urls.http!]?.aiModels).toEqual([
+      { capability: 27, modelId: MODEL, warm: false, capacity: 2, capacityInUse: 0 },
+    ]);
+    expect(byUrl[videoOrch.sim.urls.http!]?.aiModels).toEqual([]);
+    expect(byUrl[videoOrch.sim.urls.http!]?.ids).toContain(0);
   });
 
   it("a video-only orchestrator answers an AI job 503 insufficient capacity (silently, for the gateway)", async () => {

@@ -14,7 +14,7 @@ import { dialUrl } from "../gateway/broadcast.ts";
 import type { BroadcastConfig } from "../gateway/broadcast-config.ts";
 import type { OrchestratorPool } from "../gateway/orchestrator-pool.ts";
 import type { GlogLevel } from "../glog.ts";
-import { type Handler, sendText } from "../http-server.ts";
+import { type Handler, sendJson, sendText } from "../http-server.ts";
 import { clientIp } from "../orchestrator-routes.ts";
 import { CAPABILITY_NAMES } from "../responses.ts";
 import {
@@ -63,6 +63,53 @@ export class GatewayAi {
       }
       return hls ? hls(req, res, url) : sendText(res, 404, "404 page not found");
     };
+  }
+
+  /**
+   * The gateway's /getNetworkCapabilities with what its pool's orchestrators advertise (the node
+   * fills it from on-chain discovery; the simulator asks the pool, -orchAddr or webhook, each time).
+   * One that does not answer is listed without capabilities (discovery would leave it out).
+   */
+  extendCliRoutes(routes: Record<string, Handler>): void {
+    routes["/getNetworkCapabilities"] = async (_req, res) => {
+      const orchestrators = (await this.poolInfos()).map(({ url, info }) =>
+        info
+          ? {
+              address: info.address ?? "",
+              local_address: url,
+              orch_uri: info.transcoder || url,
+              capabilities: info.capabilities ?? null,
+              ...(info.price_info ? { price_info: info.price_info } : {}),
+              capabilities_prices: info.capabilities_prices ?? [],
+              hardware: info.hardware ?? [],
+            }
+          : { address: "", local_address: url, orch_uri: url, capabilities: null },
+      );
+      sendJson(res, { capabilities_names: CAPABILITY_NAMES, orchestrators });
+    };
+  }
+
+  /** Each pool orchestrator's /getOrchestratorInfo, undefined when it does not answer. */
+  private async poolInfos(): Promise<{ url: string; info: OrchestratorInfo | undefined }[]> {
+    const pool = this.pool();
+    if (!pool) return [];
+    const { entries } = await pool.entries();
+    return Promise.all(
+      entries.map(async (entry) => {
+        try {
+          const r = await fetch(`${dialUrl(entry.url)}/getOrchestratorInfo`, {
+            signal: AbortSignal.timeout(INFO_TIMEOUT_MS),
+          });
+          if (!r.ok) {
+            await r.body?.cancel();
+            return { url: entry.url, info: undefined };
+          }
+          return { url: entry.url, info: (await r.json()) as OrchestratorInfo };
+        } catch {
+          return { url: entry.url, info: undefined };
+        }
+      }),
+    );
   }
 
   private async handle(pipeline: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -153,30 +200,12 @@ export class GatewayAi {
     capability: number,
     modelId: string,
   ): Promise<OfferingOrchestrator[]> {
-    const pool = this.pool();
-    if (!pool) return [];
-    const { entries } = await pool.entries();
     const cap = this.caps.capabilityMaxPrices.get(pipeline);
     const maxPrice = cap?.get(modelId) ?? cap?.get("default");
-    const answers = await Promise.all(
-      entries.map(async (entry) => {
-        try {
-          const r = await fetch(`${dialUrl(entry.url)}/getOrchestratorInfo`, {
-            signal: AbortSignal.timeout(INFO_TIMEOUT_MS),
-          });
-          if (!r.ok) {
-            await r.body?.cancel();
-            return undefined;
-          }
-          return { url: entry.url, info: (await r.json()) as OrchestratorInfo };
-        } catch {
-          return undefined;
-        }
-      }),
-    );
+    const answers = await this.poolInfos();
     const out: OfferingOrchestrator[] = [];
     for (const a of answers) {
-      if (!a) continue;
+      if (!a.info) continue;
       const models = a.info.capabilities?.constraints?.PerCapability?.[String(capability)]?.models ?? {};
       if (!(modelId in models)) continue;
       const price = a.info.capabilities_prices?.find(
@@ -232,6 +261,10 @@ export class GatewayAi {
 }
 
 interface OrchestratorInfo {
+  transcoder?: string;
+  address?: string;
+  price_info?: unknown;
+  hardware?: unknown[];
   capabilities?: {
     constraints?: { PerCapability?: Record<string, { models?: Record<string, unknown> }> };
   };
