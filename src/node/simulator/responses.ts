@@ -153,7 +153,7 @@ export function networkCapabilitiesBody(node: NodeModel, state: SimulatorState, 
             ),
           },
         ]
-      : // A gateway lists the orchestrators it was given; the simulator does not dial them.
+      : // A gateway lists the orchestrators it was given (ai/gateway-ai.ts replaces this with their answers).
         node.orchAddrs.map((uri) => ({ address: "", local_address: uri, orch_uri: uri, capabilities: null }));
   return { capabilities_names: CAPABILITY_NAMES, orchestrators, Simulated: true };
 }

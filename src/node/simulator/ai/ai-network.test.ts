@@ -235,6 +235,24 @@ describe("AI through the simulated network", () => {
     ).toBe(true);
   });
 
+  it("an orchestrator takes at most `capacity` jobs of a model at once: the next gets 503 insufficient capacity", async () => {
+    const r = await runner({ inferenceMs: 400 });
+    const models = aiModels([
+      { pipeline: "text-to-image", model_id: MODEL, url: r.url, token: "runner-token", capacity: 1 },
+    ]);
+    const orch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
+    const job = () =>
+      fetch(`${orch.sim.urls.http}/text-to-image`, {
+        method: "POST",
+        body: JSON.stringify({ prompt: "x", model_id: MODEL, width: 8, height: 8 }),
+      }).then((res) => res.status);
+    const first = job();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await job()).toBe(503);
+    expect(await first).toBe(200);
+    expect(await job()).toBe(200);
+  });
+
   it("a wrong token in aiModels.json: the runner refuses it and the gateway finds no orchestrator left", async () => {
     const r = await runner();
     const models = aiModels([
