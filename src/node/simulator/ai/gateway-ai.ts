@@ -173,7 +173,7 @@ export class GatewayAi {
           "ai_process.go:1568",
           clogMessage(
             context,
-            `Error submitting request modelID=${modelId} try=${try_} orch=${orch.url} err=${outcome.error}`,
+            `Error submitting request${retryElsewhere(outcome.error) ? " with non-retryable error" : ""} modelID=${modelId} try=${try_} orch=${orch.url} err=${outcome.error}`,
           ),
         );
         continue;
@@ -258,6 +258,13 @@ export class GatewayAi {
     while (this.results.size > KEPT_RESULTS) this.results.delete(this.results.keys().next().value!);
     return name;
   }
+}
+
+/** ai_process.go: these errors put the session back and try another (the node's wording differs). */
+function retryElsewhere(error: string): boolean {
+  return ["ticketparams expired", "invalid ticket sendernonce", "insufficient capacity"].some((m) =>
+    error.includes(m),
+  );
 }
 
 interface OrchestratorInfo {
