@@ -22,7 +22,10 @@ orchestrators in -orchAddr or -orchWebhookUrl, sends each segment to one within 
 (orchestrator simulators, plain HTTP: the node uses gRPC and TLS there) and serves HLS at
 /stream/<name>.m3u8. Transcoding is a pass-through: every rendition is the source segment.
 An orchestrator counts one session per stream against -maxSessions and refuses more
-(OrchestratorCapped). The log says where the simulator differs from the node ("Simulated: ...").
+(OrchestratorCapped). With -aiWorker and -aiModels entries that have a url + token
+(external AI runners, e.g. livepeer-operator ai-runner-sim) it waits for each runner's /health
+before binding its ports, advertises the models and forwards POST /text-to-image to them; a
+gateway routes POST /text-to-image to an orchestrator that offers the model (503 otherwise). The log says where the simulator differs from the node ("Simulated: ...").
 When it is up it prints one line to standard output: READY {"role":...,"cli":...,"http":...}.
 
 Simulator options (anywhere on the line):
@@ -43,6 +46,9 @@ Simulator options (anywhere on the line):
                                also LIVEPEER_SIM_STREAM_TIMEOUT)
   --sim-session-timeout <d>    an orchestrator ends a session after this without a segment (node:
                                70s; also LIVEPEER_SIM_SESSION_TIMEOUT)
+  --sim-ai-runner-timeout <d>  an -aiWorker orchestrator waits this long for each external AI
+                               runner's /health before it gives up and exits (node: 2m; also
+                               LIVEPEER_SIM_AI_RUNNER_TIMEOUT)
 
 While it runs: POST /__sim/actions on the CLI port with a JSON action or list, e.g.
   {"log": "E1121 ... OrchestratorCapped"}   {"sessions": "limit"}   {"paymentCreateErrors": 2}
@@ -87,6 +93,7 @@ function parseOurs(ours: string[]) {
         "sim-orch-webhook-refresh": { type: "string" },
         "sim-stream-timeout": { type: "string" },
         "sim-session-timeout": { type: "string" },
+        "sim-ai-runner-timeout": { type: "string" },
       },
     }).values;
   } catch (err) {
@@ -95,7 +102,7 @@ function parseOurs(ours: string[]) {
 }
 
 /** --sim-*-timeout / --sim-orch-webhook-refresh, else their LIVEPEER_SIM_* variables. */
-function simulatorTimings(opts: ReturnType<typeof parseOurs>): RoleTimings {
+function simulatorTimings(opts: ReturnType<typeof parseOurs>): RoleTimings & { aiRunnerTimeoutMs?: number } {
   const read = (option: string, variable: string): number | undefined => {
     const text = (opts as Record<string, string | boolean | undefined>)[option] ?? process.env[variable];
     if (text === undefined || typeof text === "boolean") return undefined;
@@ -110,10 +117,12 @@ function simulatorTimings(opts: ReturnType<typeof parseOurs>): RoleTimings {
   const refresh = read("sim-orch-webhook-refresh", "LIVEPEER_SIM_ORCH_WEBHOOK_REFRESH");
   const stream = read("sim-stream-timeout", "LIVEPEER_SIM_STREAM_TIMEOUT");
   const session = read("sim-session-timeout", "LIVEPEER_SIM_SESSION_TIMEOUT");
+  const aiRunner = read("sim-ai-runner-timeout", "LIVEPEER_SIM_AI_RUNNER_TIMEOUT");
   return {
     ...(refresh ? { orchWebhookRefreshMs: refresh } : {}),
     ...(stream ? { streamTimeoutMs: stream } : {}),
     ...(session ? { sessionTimeoutMs: session } : {}),
+    ...(aiRunner ? { aiRunnerTimeoutMs: aiRunner } : {}),
   };
 }
 
@@ -158,7 +167,7 @@ export const command: Command = {
       );
     }
 
-    const timings = simulatorTimings(opts);
+    const { aiRunnerTimeoutMs, ...timings } = simulatorTimings(opts);
     let sim: Awaited<ReturnType<typeof startNodeSimulator>>;
     try {
       sim = await startNodeSimulator({
@@ -171,6 +180,7 @@ export const command: Command = {
         ...(opts["sim-version"] ? { version: opts["sim-version"] } : {}),
         ...(metric ? { paymentErrorsMetric: metric } : {}),
         timings,
+        ...(aiRunnerTimeoutMs ? { aiRunnerTimeoutMs } : {}),
       });
     } catch (err) {
       if (!(err instanceof NodeStartError)) throw err;

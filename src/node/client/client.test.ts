@@ -255,6 +255,7 @@ describe("readOrchestratorInfo", () => {
     const s = await sim([
       ...ORCH,
       "-pricePerUnit=1200",
+      "-aiWorker",
       "-aiModels=text-to-image:ByteDance/SDXL-Lightning:true,llm:meta-llama/Meta-Llama-3.1-8B-Instruct:false",
     ]);
     const info = await readOrchestratorInfo(s.urls.http!);
@@ -531,7 +532,7 @@ describe("aiModels.json from a file", () => {
         { pipeline: "upscale", model_id: "stabilityai/stable-diffusion-x4-upscaler", capacity: 3 },
       ]),
     );
-    const s = await sim([...ORCH, `-aiModels=${file}`]);
+    const s = await sim([...ORCH, "-aiWorker", `-aiModels=${file}`]);
     const info = await readOrchestratorInfo(s.urls.http!);
     expect(info.capabilities.capacities[30]).toBe(3);
   });

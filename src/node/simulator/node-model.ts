@@ -14,6 +14,11 @@ export interface SimulatedAiModel {
   capacity: number;
   pricePerUnit: number | undefined;
   pixelsPerUnit: number | undefined;
+  /** An external runner (aiModels.json `url` + `token`); absent: a managed container (needs Docker). */
+  url?: string;
+  token?: string;
+  /** The runner's /version once warmed (the node advertises the lowest). */
+  runnerVersion?: string;
 }
 
 export interface NodeModel {
@@ -28,6 +33,8 @@ export interface NodeModel {
   serviceUri: string | undefined;
   gpuIds: string[];
   aiModels: SimulatedAiModel[];
+  /** -aiWorker: this node runs the models of -aiModels (only then does it advertise them). */
+  aiWorker: boolean;
   orchAddrs: string[];
   localTranscoding: boolean;
   /**
@@ -60,6 +67,7 @@ export function nodeModel(flags: NodeFlags, options: { gpuCount: number }): Node
           ? Array.from({ length: options.gpuCount }, (_, i) => String(i))
           : nvidia.split(","),
     aiModels: flags.aiModels ? parseAiModels(flags.aiModels) : [],
+    aiWorker: flags.aiWorker === true,
     orchAddrs: (flags.orchAddr ?? "")
       .split(",")
       .map((a) => a.trim())
@@ -108,6 +116,8 @@ export function parseAiModels(value: string): SimulatedAiModel[] {
       capacity: typeof e.capacity === "number" && e.capacity > 0 ? e.capacity : 1,
       pricePerUnit: typeof e.price_per_unit === "number" ? e.price_per_unit : undefined,
       pixelsPerUnit: typeof e.pixels_per_unit === "number" ? e.pixels_per_unit : undefined,
+      ...(typeof e.url === "string" && e.url.trim() !== "" ? { url: e.url.trim() } : {}),
+      ...(typeof e.token === "string" && e.token !== "" ? { token: e.token } : {}),
     };
   });
 }

@@ -11,7 +11,7 @@ export const GO_RUNTIME = { GolangRuntimeVersion: "go1.23.4", GOArch: "amd64", G
 const GIB = 1024 ** 3;
 export const SIMULATED_GPU = { name: "Simulated GPU", memoryTotal: 24 * GIB };
 
-const CAPABILITY_NAMES: Record<number, string> = {
+export const CAPABILITY_NAMES: Record<number, string> = {
   0: "H.264",
   1: "MPEGTS",
   2: "MP4",
@@ -67,17 +67,19 @@ export function capabilitiesBody(node: NodeModel, state: SimulatorState, version
   const capacities: Record<string, number> = {};
   for (const id of VIDEO_CAPABILITIES) capacities[id] = state.sessionLimit;
   const perCapability: Record<string, { models: Record<string, unknown> }> = {};
-  for (const m of node.aiModels) {
+  // Only a node running -aiWorker advertises its models (starter.go fills the constraints then).
+  const served = node.aiWorker ? node.aiModels : [];
+  for (const m of served) {
     capacities[m.capability] = (capacities[m.capability] ?? 0) + m.capacity;
     perCapability[m.capability] ??= { models: {} };
     perCapability[m.capability]!.models[m.modelId] = {
       warm: m.warm,
       capacity: m.capacity,
-      runnerVersion: "0.0.0-simulated",
+      runnerVersion: m.runnerVersion ?? "0.0.0-simulated",
       capacityInUse: 0,
     };
   }
-  const ids = [...VIDEO_CAPABILITIES, ...node.aiModels.map((m) => m.capability)];
+  const ids = [...VIDEO_CAPABILITIES, ...served.map((m) => m.capability)];
   return {
     bitstring: bitstringFromCapabilities(ids),
     mandatories: [],
@@ -151,7 +153,7 @@ export function networkCapabilitiesBody(node: NodeModel, state: SimulatorState, 
             ),
           },
         ]
-      : // A gateway lists the orchestrators it was given; the simulator does not dial them.
+      : // A gateway lists the orchestrators it was given (ai/gateway-ai.ts replaces this with their answers).
         node.orchAddrs.map((uri) => ({ address: "", local_address: uri, orch_uri: uri, capabilities: null }));
   return { capabilities_names: CAPABILITY_NAMES, orchestrators, Simulated: true };
 }

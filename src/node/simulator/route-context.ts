@@ -5,6 +5,7 @@ import type { Registry } from "prom-client";
 import type { BroadcastConfig } from "./gateway/broadcast-config.ts";
 import type { Gateway } from "./gateway/gateway.ts";
 import type { GlogLevel } from "./glog.ts";
+import type { Handler } from "./http-server.ts";
 import type { NodeModel } from "./node-model.ts";
 import type { OrchestratorSessions } from "./orchestrator-sessions.ts";
 import type { SimulatorControl, SimulatorState } from "./state.ts";
@@ -20,4 +21,9 @@ export interface RouteContext {
   broadcast: BroadcastConfig;
   gateway?: Gateway;
   sessions?: OrchestratorSessions;
+  /** AI jobs: an orchestrator's runners, a gateway's routing (ai/). */
+  ai?: {
+    extendHttpRoutes(routes: Record<string, Handler>): void;
+    extendCliRoutes?(routes: Record<string, Handler>): void;
+  };
 }

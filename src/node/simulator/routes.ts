@@ -70,6 +70,7 @@ export function httpRoutes(c: RouteContext): Record<string, Handler> {
   }
   if (c.sessions) Object.assign(routes, orchestratorSegmentRoutes(c, c.sessions));
   if (c.gateway) Object.assign(routes, gatewayHttpRoutes(c.gateway, c.log, c.node.httpIngest));
+  c.ai?.extendHttpRoutes(routes);
   return routes;
 }
 

@@ -85,7 +85,7 @@ describe("node simulator: values from flags", () => {
     });
   });
 
-  it("/getOrchestratorInfo advertises video capabilities, price and AI models from -aiModels", async () => {
+  it("/getOrchestratorInfo advertises video capabilities, price and, with -aiWorker, AI models from -aiModels", async () => {
     const models = path.join(dir, "aiModels.json");
     writeFileSync(
       models,
@@ -99,7 +99,13 @@ describe("node simulator: values from flags", () => {
         },
       ]),
     );
-    const { sim } = await start([...ORCH, "-pricePerUnit=1200", "-pixelsPerUnit=2", `-aiModels=${models}`]);
+    const { sim } = await start([
+      ...ORCH,
+      "-aiWorker",
+      "-pricePerUnit=1200",
+      "-pixelsPerUnit=2",
+      `-aiModels=${models}`,
+    ]);
     const { body } = await json(`${sim.urls.http}/getOrchestratorInfo`);
     expect(body.transcoder).toBe("https://127.0.0.1:8935");
     expect(body.price_info).toEqual({ pricePerUnit: 1200, pixelsPerUnit: 2 });

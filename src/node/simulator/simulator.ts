@@ -15,6 +15,9 @@ import type { NodeFlags } from "../config/flag-table.ts";
 import { configFilePath, resolveFlags } from "../config/resolve.ts";
 import type { NodeRole } from "../config/roles.ts";
 import { validateFlags } from "../config/validate.ts";
+import { applyCapabilityPrices } from "./ai/capability-prices.ts";
+import { GatewayAi } from "./ai/gateway-ai.ts";
+import { OrchestratorAi, OrchestratorAiStartError } from "./ai/orchestrator-ai.ts";
 import { chainFileProblems } from "./chain-files.ts";
 import { gatewayRtmpServer } from "./gateway/rtmp-ingest.ts";
 import { formatGlog, type GlogLevel, looksLikeNodeLine } from "./glog.ts";
@@ -59,6 +62,8 @@ export interface NodeSimulatorOptions {
   paymentErrorsMetric?: PaymentErrorsMetricName;
   /** Shorter waits than the node's, for tests: webhook refresh, stream and session timeouts. */
   timings?: RoleTimings;
+  /** How long an orchestrator waits for each external AI runner's /health at start (the node: 2 min). */
+  aiRunnerTimeoutMs?: number;
 }
 
 export interface NodeSimulator {
@@ -116,6 +121,16 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     log("E", "starter.go:1452", `Error parsing -aiModels: ${(err as Error).message}`);
     throw new NodeStartError(`Error parsing -aiModels: ${(err as Error).message}`, 1);
   }
+  // The node warms its AI runners before it binds any port (starter.go).
+  let orchestratorAi: OrchestratorAi | undefined;
+  if (node.role === "orchestrator") {
+    try {
+      orchestratorAi = await OrchestratorAi.start(node, log, sink, options.aiRunnerTimeoutMs);
+    } catch (err) {
+      if (err instanceof OrchestratorAiStartError) throw new NodeStartError(err.message, 1);
+      throw err;
+    }
+  }
   const state = new SimulatorState({
     sessionLimit: node.sessionLimit,
     pricePerUnit: node.pricePerUnit,
@@ -142,6 +157,7 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     broadcast: parts.broadcast,
     ...(parts.gateway ? { gateway: parts.gateway } : {}),
     ...(parts.sessions ? { sessions: parts.sessions } : {}),
+    ...aiContext(node, parts, orchestratorAi, log),
   };
 
   const hostFor = (hp: HostPort) =>
@@ -157,7 +173,9 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
   const urls: NodeSimulator["urls"] = { cli: "" };
   const bound: { cli: string; http?: string; rtmp?: string } = { cli: "" };
   try {
-    bound.cli = await bind(nodeServer(cliRoutes(ctx), state, onError), node.addresses.cli);
+    const cli = cliRoutes(ctx);
+    ctx.ai?.extendCliRoutes?.(cli);
+    bound.cli = await bind(nodeServer(cli, state, onError), node.addresses.cli);
     urls.cli = `http://${bound.cli}`;
     if (node.addresses.http) {
       bound.http = await bind(nodeServer(httpRoutes(ctx), state, onError), node.addresses.http);
@@ -301,6 +319,27 @@ function scheduleAvailabilityCheck(
       shutDown();
     }
   }, options.availabilityCheckDelayMs ?? 2000);
+}
+
+/** The AI part of the route context: an orchestrator's runners, a gateway's routing and caps. */
+function aiContext(
+  node: NodeModel,
+  parts: ReturnType<typeof roleParts>,
+  orchestratorAi: OrchestratorAi | undefined,
+  log: (l: GlogLevel, w: string, m: string) => void,
+): Pick<RouteContext, "ai"> {
+  if (node.flags.aiServiceRegistry && node.network !== "offchain") {
+    log(
+      "I",
+      "simulator.go:25",
+      "Simulated: -aiServiceRegistry: the node reads service URIs from the AI subnet's ServiceRegistry (0x04C0b249740175999E5BF5c9ac1dA92431EF34C5, starter.go); the simulator reads no chain",
+    );
+  }
+  if (orchestratorAi) return { ai: orchestratorAi };
+  const gateway = parts.gateway;
+  if (!gateway) return {};
+  applyCapabilityPrices(node.flags, gateway.config, node.network !== "offchain", (l, w, m) => log(l, w, m));
+  return { ai: new GatewayAi(() => gateway.pool, gateway.config, log) };
 }
 
 function closeAny(server: Server | NetServer): Promise<void> {
