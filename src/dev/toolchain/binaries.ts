@@ -16,6 +16,7 @@ export interface Versions {
   etcd: string;
   kwok: string;
   helm: string;
+  promtool: string;
 }
 
 export const versions: Versions = JSON.parse(readFileSync(path.join(here, "versions.json"), "utf8"));
@@ -29,7 +30,8 @@ export type BinaryName =
   | "kwok"
   | "helm"
   | "kubelet"
-  | "kube-proxy";
+  | "kube-proxy"
+  | "promtool";
 
 /** Which build component provides each binary. */
 const componentOf: Record<BinaryName, { component: string; version: keyof Versions }> = {
@@ -44,6 +46,8 @@ const componentOf: Record<BinaryName, { component: string; version: keyof Versio
   kubelet: { component: "kubelet", version: "kubernetes" },
   // On demand too: a real node whose pods reach Services (the API server's included) runs it.
   "kube-proxy": { component: "kube-proxy", version: "kubernetes" },
+  // On demand: the chart's tests lint and unit-test its alert rules with it.
+  promtool: { component: "promtool", version: "promtool" },
 };
 
 /** Where built binaries are kept: outside the repo, shared by every clone on the machine. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the control-plane binaries from the Go module proxy into a cache outside the repo.
-#   build-binaries.sh <cache-dir> <component>...   components: etcd kwok kubernetes kubelet kube-proxy helm
+#   build-binaries.sh <cache-dir> <component>...   components: etcd kwok kubernetes kubelet kube-proxy helm promtool
 # Each component lands in <cache-dir>/<component>-<version>/ and is marked complete by a
 # `.complete` file, so an interrupted build is redone instead of trusted.
 # Versions come from versions.json beside this file: the one place they are pinned.
@@ -8,7 +8,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${1:?usage: build-binaries.sh <cache-dir> <component>...}; shift
 version() { sed -n "s/.*\"$1\": *\"\([^\"]*\)\".*/\1/p" "$here/versions.json"; }
-K8S=$(version kubernetes); ETCD=$(version etcd); KWOK=$(version kwok); HELM=$(version helm)
+K8S=$(version kubernetes); ETCD=$(version etcd); KWOK=$(version kwok); HELM=$(version helm); PROMTOOL=$(version promtool)
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false" GOTOOLCHAIN=local CGO_ENABLED=0
 mkdir -p "$cache"
 step() { printf '[build] %s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -122,7 +122,19 @@ build_k8s_cmds() { # <out-name> <cmd>...
   local mod; mod=$(k8s_module)
   local tmp="$out.tmp"; rm -rf "$tmp"; mkdir -p "$tmp"
   local ld; ld=$(k8s_ldflags)
-  for c in "$@"; do
+  # promtool lints and unit-tests the chart's alert rules. The module is tagged v0.<major><minor>.<patch>
+# (v0.316.0 is Prometheus 3.16.0); the version is stamped so `promtool --version` names it.
+build_promtool() {
+  local out="$cache/promtool-$PROMTOOL"
+  [ -f "$out/.complete" ] && return 0
+  step "promtool $PROMTOOL (about 5 min cold)"
+  local tmp="$out.tmp"; rm -rf "$tmp"; mkdir -p "$tmp"
+  GOBIN="$tmp" go install -ldflags "-s -w -X github.com/prometheus/common/version.Version=$PROMTOOL" \
+    "github.com/prometheus/prometheus/cmd/promtool@$PROMTOOL"
+  finish "$tmp" "$out"
+}
+
+for c in "$@"; do
     step "$c $K8S"
     (cd "$mod" && go build -ldflags "$ld" -o "$tmp/$c" "k8s.io/kubernetes/cmd/$c")
   done
@@ -145,10 +157,22 @@ build_helm() {
   finish "$tmp" "$out"
 }
 
+# promtool lints and unit-tests the chart's alert rules. The module is tagged v0.<major><minor>.<patch>
+# (v0.316.0 is Prometheus 3.16.0); the version is stamped so `promtool --version` names it.
+build_promtool() {
+  local out="$cache/promtool-$PROMTOOL"
+  [ -f "$out/.complete" ] && return 0
+  step "promtool $PROMTOOL (about 5 min cold)"
+  local tmp="$out.tmp"; rm -rf "$tmp"; mkdir -p "$tmp"
+  GOBIN="$tmp" go install -ldflags "-s -w -X github.com/prometheus/common/version.Version=$PROMTOOL" \
+    "github.com/prometheus/prometheus/cmd/promtool@$PROMTOOL"
+  finish "$tmp" "$out"
+}
+
 for c in "$@"; do
   case "$c" in
     etcd) build_etcd ;; kwok) build_kwok ;; kubernetes) build_kubernetes ;;
-    kubelet) build_kubelet ;; kube-proxy) build_kube_proxy ;; helm) build_helm ;;
+    kubelet) build_kubelet ;; kube-proxy) build_kube_proxy ;; helm) build_helm ;; promtool) build_promtool ;;
     *) echo "unknown component: $c" >&2; exit 2 ;;
   esac
 done
