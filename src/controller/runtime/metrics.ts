@@ -187,8 +187,8 @@ export class RuntimeMetrics {
 
   /** Replaces one object's series in a per-object gauge (series not given are removed). */
   #setObject(gauge: Gauge<string>, object: ObjectRef, values: [Record<string, string>, number][]): void {
-    let byObject = this.#objectSeries.get(gauge);
-    if (!byObject) this.#objectSeries.set(gauge, (byObject = new Map()));
+    const byObject = this.#objectSeries.get(gauge) ?? new Map<string, Record<string, string>[]>();
+    this.#objectSeries.set(gauge, byObject);
     const key = `${object.kind}/${object.namespace}/${object.name}`;
     for (const labels of byObject.get(key) ?? []) gauge.remove(labels);
     const series = values.map(([labels, value]) => {
