@@ -27,7 +27,8 @@ async function exportedMetricNames(): Promise<Set<string>> {
     ...(await delivery.registry.getMetricsAsJSON()),
   ]) {
     names.add(m.name);
-    if (String(m.type) === "histogram") for (const s of ["_bucket", "_count", "_sum"]) names.add(`${m.name}${s}`);
+    if (String(m.type) === "histogram")
+      for (const s of ["_bucket", "_count", "_sum"]) names.add(`${m.name}${s}`);
   }
   for (const e of CATALOG)
     for (const r of e.recognizedBy) if (r.kind === "metric") for (const m of r.metrics) names.add(m);

@@ -53,7 +53,10 @@ function findingAlert(o: {
       fires: where,
     },
     quiet: [
-      { series: [findingSeries(o.id, where, o.findingSeverity, values)], at: `${quietAt}m` },
+      // Not yet held long enough (an alert without a hold fires at once: no such case).
+      ...(o.for === "0m"
+        ? []
+        : [{ series: [findingSeries(o.id, where, o.findingSeverity, values)], at: `${quietAt}m` }]),
       { series: [findingSeries("SomethingElse", where, o.findingSeverity, values)], at: `${firesAt}m` },
       ...(o.kind
         ? [
@@ -263,9 +266,9 @@ export const ALERT_RULES: readonly AlertRule[] = [
     findingSeverity: "error",
     kind: "Orchestrator",
     summary: "a round ended without a reward call: its inflation is lost",
+    // Final: the round is over, nothing to wait for.
     for: "0m",
     firesAt: 1,
-    quietAt: 0,
   }),
   findingAlert({
     alert: "LivepeerTopUpFailed",

@@ -150,7 +150,7 @@ build_helm() {
 build_promtool() {
   local out="$cache/promtool-$PROMTOOL"
   [ -f "$out/.complete" ] && return 0
-  step "promtool $PROMTOOL (about 5 min cold)"
+  step "promtool $PROMTOOL (about 3 min cold)"
   local tmp="$out.tmp"; rm -rf "$tmp"; mkdir -p "$tmp"
   # remove_all_sd: promtool lints and tests rules; the service-discovery plugins (every cloud SDK)
   # would triple the build.
