@@ -49,7 +49,7 @@ export const OPERATOR_ENTRIES: readonly OperatorEntry[] = [
     meaning:
       "More than the configured share of a controller's reconciles ended in an error over 15 minutes: they are retried with backoff, but the resources do not converge.",
     action:
-      "kubectl get events -A --field-selector reason!=Diagnose and the controller's log name the resource and the error (RBAC, a webhook rejecting a child, quota).",
+      "The leader's log names the resource and the error of each failed reconcile (RBAC, an admission webhook rejecting a child, a quota); kubectl get events -A --field-selector type=Warning shows what the resources report.",
   },
   {
     id: "DeliveriesFailing",

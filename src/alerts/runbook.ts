@@ -59,7 +59,9 @@ function findingSection(e: CatalogEntry, rules: readonly AlertRule[]): string[] 
 
 function operatorSection(e: OperatorEntry, rules: readonly AlertRule[]): string[] {
   const mine = rules.filter((r) => r.entry === e.id);
-  const exprs = mine.map((r) => `\`${r.alert}\`: \`${r.expr.replace(/\s*\n\s*/g, " ")}\``);
+  const exprs = mine.map(
+    (r) => `\`${r.alert}\`: \`${r.expr.replace(/\s*\n\s*/g, " ").replace(/<<([\w.]+)>>/g, "<$1>")}\``,
+  );
   return [
     `### ${e.id}`,
     "",
@@ -71,7 +73,10 @@ function operatorSection(e: OperatorEntry, rules: readonly AlertRule[]): string[
     "",
     alertsLine(e.id, rules),
     ...(exprs.length
-      ? ["", `**Expression** ($CONTROLLER/$API: the chart's selectors): ${exprs.join("; ")}`]
+      ? [
+          "",
+          `**Expression** ($CONTROLLER/$API: the chart's selectors, <alerts.x>: a chart value): ${exprs.join("; ")}`,
+        ]
       : []),
     "",
   ];

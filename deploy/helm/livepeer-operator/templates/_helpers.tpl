@@ -72,7 +72,7 @@ Call with (list $ "controller" .Values.controller.topologySpread).
 */}}
 {{- define "lpo.topologySpread" -}}
 {{- $root := index . 0 }}{{- $component := index . 1 }}{{- $spread := index . 2 }}
-{{- if $spread.enabled }}
+{{- if $spread.enabled -}}
 topologySpreadConstraints:
   - maxSkew: 1
     topologyKey: {{ $spread.topologyKey }}
