@@ -13,7 +13,7 @@ import { OPERATOR_ENTRIES } from "./operator-entries.ts";
 import { helmExpression } from "./prometheus-rule.ts";
 import { promtoolTestFile, renderSummary } from "./promtool-tests.ts";
 import { ALERT_RULES } from "./rules.ts";
-import { troubleshootingMarkdown } from "./runbook.ts";
+import { CONDITION_OF, troubleshootingMarkdown } from "./runbook.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -178,6 +178,13 @@ describe("docs/troubleshooting.md", () => {
     expect(section("RewardFailed")).toContain("`LivepeerRewardFailed` (critical)");
     expect(section("TranscodeLoopTimedOut")).toContain("**Alert:** none of its own");
     expect(section("GatewayUnfunded")).toContain("`Ready=False` with reason `GatewayUnfunded`");
+  });
+
+  it("names the condition a chain or duty finding sets, for catalog ids only", () => {
+    for (const id of Object.keys(CONDITION_OF)) expect(CATALOG_BY_ID.has(id), id).toBe(true);
+    expect(doc.slice(doc.indexOf("### RPCStale\n")).split("\n### ")[0]).toContain(
+      "`ChainHealthy=False` (reason `RPCStale`)",
+    );
   });
 });
 

@@ -30,8 +30,27 @@ function alertsLine(id: string, rules: readonly AlertRule[]): string {
   return `**Alert:** ${mine.map((r) => `\`${r.alert}\` (${r.severity})`).join(", ")}.`;
 }
 
+/** The condition (type=status, reasons) the chain checks and the duties set beside a finding. */
+export const CONDITION_OF: Readonly<Record<string, string>> = {
+  EthereumUnreachable: "`ChainHealthy=False` (reason `RPCUnreachable`)",
+  ChainIdMismatch: "`ChainHealthy=False` (reason `ChainIdMismatch`)",
+  ProtocolNotFound: "`ChainHealthy=False` (reason `ProtocolNotFound`)",
+  RPCStale: "`ChainHealthy=False` (reason `RPCStale`)",
+  InsecureRemoteRPC: "`ChainHealthy=False` (reason `InsecureRemoteRPC`)",
+  NotRegistered: "`Registered=False` (reason `NotRegistered`)",
+  ServiceURIMismatch: "`Registered=False` (reason `ServiceURIMismatch`)",
+  GatewayUnfunded: "`Funded=False` (reason `NoDeposit`, `NoReserve` or `DepositUnlocking`)",
+  LowWalletBalance: "on gateways `Funded=False` (reason `LowBalance`)",
+  RewardPending: "`RewardCurrent=False` (reason `RewardPending`)",
+  RewardFailed: "`RewardCurrent=False` (reason `RewardFailed`)",
+  RewardMissed: "`RewardCurrent=False` (reason `RewardMissed`)",
+  TopUpCapped: "`Funded=False` with the numbers",
+};
+
 function carriedBy(e: CatalogEntry): string {
   const where = [`\`status.findings\` (id \`${e.id}\`)`, `\`livepeer_operator_findings{id="${e.id}"}\``];
+  const condition = CONDITION_OF[e.id];
+  if (condition) where.push(condition);
   if (e.severity === "error") where.push(`\`Ready=False\` with reason \`${e.id}\` (an error stops service)`);
   if (e.severity !== "normal") where.push(`a Warning Event with reason \`${e.id}\` when it appears`);
   else where.push("nothing else: it is recognised and not alarmed on");
