@@ -177,6 +177,7 @@ describe("docs/troubleshooting.md", () => {
     const section = (id: string) => doc.slice(doc.indexOf(`### ${id}\n`)).split("\n### ")[0]!;
     expect(section("RewardFailed")).toContain("`LivepeerRewardFailed` (critical)");
     expect(section("TranscodeLoopTimedOut")).toContain("**Alert:** none of its own");
+    expect(section("KeystoreNotFound")).toContain("`LivepeerNodeError` (critical), which links here");
     expect(section("GatewayUnfunded")).toContain("`Ready=False` with reason `GatewayUnfunded`");
   });
 

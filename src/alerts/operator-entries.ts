@@ -20,6 +20,14 @@ export const OPERATOR_ENTRIES: readonly OperatorEntry[] = [
       "Read NodeReachable's message (endpoint, URL, error and the next step); check the node's -cliAddr/-httpAddr and that NetworkPolicies let the controller reach the node's ports.",
   },
   {
+    id: "NodeError",
+    title: "An error finding without an alert of its own",
+    meaning:
+      "A node has an error-severity finding (a missing keystore, a port in use, no GPU libraries, a price cap no orchestrator meets, ...): it stops service, so Ready is False with the finding's id as the reason. The alert's runbook link goes to that finding's own entry.",
+    action:
+      "Follow the linked entry's action; kubectl describe the resource for the finding's message (with its numbers), and kubectl logs <pod> | livepeer-operator diagnose - for a node's log.",
+  },
+  {
     id: "DepositLow",
     title: "A gateway's deposit or reserve is low",
     meaning:

@@ -52,7 +52,9 @@ function ruleYaml(rule: AlertRule): string[] {
     `            summary: ${prometheusTemplate(rule.summary)}`,
     `            description: ${literal(entry.meaning, `${entry.id}'s meaning`)}`,
     `            action: ${literal(entry.action, `${entry.id}'s action`)}`,
-    `            runbook_url: "{{ .Values.alerts.runbookUrl }}#${runbookAnchor(entry.id)}"`,
+    `            runbook_url: "{{ .Values.alerts.runbookUrl }}#${
+      rule.anchorLabel ? `{{\`{{ $labels.${rule.anchorLabel} | toLower }}\`}}` : runbookAnchor(entry.id)
+    }"`,
     "        {{- end }}",
   ];
 }

@@ -22,7 +22,9 @@ function testGroup(rule: AlertRule, name: string, c: AlertCase, runbookUrl: stri
               summary: renderSummary(rule.summary, c.fires),
               description: entry.meaning,
               action: entry.action,
-              runbook_url: `${runbookUrl}#${runbookAnchor(entry.id)}`,
+              runbook_url: `${runbookUrl}#${
+                rule.anchorLabel ? (c.fires[rule.anchorLabel] ?? "").toLowerCase() : runbookAnchor(entry.id)
+              }`,
             },
           },
         ];

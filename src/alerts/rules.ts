@@ -92,7 +92,7 @@ const quietCase = (series: AlertCase["series"], minutes: number): AlertCase => (
   at: `${minutes}m`,
 });
 
-export const ALERT_RULES: readonly AlertRule[] = [
+const OWN_ALERTS: readonly AlertRule[] = [
   // Nodes
   {
     alert: "LivepeerNodeDown",
@@ -505,3 +505,34 @@ export const ALERT_RULES: readonly AlertRule[] = [
     ],
   },
 ];
+
+/** Error findings with an alert of their own above; every other one is LivepeerNodeError's. */
+const ownIds = [
+  ...new Set(OWN_ALERTS.flatMap((r) => [...(/id="([A-Za-z]+)"/.exec(r.expr)?.slice(1) ?? [])])),
+];
+
+const nodeError: AlertRule = {
+  alert: "LivepeerNodeError",
+  group: "nodes",
+  entry: "NodeError",
+  anchorLabel: "id",
+  severity: "critical",
+  expr: `max by (kind, namespace, name, id) (livepeer_operator_findings{$CONTROLLER,severity="error",id!~"${ownIds.join("|")}"}) > 0`,
+  for: "<<alerts.findingFor>>",
+  summary:
+    "{{ $labels.kind }} {{ $labels.namespace }}/{{ $labels.name }}: {{ $labels.id }} stops the node serving",
+  fires: {
+    series: [findingSeries("KeystoreNotFound", at, "error", "1x20")],
+    at: "10m",
+    fires: { ...at, id: "KeystoreNotFound" },
+  },
+  quiet: [
+    quietCase([findingSeries("KeystoreNotFound", at, "error", "1x20")], 3),
+    // A warning does not stop service.
+    quietCase([findingSeries("TicketParamsExpired", at, "warning", "1x20")], 10),
+    // An error with its own alert is not paged twice.
+    quietCase([findingSeries("GatewayUnfunded", gwAt, "error", "1x20")], 10),
+  ],
+};
+
+export const ALERT_RULES: readonly AlertRule[] = [...OWN_ALERTS, nodeError];

@@ -23,8 +23,11 @@ function recognition(r: Recognition): string {
   }
 }
 
-function alertsLine(id: string, rules: readonly AlertRule[]): string {
+function alertsLine(id: string, rules: readonly AlertRule[], severity?: string): string {
   const mine = rules.filter((r) => r.entry === id);
+  const general = rules.find((r) => r.anchorLabel === "id");
+  if (!mine.length && severity === "error" && general)
+    return `**Alert:** \`${general.alert}\` (${general.severity}), which links here by the finding's id.`;
   if (!mine.length)
     return "**Alert:** none of its own (it shows in `status.findings`, Events and the findings gauge).";
   return `**Alert:** ${mine.map((r) => `\`${r.alert}\` (${r.severity})`).join(", ")}.`;
@@ -71,7 +74,7 @@ function findingSection(e: CatalogEntry, rules: readonly AlertRule[]): string[] 
     "",
     carriedBy(e),
     "",
-    alertsLine(e.id, rules),
+    alertsLine(e.id, rules, e.severity),
     "",
   ];
 }

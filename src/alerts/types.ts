@@ -25,6 +25,11 @@ export interface AlertRule {
    * or an id of OPERATOR_ENTRIES (conditions of the operator itself, not of a node).
    */
   entry: string;
+  /**
+   * For an alert over many findings: the label whose value (lower-cased) is the runbook anchor,
+   * so each firing alert links to its own finding's entry rather than to `entry`.
+   */
+  anchorLabel?: string;
   severity: "warning" | "critical";
   /**
    * PromQL. `$CONTROLLER` and `$API` stand for the label matchers of the controller's and the
