@@ -33,12 +33,16 @@ function literal(text: string, what: string): string {
   return JSON.stringify(text);
 }
 
+/** The Helm condition under which a rule is shipped: not disabled, and its `when`. */
+function shipped(rule: AlertRule): string {
+  const conditions = [`not (has "${rule.alert}" .Values.alerts.disabled)`, ...(rule.when ? [rule.when] : [])];
+  return conditions.length > 1 ? `and (${conditions.join(") (")})` : conditions[0]!;
+}
+
 function ruleYaml(rule: AlertRule): string[] {
   const entry = runbookEntry(rule.entry);
-  const conditions = [`not (has "${rule.alert}" .Values.alerts.disabled)`, ...(rule.when ? [rule.when] : [])];
-  const condition = conditions.length > 1 ? `and (${conditions.join(") (")})` : conditions[0];
   return [
-    `        {{- if ${condition} }}`,
+    `        {{- if ${shipped(rule)} }}`,
     `        - alert: ${rule.alert}`,
     "          expr: |-",
     ...helmExpression(rule.expr)
@@ -78,8 +82,14 @@ export function prometheusRuleTemplate(rules: readonly AlertRule[]): string {
   for (const group of GROUPS) {
     const inGroup = rules.filter((r) => r.group === group);
     if (!inGroup.length) continue;
-    lines.push(`    - name: livepeer-operator.${group}`, "      rules:");
+    // A group is left out when none of its rules ships (a group needs at least one rule).
+    lines.push(
+      `    {{- if or (${inGroup.map(shipped).join(") (")}) }}`,
+      `    - name: livepeer-operator.${group}`,
+      "      rules:",
+    );
     for (const rule of inGroup) lines.push(...ruleYaml(rule));
+    lines.push("    {{- end }}");
   }
   lines.push("{{- end }}");
   return `${lines.join("\n")}\n`;

@@ -306,16 +306,19 @@ describe("alert rules: promtool check and one unit test per alert", () => {
   );
 
   it("alerts.disabled leaves an alert out; without the API, the delivery alerts go too", async () => {
-    const rules = async (extra: string[]) =>
-      (
-        (await manifests(["--set", "alerts.enabled=true", ...extra])).find(
-          (m) => m.kind === "PrometheusRule",
-        )!.spec as { groups: { rules: { alert: string }[] | null }[] }
-      ).groups.flatMap((g) => (g.rules ?? []).map((r) => r.alert));
+    const rules = async (extra: string[]) => {
+      const { groups } = (await manifests(["--set", "alerts.enabled=true", ...extra])).find(
+        (m) => m.kind === "PrometheusRule",
+      )!.spec as { groups: { name: string; rules: { alert: string }[] | null }[] };
+      // A group whose rules are all left out goes too (Prometheus wants rules in every group).
+      for (const g of groups) expect(g.rules?.length, g.name).toBeGreaterThan(0);
+      return groups.flatMap((g) => (g.rules ?? []).map((r) => r.alert));
+    };
     const off = await rules(["--set", "alerts.disabled={LivepeerNotInActiveSet}"]);
     expect(off).not.toContain("LivepeerNotInActiveSet");
     expect(off).toContain("LivepeerRewardNotCalled");
     const noApi = await rules(["--set", "api.enabled=false"]);
+    expect(noApi).not.toContain("LivepeerDeliveryBacklog");
     expect(noApi).not.toContain("LivepeerDeliveriesFailing");
     expect(noApi).toContain("LivepeerControllerQueueStuck");
   });
