@@ -37,13 +37,9 @@ export function numericStatusFacts(status: object): Record<string, number> {
   const s = status as Record<string, unknown>;
   for (const fact of NUMERIC_FACTS) {
     const v = s[fact];
-    const n =
-      typeof v === "boolean"
-        ? Number(v)
-        : typeof v === "number" || typeof v === "string"
-          ? Number(v)
-          : Number.NaN;
-    if (v !== undefined && v !== "" && Number.isFinite(n)) out[fact] = n;
+    if (!["boolean", "number", "string"].includes(typeof v) || v === "") continue;
+    const n = Number(v);
+    if (Number.isFinite(n)) out[fact] = n;
   }
   return out;
 }
