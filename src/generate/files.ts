@@ -1,7 +1,8 @@
 // Everything the repository generates from its code, as (path, content) pairs: the CRDs from the
-// zod schemas and the reference docs from the schemas, the OpenAPI document and the chart's
-// values schema. main.ts writes or checks them; a stale file fails CI.
+// zod schemas; the reference docs from the schemas, the OpenAPI document and the chart's values
+// schema; the chart's alert rules, dashboard and runbook from src/alerts. main.ts writes or checks them; a stale file fails CI.
 
+import { alertFiles } from "../alerts/generated-files.ts";
 import { CRD_DIR, generatedFiles as crdFiles, type GeneratedFile } from "../schema/crd-files.ts";
 import { apiReference } from "./docs/api-reference.ts";
 import { helmValuesReference } from "./docs/helm-values.ts";
@@ -18,5 +19,6 @@ export function generatedFiles(root: string): GeneratedFile[] {
     { path: "docs/resources.md", content: resourceReference() },
     { path: "docs/api.md", content: apiReference() },
     { path: "docs/helm-values.md", content: helmValuesReference(root) },
+    ...alertFiles(),
   ];
 }

@@ -1,11 +1,19 @@
 // The Helm chart: lint, rendering against committed golden files (a drift fails the test;
-// UPDATE_GOLDEN=1 rewrites them), values validation naming the bad value, and the RBAC it
-// installs proven on the local control plane with `kubectl auth can-i` impersonation.
+// UPDATE_GOLDEN=1 rewrites them), values validation naming the bad value, the RBAC it installs
+// proven on the local control plane with `kubectl auth can-i` impersonation, its alert rules
+// linted and unit-tested with promtool (one case per alert), the dashboard, and the
+// NetworkPolicies and dashboard ConfigMap accepted by the API server (dry run).
 import { execFile } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { dump, load, loadAll } from "js-yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { dashboard } from "../../src/alerts/dashboard.ts";
+import { promtoolTestFile } from "../../src/alerts/promtool-tests.ts";
+import { ALERT_RULES } from "../../src/alerts/rules.ts";
+import { ensureBinaries } from "../../src/dev/toolchain/binaries.ts";
 import { kubectl, testNamespace } from "./support/cluster.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -233,5 +241,132 @@ describe("helm install with controller.watchNamespaces: Roles only", () => {
   ] as const)("the controller may %s %s in %s: %s", async (verb, resource, namespace, allowed) => {
     const where = namespace === "SELF" ? release.name : namespace === "APPS" ? apps.name : namespace;
     expect(await can(release.name, "lpo-w-controller", verb, resource, where)).toBe(allowed);
+  });
+});
+
+function run(file: string, args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+    );
+  });
+}
+
+type Manifest = {
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  spec?: unknown;
+  data?: Record<string, string>;
+};
+
+async function manifests(extra: string[], namespace = "livepeer-system"): Promise<Manifest[]> {
+  const r = await helm(["template", "lpo", chart, "-n", namespace, "--kube-version=1.36.3", ...extra]);
+  expect(r.code, r.out).toBe(0);
+  return (loadAll(r.out.replace(/^walk\.go.*\n/gm, "")) as (Manifest | null)[]).filter(
+    (m): m is Manifest => !!m,
+  );
+}
+
+describe("alert rules: promtool check and one unit test per alert", () => {
+  let promtool: string;
+  let dir: string;
+  let shipped: string[];
+  const runbookUrl = (
+    load(readFileSync(path.join(chart, "values.yaml"), "utf8")) as { alerts: { runbookUrl: string } }
+  ).alerts.runbookUrl;
+
+  beforeAll(async () => {
+    promtool = (await ensureBinaries(["promtool"])).promtool;
+    dir = mkdtempSync(path.join(tmpdir(), "lpo-alerts-"));
+    const rule = (await manifests(["--set", "alerts.enabled=true"])).find((m) => m.kind === "PrometheusRule");
+    expect(rule, "alerts.enabled renders a PrometheusRule").toBeDefined();
+    const groups = (rule!.spec as { groups: { rules: { alert: string }[] }[] }).groups;
+    shipped = groups.flatMap((g) => g.rules.map((r) => r.alert));
+    writeFileSync(path.join(dir, "rules.yaml"), dump({ groups }, { lineWidth: -1 }));
+  }, 1_800_000);
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("ships every alert of src/alerts/rules.ts, and promtool check rules accepts them", async () => {
+    expect(shipped.sort()).toEqual(ALERT_RULES.map((r) => r.alert).sort());
+    const r = await run(promtool, ["check", "rules", path.join(dir, "rules.yaml")]);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain(`SUCCESS: ${ALERT_RULES.length} rules found`);
+  });
+
+  it.each(ALERT_RULES.map((r) => [r.alert, r] as const))(
+    "%s fires when it should (labels, annotations) and stays quiet when it should not",
+    async (alert, rule) => {
+      const file = path.join(dir, `${alert}.test.yaml`);
+      writeFileSync(file, promtoolTestFile(rule, { ruleFile: "rules.yaml", runbookUrl }));
+      const r = await run(promtool, ["test", "rules", file]);
+      expect(r.code, r.out).toBe(0);
+    },
+  );
+
+  it("alerts.disabled leaves an alert out; without the API, the delivery alerts go too", async () => {
+    const rules = async (extra: string[]) => {
+      const { groups } = (await manifests(["--set", "alerts.enabled=true", ...extra])).find(
+        (m) => m.kind === "PrometheusRule",
+      )!.spec as { groups: { name: string; rules: { alert: string }[] | null }[] };
+      // A group whose rules are all left out goes too (Prometheus wants rules in every group).
+      for (const g of groups) expect(g.rules?.length, g.name).toBeGreaterThan(0);
+      return groups.flatMap((g) => (g.rules ?? []).map((r) => r.alert));
+    };
+    const off = await rules(["--set", "alerts.disabled={LivepeerNotInActiveSet}"]);
+    expect(off).not.toContain("LivepeerNotInActiveSet");
+    expect(off).toContain("LivepeerRewardNotCalled");
+    const noApi = await rules(["--set", "api.enabled=false"]);
+    expect(noApi).not.toContain("LivepeerDeliveryBacklog");
+    expect(noApi).not.toContain("LivepeerDeliveriesFailing");
+    expect(noApi).toContain("LivepeerControllerQueueStuck");
+  });
+
+  it("no PrometheusRule unless alerts.enabled", async () => {
+    expect((await manifests([])).map((m) => m.kind)).not.toContain("PrometheusRule");
+  });
+});
+
+describe("Grafana dashboard ConfigMap", () => {
+  it("carries the generated dashboard as valid JSON, labelled for Grafana's sidecar", async () => {
+    expect((await manifests([])).find((m) => m.metadata.name === "lpo-dashboard")).toBeUndefined();
+    const cm = (await manifests(["--set", "dashboard.enabled=true"])).find(
+      (m) => m.metadata.name === "lpo-dashboard",
+    );
+    expect(cm?.kind).toBe("ConfigMap");
+    expect(cm!.metadata.labels?.grafana_dashboard).toBe("1");
+    expect(JSON.parse(cm!.data!["livepeer-operator.json"]!)).toEqual(dashboard());
+  });
+});
+
+describe("NetworkPolicies and the dashboard ConfigMap on the API server", () => {
+  let ns: Awaited<ReturnType<typeof testNamespace>>;
+  beforeAll(async () => {
+    ns = await testNamespace("helm-np");
+  });
+  afterAll(async () => {
+    await ns.remove();
+  });
+
+  it("are accepted by kubectl apply --dry-run=server, default and full values", async () => {
+    for (const values of [[], ["-f", path.join(golden, "full-values.yaml")]]) {
+      const docs = (await manifests(["--set", "dashboard.enabled=true", ...values], ns.name)).filter(
+        (m) => m.kind === "NetworkPolicy" || m.metadata.name === "lpo-dashboard",
+      );
+      expect(docs.map((d) => d.kind).sort()).toEqual(["ConfigMap", "NetworkPolicy", "NetworkPolicy"]);
+      const out = await kubectl(
+        ["apply", "--dry-run=server", "-n", ns.name, "-f", "-"],
+        docs.map((d) => dump(d)).join("---\n"),
+      );
+      expect(out).toContain("networkpolicy.networking.k8s.io/lpo-controller created (server dry run)");
+      expect(out).toContain("networkpolicy.networking.k8s.io/lpo-api created (server dry run)");
+    }
+  });
+
+  it("can be turned off", async () => {
+    expect((await manifests(["--set", "networkPolicy.enabled=false"])).map((m) => m.kind)).not.toContain(
+      "NetworkPolicy",
+    );
   });
 });

@@ -81,4 +81,40 @@ describe("metrics", () => {
       'livepeer_operator_findings{kind="Gateway",namespace="video",name="gw",id="LowWalletBalance",severity="warning"} 1',
     ]);
   });
+
+  it("livepeer_operator_condition: one series per condition with status and reason, replaced on change", async () => {
+    const m = new RuntimeMetrics({ processMetrics: false });
+    const f = m.findingsMetrics();
+    const o = { kind: "Orchestrator", namespace: "video", name: "o" };
+    const series = async () =>
+      (await m.registry.metrics()).split("\n").filter((l) => l.startsWith("livepeer_operator_condition{"));
+    f.conditions?.(o, [{ type: "Ready", status: "False", reason: "NodeUnreachable" }]);
+    expect(await series()).toEqual([
+      'livepeer_operator_condition{kind="Orchestrator",namespace="video",name="o",type="Ready",status="False",reason="NodeUnreachable"} 1',
+    ]);
+    // Serving again: the False series goes, so an alert on it resolves.
+    f.conditions?.(o, [{ type: "Ready", status: "True", reason: "Serving" }]);
+    expect(await series()).toEqual([
+      'livepeer_operator_condition{kind="Orchestrator",namespace="video",name="o",type="Ready",status="True",reason="Serving"} 1',
+    ]);
+    f.conditions?.(o, []);
+    expect(await series()).toEqual([]);
+  });
+
+  it("livepeer_operator_status_fact: numeric facts by name, a fact no longer reported is removed", async () => {
+    const m = new RuntimeMetrics({ processMetrics: false });
+    const f = m.findingsMetrics();
+    const gw = { kind: "Gateway", namespace: "video", name: "gw" };
+    const series = async () =>
+      (await m.registry.metrics()).split("\n").filter((l) => l.startsWith("livepeer_operator_status_fact{"));
+    f.facts?.(gw, { deposit: 0.25, reserve: 0 });
+    expect(await series()).toEqual([
+      'livepeer_operator_status_fact{kind="Gateway",namespace="video",name="gw",fact="deposit"} 0.25',
+      'livepeer_operator_status_fact{kind="Gateway",namespace="video",name="gw",fact="reserve"} 0',
+    ]);
+    f.facts?.(gw, { deposit: 0.5 });
+    expect(await series()).toEqual([
+      'livepeer_operator_status_fact{kind="Gateway",namespace="video",name="gw",fact="deposit"} 0.5',
+    ]);
+  });
 });

@@ -4,9 +4,23 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 import type { InformerMetrics } from "../../kube/informer.ts";
 import type { QueueMetrics } from "./work-queue.ts";
 
-/** The findings in force on one object, as the gauge livepeer_operator_findings shows them. */
+type ObjectRef = { kind: string; namespace: string; name: string };
+
+/**
+ * What a status says about one object, as gauges: the findings in force
+ * (livepeer_operator_findings), the conditions (livepeer_operator_condition) and the numeric
+ * facts (livepeer_operator_status_fact). The chart's alerts and dashboard read these.
+ */
 export interface FindingsMetrics {
-  set(object: { kind: string; namespace: string; name: string }, findings: readonly FindingLabel[]): void;
+  set(object: ObjectRef, findings: readonly FindingLabel[]): void;
+  conditions?(object: ObjectRef, conditions: readonly ConditionLabel[]): void;
+  facts?(object: ObjectRef, facts: Readonly<Record<string, number>>): void;
+}
+
+export interface ConditionLabel {
+  type: string;
+  status: string;
+  reason: string;
 }
 
 export interface FindingLabel {
@@ -43,8 +57,10 @@ export class RuntimeMetrics {
   readonly restLatency: Histogram<"verb">;
   readonly enqueues: Counter<"controller" | "cause">;
   readonly findings: Gauge<"kind" | "namespace" | "name" | "id" | "severity">;
-  /** The series each object has in `findings`, to drop the ones no longer in force. */
-  readonly #findingSeries = new Map<string, Record<string, string>[]>();
+  readonly conditions: Gauge<"kind" | "namespace" | "name" | "type" | "status" | "reason">;
+  readonly facts: Gauge<"kind" | "namespace" | "name" | "fact">;
+  /** The series each object has in each per-object gauge, to drop the ones no longer in force. */
+  readonly #objectSeries = new Map<Gauge<string>, Map<string, Record<string, string>[]>>();
 
   constructor(opts: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -155,19 +171,56 @@ export class RuntimeMetrics {
       labelNames: ["kind", "namespace", "name", "id", "severity"],
       registers,
     });
+    this.conditions = new Gauge({
+      name: "livepeer_operator_condition",
+      help: "1 per condition on a resource (status.conditions) with its status and reason; alerts match on type, status and reason",
+      labelNames: ["kind", "namespace", "name", "type", "status", "reason"],
+      registers,
+    });
+    this.facts = new Gauge({
+      name: "livepeer_operator_status_fact",
+      help: "Numeric facts of a resource's status: maxSessions, deposit, reserve and balance (ETH), activeSet (0/1), lastRewardRound",
+      labelNames: ["kind", "namespace", "name", "fact"],
+      registers,
+    });
+  }
+
+  /** Replaces one object's series in a per-object gauge (series not given are removed). */
+  #setObject(gauge: Gauge<string>, object: ObjectRef, values: [Record<string, string>, number][]): void {
+    const byObject = this.#objectSeries.get(gauge) ?? new Map<string, Record<string, string>[]>();
+    this.#objectSeries.set(gauge, byObject);
+    const key = `${object.kind}/${object.namespace}/${object.name}`;
+    for (const labels of byObject.get(key) ?? []) gauge.remove(labels);
+    const series = values.map(([labels, value]) => {
+      const all = { ...object, ...labels };
+      gauge.set(all, value);
+      return all;
+    });
+    if (series.length) byObject.set(key, series);
+    else byObject.delete(key);
   }
 
   /** The findings gauge, as the status writers update it. */
   findingsMetrics(): FindingsMetrics {
     return {
-      set: (object, findings) => {
-        const key = `${object.kind}/${object.namespace}/${object.name}`;
-        for (const labels of this.#findingSeries.get(key) ?? []) this.findings.remove(labels);
-        const series = findings.map((f) => ({ ...object, id: f.id, severity: f.severity }));
-        for (const labels of series) this.findings.set(labels, 1);
-        if (series.length) this.#findingSeries.set(key, series);
-        else this.#findingSeries.delete(key);
-      },
+      set: (object, findings) =>
+        this.#setObject(
+          this.findings,
+          object,
+          findings.map((f) => [{ id: f.id, severity: f.severity }, 1]),
+        ),
+      conditions: (object, conditions) =>
+        this.#setObject(
+          this.conditions,
+          object,
+          conditions.map((c) => [{ type: c.type, status: c.status, reason: c.reason }, 1]),
+        ),
+      facts: (object, facts) =>
+        this.#setObject(
+          this.facts,
+          object,
+          Object.entries(facts).map(([fact, value]) => [{ fact }, value]),
+        ),
     };
   }
 

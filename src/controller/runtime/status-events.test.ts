@@ -3,7 +3,7 @@
 // for a Ready=False that a finding's Event just explained.
 import { describe, expect, it } from "vitest";
 import type { Condition } from "../../schema/condition.ts";
-import { type StatusNews, type StatusWithNews, statusNews } from "./status-events.ts";
+import { numericStatusFacts, type StatusNews, type StatusWithNews, statusNews } from "./status-events.ts";
 
 /** `Type=Status/Reason`, e.g. `Ready=True/Serving`. */
 const cond = (text: string): Condition => {
@@ -131,4 +131,25 @@ it("each reconciler names its own actions", () => {
     "Warning X/Inspect",
     "Warning SecretNotFound/CheckDeliveryConfiguration",
   ]);
+});
+
+describe("numericStatusFacts: the status facts exported as gauges", () => {
+  it.each([
+    [
+      "ETH amounts as numbers",
+      { deposit: "0.25", reserve: "0", balance: "1.5" },
+      { deposit: 0.25, reserve: 0, balance: 1.5 },
+    ],
+    ["activeSet as 0/1", { activeSet: true }, { activeSet: 1 }],
+    ["activeSet false is 0, not absent", { activeSet: false }, { activeSet: 0 }],
+    [
+      "integers as they are",
+      { maxSessions: 8, lastRewardRound: 42 },
+      { maxSessions: 8, lastRewardRound: 42 },
+    ],
+    ["absent, empty and non-numeric facts left out", { deposit: "", reserve: "n/a" }, {}],
+    ["fields that are not facts ignored", { serviceURI: "https://o:8935", observedGeneration: 3 }, {}],
+  ] as const)("%s", (_name, status, facts) => {
+    expect(numericStatusFacts(status)).toEqual(facts);
+  });
 });

@@ -21,6 +21,29 @@ export interface StatusWithNews {
   findings?: readonly Pick<Finding, "id" | "severity" | "message">[];
 }
 
+/** The status facts exported as livepeer_operator_status_fact (the chart's dashboard and alerts). */
+const NUMERIC_FACTS = [
+  "maxSessions",
+  "deposit",
+  "reserve",
+  "balance",
+  "activeSet",
+  "lastRewardRound",
+] as const;
+
+/** A status's numeric facts (pure): ETH amounts as numbers, activeSet as 0/1; absent ones left out. */
+export function numericStatusFacts(status: object): Record<string, number> {
+  const out: Record<string, number> = {};
+  const s = status as Record<string, unknown>;
+  for (const fact of NUMERIC_FACTS) {
+    const v = s[fact];
+    if (!["boolean", "number", "string"].includes(typeof v) || v === "") continue;
+    const n = Number(v);
+    if (Number.isFinite(n)) out[fact] = n;
+  }
+  return out;
+}
+
 /** What a reconciler announces: condition types by the Event action each transition gets. */
 export interface StatusNews {
   conditions: Readonly<Record<string, string>>;
@@ -97,7 +120,10 @@ export class StatusWriter {
   /** A deleted object: its findings are no longer in force. */
   forget(key: ObjectKey): void {
     const { namespace = "", name } = splitKey(key);
-    this.#findings?.set({ kind: this.#resource.kind, namespace, name }, []);
+    const object = { kind: this.#resource.kind, namespace, name };
+    this.#findings?.set(object, []);
+    this.#findings?.conditions?.(object, []);
+    this.#findings?.facts?.(object, {});
   }
 
   /**
@@ -110,15 +136,15 @@ export class StatusWriter {
     next: S,
     log: Logger,
   ): Promise<boolean> {
-    // Every visit, not only on a change: the gauge is right again after a restart.
-    this.#findings?.set(
-      {
-        kind: this.#resource.kind,
-        namespace: object.metadata?.namespace ?? "",
-        name: object.metadata?.name ?? "",
-      },
-      next.findings ?? [],
-    );
+    // Every visit, not only on a change: the gauges are right again after a restart.
+    const ref = {
+      kind: this.#resource.kind,
+      namespace: object.metadata?.namespace ?? "",
+      name: object.metadata?.name ?? "",
+    };
+    this.#findings?.set(ref, next.findings ?? []);
+    this.#findings?.conditions?.(ref, next.conditions ?? []);
+    this.#findings?.facts?.(ref, numericStatusFacts(next));
     if (!statusChanged(current, next)) return false;
     const status: StatusWithNews = next;
     await applyStatus(this.#client, this.#resource, object, { ...status });

@@ -17,6 +17,7 @@ export interface Versions {
   kwok: string;
   helm: string;
   kind: string;
+  promtool: string;
 }
 
 export const versions: Versions = JSON.parse(readFileSync(path.join(here, "versions.json"), "utf8"));
@@ -31,7 +32,8 @@ export type BinaryName =
   | "helm"
   | "kubelet"
   | "kube-proxy"
-  | "kind";
+  | "kind"
+  | "promtool";
 
 /** Which build component provides each binary. */
 const componentOf: Record<BinaryName, { component: string; version: keyof Versions }> = {
@@ -48,6 +50,8 @@ const componentOf: Record<BinaryName, { component: string; version: keyof Versio
   "kube-proxy": { component: "kube-proxy", version: "kubernetes" },
   // On demand: only the kind tier (`npm run test:kind`) needs it.
   kind: { component: "kind", version: "kind" },
+  // On demand: the chart's tests lint and unit-test its alert rules with it.
+  promtool: { component: "promtool", version: "promtool" },
 };
 
 /** Where built binaries are kept: outside the repo, shared by every clone on the machine. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the control-plane binaries from the Go module proxy into a cache outside the repo.
-#   build-binaries.sh <cache-dir> <component>...   components: etcd kwok kubernetes kubelet kube-proxy helm kind
+#   build-binaries.sh <cache-dir> <component>...   components: etcd kwok kubernetes kubelet kube-proxy helm kind promtool
 # Each component lands in <cache-dir>/<component>-<version>/ and is marked complete by a
 # `.complete` file, so an interrupted build is redone instead of trusted.
 # Versions come from versions.json beside this file: the one place they are pinned.
@@ -8,7 +8,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${1:?usage: build-binaries.sh <cache-dir> <component>...}; shift
 version() { sed -n "s/.*\"$1\": *\"\([^\"]*\)\".*/\1/p" "$here/versions.json"; }
-K8S=$(version kubernetes); ETCD=$(version etcd); KWOK=$(version kwok); HELM=$(version helm); KIND=$(version kind)
+K8S=$(version kubernetes); ETCD=$(version etcd); KWOK=$(version kwok); HELM=$(version helm); KIND=$(version kind); PROMTOOL=$(version promtool)
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false" GOTOOLCHAIN=local CGO_ENABLED=0
 mkdir -p "$cache"
 step() { printf '[build] %s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -154,11 +154,25 @@ build_kind() {
   finish "$tmp" "$out"
 }
 
+# promtool lints and unit-tests the chart's alert rules. The module is tagged v0.<major><minor>.<patch>
+# (v0.316.0 is Prometheus 3.16.0); the version is stamped so `promtool --version` names it.
+build_promtool() {
+  local out="$cache/promtool-$PROMTOOL"
+  [ -f "$out/.complete" ] && return 0
+  step "promtool $PROMTOOL (about 3 min cold)"
+  local tmp="$out.tmp"; rm -rf "$tmp"; mkdir -p "$tmp"
+  # remove_all_sd: promtool lints and tests rules; the service-discovery plugins (every cloud SDK)
+  # would triple the build.
+  GOBIN="$tmp" go install -tags remove_all_sd -ldflags "-s -w -X github.com/prometheus/common/version.Version=$PROMTOOL" \
+    "github.com/prometheus/prometheus/cmd/promtool@$PROMTOOL"
+  finish "$tmp" "$out"
+}
+
 for c in "$@"; do
   case "$c" in
     etcd) build_etcd ;; kwok) build_kwok ;; kubernetes) build_kubernetes ;;
     kubelet) build_kubelet ;; kube-proxy) build_kube_proxy ;; helm) build_helm ;;
-    kind) build_kind ;;
+    kind) build_kind ;; promtool) build_promtool ;;
     *) echo "unknown component: $c" >&2; exit 2 ;;
   esac
 done

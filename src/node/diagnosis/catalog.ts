@@ -565,6 +565,116 @@ export const CATALOG: readonly CatalogEntry[] = [
     seenOn: ["gateway", "orchestrator"],
     origin: "spec-limit",
   },
+  // The operator's on-chain duties (issue 22): what it does for a node through the node's CLI port,
+  // and what it says when that did not happen. The chart's alerts page on these ids.
+  {
+    id: "RewardPending",
+    condition: "reward not called past the reward deadline",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "BondingManager.getTranscoder(orchestrator).lastRewardRound, RoundsManager.currentRound and the round's progress",
+        rule: "active, reward on, lastRewardRound < currentRound and the round past spec.rewardAssurance's deadline (default 80 %)",
+      },
+    ],
+    meaning:
+      "The round is past its reward deadline and reward has not been called yet: the operator is asking the node to call it and retries under the gas price cap, but the round's inflation is lost if the round ends first.",
+    action:
+      "Watch the next Event on the Orchestrator; if it does not clear, check the node's wallet ETH (gas), the gas price against spec.rewardAssurance's cap, and the node's CLI port; call reward with livepeer_cli before the round ends.",
+    seenOn: ["orchestrator"],
+    origin: "spec-limit",
+  },
+  {
+    id: "RewardFailed",
+    condition: "the reward call the operator asked for failed",
+    severity: "error",
+    recognizedBy: [
+      {
+        kind: "endpoint",
+        endpoint: "POST /reward (CLI port)",
+        rule: "the node answered an error, or the chain shows no reward after it",
+      },
+    ],
+    meaning:
+      "The operator asked the node to call reward and the call failed (out of gas, gas price above the cap, the node's RPC, a revert); it tries again later in the round.",
+    action:
+      "Read status.reward.lastError and the node's log: fund the wallet if gas ran out, raise the gas price cap if prices are above it, fix the RPC if it failed; the operator retries on its own.",
+    seenOn: ["orchestrator"],
+    origin: "real-node",
+  },
+  {
+    id: "RewardMissed",
+    condition: "a round ended without a reward call",
+    severity: "error",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "BondingManager.getTranscoder(orchestrator).lastRewardRound, RoundsManager.currentRound",
+        rule: "the orchestrator was active in a round that ended with lastRewardRound below it",
+      },
+    ],
+    meaning:
+      "An active orchestrator did not call reward in a round that has ended: that round's inflation is lost for it and its delegators, for good.",
+    action:
+      "Find why (status.reward.lastError, Events of the past round: gas, RPC, the node down) and fix it before the next round's deadline; tell delegators if they expect every round.",
+    seenOn: ["orchestrator"],
+    origin: "spec-limit",
+  },
+  {
+    id: "TopUpFailed",
+    condition: "the deposit or reserve top-up the operator asked for failed",
+    severity: "error",
+    recognizedBy: [
+      {
+        kind: "endpoint",
+        endpoint: "POST /fundDepositAndReserve (CLI port)",
+        rule: "the node answered an error, or the chain shows no new deposit or reserve after it",
+      },
+    ],
+    meaning:
+      "The gateway's deposit or reserve is below spec.funding's minimum and the top-up the operator asked the node for failed, so the gateway may soon stop paying orchestrators.",
+    action:
+      "Read the Gateway's status and Events for the cause: usually too little ETH in the gateway's wallet for the amount plus gas; fund the wallet, the operator tries again for the same shortfall.",
+    seenOn: ["gateway"],
+    origin: "real-node",
+  },
+  {
+    id: "TopUpCapped",
+    condition: "a top-up would exceed spec.funding's daily cap",
+    severity: "error",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "TicketBroker.getSenderInfo(gateway) and the top-ups done in the last 24 h",
+        rule: "below a minimum while the top-ups of the day already reach the cap",
+      },
+    ],
+    meaning:
+      "The gateway's deposit or reserve ran below its minimum again, but topping it up would exceed the daily cap, so the operator sends no transaction: something spends faster than expected.",
+    action:
+      "Find out why the gateway spends more than planned (traffic, prices, a leak); raise spec.funding's cap or top up by hand (livepeer-operator deposit) if the spending is right.",
+    seenOn: ["gateway"],
+    origin: "real-node",
+  },
+  {
+    id: "OnchainSettingsDrift",
+    condition: "on-chain reward cut, fee share or service URI differ from the spec",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "BondingManager.getTranscoder(orchestrator), ServiceRegistry.getServiceURI(orchestrator)",
+        rule: "rewardCut, feeShare or the service URI differ from spec.onchain (manage: false)",
+      },
+    ],
+    meaning:
+      "The orchestrator's settings on chain are not the ones its spec declares, and nobody decided the change here: a changed cut is a security signal (a leaked key or another tool), not only a notice to delegators.",
+    action:
+      "Check who changed it (the transaction on the chain's explorer); if the spec is right, set manage: true (the operator sets them back, at most once per round) or set them with livepeer_cli; if the chain is right, update spec.onchain.",
+    seenOn: ["orchestrator"],
+    origin: "real-node",
+  },
 ];
 
 export const CATALOG_BY_ID: ReadonlyMap<string, CatalogEntry> = new Map(CATALOG.map((e) => [e.id, e]));

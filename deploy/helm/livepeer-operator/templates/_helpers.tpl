@@ -64,3 +64,25 @@ watch, so it cannot enumerate other tenants' Secrets.
     resources: ["events"]
     verbs: ["create", "patch"]
 {{- end }}
+{{/*
+Replicas of one component spread over nodes (maxSkew 1 on the hostname): two replicas never share a
+node while another eligible node exists. Nodes the pods cannot go to (taints, nodeSelector) are not
+counted; only the same revision counts, so a rolling update is not blocked by the old pods.
+Call with (list $ "controller" .Values.controller.topologySpread).
+*/}}
+{{- define "lpo.topologySpread" -}}
+{{- $root := index . 0 }}{{- $component := index . 1 }}{{- $spread := index . 2 }}
+{{- if $spread.enabled -}}
+topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: {{ $spread.topologyKey }}
+    whenUnsatisfiable: {{ $spread.whenUnsatisfiable }}
+    nodeAffinityPolicy: Honor
+    nodeTaintsPolicy: Honor
+    matchLabelKeys: [pod-template-hash]
+    labelSelector:
+      matchLabels: {{- include "lpo.selector" $root | nindent 8 }}
+        app.kubernetes.io/component: {{ $component }}
+{{- end }}
+{{- end -}}
+
