@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { gatewayController } from "../../src/controller/gateway/controller.ts";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
@@ -40,6 +41,7 @@ let sims: SimulatorFleet;
 let receiver: Server;
 let receiverUrl: string;
 const simDir = mkdtempSync(path.join(tmpdir(), "stream-events-sims-"));
+const storeFile = path.join(simDir, "delivery.sqlite");
 const simLog: string[] = [];
 const controllerLog: string[] = [];
 
@@ -74,7 +76,11 @@ beforeAll(async () => {
     namespace: ns.name,
     timings: { orchWebhookRefreshMs: 500, streamTimeoutMs: 3_000, sessionTimeoutMs: 3_000 },
   });
-  api = await startTestApi("default", { nodeHooks: true, allowLoopbackTargets: true });
+  api = await startTestApi("default", {
+    nodeHooks: true,
+    allowLoopbackTargets: true,
+    delivery: { store: { backend: "sqlite", file: storeFile } },
+  });
   const doctor = { periodMs: 2_000, retryMs: 1_000, tickMs: 200, endpointTimeoutMs: 1_000 };
   manager = await startTestManager(
     "stream-events-test",
@@ -237,5 +243,30 @@ describe("a Gateway with stream events on", () => {
       30_000,
       context,
     );
+  });
+
+  it("the event store unavailable: a new stream is still accepted; the lost stream.started is counted and logged once", async () => {
+    const pod = await client.get<KubeObject & { status?: { podIP?: string } }>(Pods, ns.name, "gw-0");
+    const ip = pod.status?.podIP ?? "";
+    // Another connection holds the store's write lock: every write of the API fails at once (busy).
+    const lock = new DatabaseSync(storeFile);
+    try {
+      lock.exec("BEGIN IMMEDIATE");
+      const result = await pushStream({
+        gateway: `http://${ip}:8935`,
+        name: "while-locked",
+        segments: 1,
+        realtime: false,
+      });
+      expect(result.segments.map((s) => s.status)).toEqual([200]);
+      const metrics = await (await fetch(`${new URL(api.url).origin}/metrics`)).text();
+      const unrecorded =
+        /^livepeer_stream_events_total\{event="stream.started",result="unrecorded"\} (\d+)$/m.exec(metrics);
+      expect(Number(unrecorded?.[1] ?? 0)).toBeGreaterThanOrEqual(1);
+      expect(api.logs.filter((l) => l.includes("cannot record stream events"))).toHaveLength(1);
+    } finally {
+      lock.exec("ROLLBACK");
+      lock.close();
+    }
   });
 });
