@@ -89,6 +89,34 @@ describe("a Gateway's plan", () => {
     expect(plan.streamEvents).toBe((names as string[]).includes("LP_AUTHWEBHOOKURL"));
   });
 
+  it("stream events asked for without the API's hooks URL: a warning finding naming the fix, Ready untouched", () => {
+    const i = input(
+      { orchestrators: { addresses: ["o:8935"] }, streamEvents: { enabled: true, userId: "alice" } },
+      { hooksConfigured: false },
+    );
+    const status = computeGatewayStatus(
+      { gateway: i.gateway, plan: planGateway(i), pods: [], nodes: [] },
+      new Date(0),
+    );
+    expect(status.findings).toEqual([
+      expect.objectContaining({
+        id: "StreamEventsUnavailable",
+        severity: "warning",
+        message: expect.stringMatching(/--node-hooks-url/),
+      }),
+    ]);
+    const withHooks = input({
+      orchestrators: { addresses: ["o:8935"] },
+      streamEvents: { enabled: true, userId: "alice" },
+    });
+    expect(
+      computeGatewayStatus(
+        { gateway: withHooks.gateway, plan: planGateway(withHooks), pods: [], nodes: [] },
+        new Date(0),
+      ).findings,
+    ).toEqual([]);
+  });
+
   it("stream events wait for the hooks Secret before the node is rolled out", () => {
     const plan = planGateway(
       input(
