@@ -48,7 +48,7 @@ import { gatewayChildNames, HOOKS_SECRET_KEYS, PORTS } from "./names.ts";
 import { type GatewayPlan, planGateway } from "./plan.ts";
 import type { AddressMode, OrchestratorView } from "./pool.ts";
 import { computeGatewayStatus, ownedGatewayStatus } from "./status.ts";
-import { StreamEndReporter } from "./stream-ends.ts";
+import { hooksSecretUrl, StreamEndReporter } from "./stream-ends.ts";
 import { GATEWAY_INSTANCE_INDEX } from "./watch.ts";
 
 export interface GatewayOptions {
@@ -114,7 +114,10 @@ export class GatewayReconciler implements Reconciler {
     this.#cache = ctx.cache;
     this.#options = options;
     this.#children = new ChildApplier(ctx.client, ctx.cache);
-    this.#streamEnds = new StreamEndReporter({ client: ctx.client, log: ctx.log.child("stream-ends") });
+    this.#streamEnds = new StreamEndReporter({
+      hookUrl: hooksSecretUrl(ctx.client),
+      log: ctx.log.child("stream-ends"),
+    });
     ({ doctor: this.doctor, chain: this.chain } = nodeObservers(ctx, options, this.#streamEnds.onLine));
     this.#keystore = new KeystoreCheck(ctx.client);
     this.#ownedSecrets = new OwnedSecrets(ctx.client);

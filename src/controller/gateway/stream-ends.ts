@@ -32,7 +32,8 @@ export function exactTime(ns: bigint): string {
 }
 
 export interface StreamEndReporterOptions {
-  client: KubeClient;
+  /** Where a Gateway's stream-events hook is: by default the URL in its hooks Secret. */
+  hookUrl: (namespace: string, name: string) => Promise<string>;
   log?: Logger;
   /** First retry after a failed report (default 2 s), doubling up to maxRetryMs (default 60 s). */
   retryMs?: number;
@@ -50,7 +51,7 @@ interface Reporting {
 }
 
 export class StreamEndReporter {
-  readonly #client: KubeClient;
+  readonly #hookUrl: StreamEndReporterOptions["hookUrl"];
   readonly #log: Logger;
   readonly #retryMs: number;
   readonly #maxRetryMs: number;
@@ -58,7 +59,7 @@ export class StreamEndReporter {
   readonly #gateways = new Map<ObjectKey, Reporting>();
 
   constructor(o: StreamEndReporterOptions) {
-    this.#client = o.client;
+    this.#hookUrl = o.hookUrl;
     this.#log = o.log ?? silentLogger;
     this.#retryMs = o.retryMs ?? 2_000;
     this.#maxRetryMs = o.maxRetryMs ?? 60_000;
@@ -135,14 +136,8 @@ export class StreamEndReporter {
   }
 
   async #post(r: Reporting, ends: StreamEnd[]): Promise<"taken" | "refused" | "retry"> {
-    const secret = await this.#client.get<KubeObject & { data?: Record<string, string> }>(
-      Secrets,
-      r.namespace,
-      gatewayChildNames(r.name).hooksSecret,
-    );
-    const encoded = secret.data?.[HOOKS_SECRET_KEYS.streamEventsUrl];
-    if (!encoded) throw new Error("the hooks Secret has no stream-events URL yet");
-    const res = await fetch(Buffer.from(encoded, "base64").toString("utf8"), {
+    const url = await this.#hookUrl(r.namespace, r.name);
+    const res = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ ends }),
@@ -167,4 +162,18 @@ export class StreamEndReporter {
     });
     return "refused";
   }
+}
+
+/** The stream-events URL in a Gateway's hooks Secret (read when a report is sent: it carries the token). */
+export function hooksSecretUrl(client: KubeClient): StreamEndReporterOptions["hookUrl"] {
+  return async (namespace, name) => {
+    const secret = await client.get<KubeObject & { data?: Record<string, string> }>(
+      Secrets,
+      namespace,
+      gatewayChildNames(name).hooksSecret,
+    );
+    const encoded = secret.data?.[HOOKS_SECRET_KEYS.streamEventsUrl];
+    if (!encoded) throw new Error("the hooks Secret has no stream-events URL yet");
+    return Buffer.from(encoded, "base64").toString("utf8");
+  };
 }
