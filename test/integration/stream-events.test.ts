@@ -19,6 +19,7 @@ import { type Postgres, startPostgres } from "../../src/dev/postgres.ts";
 import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
 import { KubeClient, type KubeObject, Pods, PooledKubeConfig } from "../../src/kube/index.ts";
 import { pushStream } from "../../src/node/media/push-stream.ts";
+import { publishRtmp } from "../../src/node/media/rtmp/publisher.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import { Gateways } from "../../src/schema/resources.ts";
 import { call, startTestApi, type TestApi } from "./api-harness.ts";
@@ -51,7 +52,14 @@ interface Received {
   path: string;
   headers: IncomingHttpHeaders;
   raw: string;
-  body: { id: string; webhookId: string; event: string; createdAt: number; stream?: { id: string } };
+  body: {
+    id: string;
+    webhookId: string;
+    event: string;
+    createdAt: number;
+    stream?: { id: string };
+    payload?: Record<string, unknown>;
+  };
 }
 const received: Received[] = [];
 
@@ -251,6 +259,35 @@ describe("a Gateway with stream events on", () => {
       30_000,
       context,
     );
+  });
+
+  it("an RTMP stream: stream.started names it with protocol rtmp; its unpublish is a stream.idle", async () => {
+    const hook = await createWebhook("rtmp", "rtmp-stream");
+    const pod = await client.get<KubeObject & { status?: { podIP?: string } }>(Pods, ns.name, "gw-0");
+    await publishRtmp({
+      url: `rtmp://${pod.status?.podIP}:1935/live/rtmp-stream`,
+      segments: 2,
+      realtime: false,
+    });
+    await waitFor(
+      "stream.started and stream.idle of the RTMP stream",
+      async () => at("rtmp").length >= 2,
+      30_000,
+      context,
+    );
+    const [started, idle] = at("rtmp");
+    expect(started!.body).toMatchObject({
+      event: "stream.started",
+      webhookId: hook,
+      stream: { id: "rtmp-stream" },
+      payload: { protocol: "rtmp" },
+    });
+    expect(idle!.body).toMatchObject({
+      event: "stream.idle",
+      webhookId: hook,
+      stream: { id: "rtmp-stream" },
+    });
+    expect(livepeerSignatureValid(idle!, SECRET)).toBe(true);
   });
 
   it("the event store unavailable: a new stream is still accepted at once; the lost stream.started is counted and logged once", async () => {
