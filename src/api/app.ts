@@ -14,7 +14,7 @@ import { type HealthSource, healthRoutes } from "./health/routes.ts";
 import { type LogOptions, loggerOptions, logResponses } from "./logging.ts";
 import { metricsRoutes } from "./metrics/routes.ts";
 import type { GatewayHooksCache } from "./node-hooks/gateway-hooks-cache.ts";
-import { nodeHookRoutes } from "./node-hooks/routes.ts";
+import { type NodeHookRoutesOptions, nodeHookRoutes } from "./node-hooks/routes.ts";
 import { openApiDocument } from "./openapi/document.ts";
 import { limitRate } from "./rate-limit/hook.ts";
 import type { RateLimiter } from "./rate-limit/token-bucket.ts";
@@ -43,6 +43,8 @@ export interface ApiParts {
   metrics?: Registry;
   /** The gateway nodes' hooks, outside the prefix (absent: not served). */
   gateways?: GatewayHooksCache;
+  /** The gateways' stream events (the auth and stream-events hooks; absent: not served). */
+  streamEvents?: NodeHookRoutesOptions["streams"];
 }
 
 /** "/api", "api/", "/" -> "/api", "/api", "". */
@@ -97,7 +99,9 @@ export function mountApi(app: FastifyInstance, prefix: string, parts: ApiParts):
 
   void app.register(healthRoutes, { cache: parts.cache });
   if (parts.metrics) void app.register(metricsRoutes, { registry: parts.metrics });
-  if (parts.gateways) void app.register(nodeHookRoutes, { gateways: parts.gateways });
+  if (parts.gateways) {
+    void app.register(nodeHookRoutes, { gateways: parts.gateways, streams: parts.streamEvents });
+  }
   const normalized = normalizePrefix(prefix);
   const document = openApiDocument(normalized);
   void app.register(

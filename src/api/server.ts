@@ -10,6 +10,8 @@ import { TokenVerifier } from "./auth/verifier.ts";
 import { type DeliveryOptions, type DeliveryRuntime, openDelivery } from "./delivery-runtime.ts";
 import { type LogLevel, runtimeLogger } from "./logging.ts";
 import { GatewayHooksCache } from "./node-hooks/gateway-hooks-cache.ts";
+import { OpenStreams } from "./node-hooks/open-streams.ts";
+import { StreamEventRecorder } from "./node-hooks/stream-event-recorder.ts";
 import { RateLimiter } from "./rate-limit/token-bucket.ts";
 import { preflight, preflightNodeHooks } from "./store/preflight.ts";
 import { WebhookCache } from "./store/webhook-cache.ts";
@@ -132,7 +134,20 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       cache,
       delivery: { engine: delivery.engine, webhooks: delivery.webhooks },
       metrics: delivery.metrics.registry,
-      ...(gateways ? { gateways } : {}),
+      ...(gateways
+        ? {
+            gateways,
+            streamEvents: {
+              recorder: new StreamEventRecorder({
+                engine: delivery.engine,
+                webhooks: delivery.webhooks,
+                registry: delivery.metrics.registry,
+                log: log.child("stream-events"),
+              }),
+              open: new OpenStreams(),
+            },
+          }
+        : {}),
     });
     cache.start();
     gateways?.start();

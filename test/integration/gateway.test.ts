@@ -207,7 +207,12 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
       ns.name,
       "gw-node-hooks",
     );
-    expect(Object.keys(secret.data).sort()).toEqual(["orchWebhookUrl", "token"]);
+    expect(Object.keys(secret.data).sort()).toEqual([
+      "authWebhookUrl",
+      "orchWebhookUrl",
+      "streamEventsUrl",
+      "token",
+    ]);
   });
 
   it("gives the node the Ready orchestrator through the discovery hook: Ready, PriceCompatible, ORCHS 1", async () => {

@@ -52,8 +52,10 @@ export class DeliveryMetrics {
       name: "livepeer_webhook_delivery_queue_depth",
       help: "Deliveries not settled yet (in every replica sharing the store)",
       registers,
+      // A store that does not answer keeps the last value: /metrics must work during an outage.
       async collect() {
-        this.set((await read()).pending);
+        const s = await read().catch(() => undefined);
+        if (s) this.set(s.pending);
       },
     });
     new Gauge({
@@ -61,7 +63,9 @@ export class DeliveryMetrics {
       help: "Age of the oldest unsettled delivery; 0 when none",
       registers,
       async collect() {
-        const oldest = (await read()).oldestPendingCreatedAt;
+        const s = await read().catch(() => undefined);
+        if (!s) return;
+        const oldest = s.oldestPendingCreatedAt;
         this.set(oldest === undefined ? 0 : Math.max(0, (clock() - oldest) / 1000));
       },
     });

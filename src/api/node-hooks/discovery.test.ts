@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hookTokenDigest } from "../../schema/node-hooks.ts";
 import { discoveryAnswer, hookAllowed } from "./discovery.ts";
-import type { GatewayHooks } from "./gateway-hooks-cache.ts";
+import { type GatewayHooks, hooksFacts } from "./gateway-hooks-cache.ts";
 
 const token = "a".repeat(64);
 const gateway = (status: GatewayHooks["status"]): GatewayHooks => ({
@@ -41,5 +41,22 @@ describe("what -orchWebhookUrl answers", () => {
 
   it("answers an empty list when the gateway was given none", () => {
     expect(discoveryAnswer(gateway({}))).toEqual([]);
+  });
+});
+
+describe("what the hooks cache keeps of a Gateway", () => {
+  it("its token digest, given orchestrators and stream events; nothing else of its spec or status", () => {
+    const kept = hooksFacts({
+      metadata: { name: "gw", namespace: "video", uid: "u", resourceVersion: "7", labels: { a: "b" } },
+      spec: { streamEvents: { enabled: true, userId: "alice" }, image: "x" } as never,
+      status: { hookTokenDigest: "d".repeat(64), orchestrators: [], conditions: [] } as never,
+    });
+    expect(kept).toEqual({
+      apiVersion: undefined,
+      kind: undefined,
+      metadata: { name: "gw", namespace: "video", uid: "u", resourceVersion: "7" },
+      spec: { streamEvents: { enabled: true, userId: "alice" } },
+      status: { hookTokenDigest: "d".repeat(64), orchestrators: [] },
+    });
   });
 });

@@ -1,36 +1,95 @@
-// The node hooks a gateway node calls (outside the API prefix, no bearer token: the node cannot
-// send one): `GET .../orchestrators?token=` answers -orchWebhookUrl with the orchestrators the
-// controller gave this gateway, in the node's format (`[{"address": "https://host:port"}]`). A
-// wrong token and an unknown gateway get the same 404, so the hook tells nothing to a guesser.
+// The node hooks (outside the API prefix, no bearer token: the node cannot send one; a per-gateway
+// token rides in the query string):
+// - `GET .../orchestrators?token=` answers -orchWebhookUrl with the orchestrators the controller
+//   gave this gateway, in the node's format (`[{"address": "https://host:port"}]`);
+// - `POST .../auth?token=` answers -authWebhookUrl: always 200 with an empty body (accept, keep
+//   the ingest URL's manifest id), fast, whatever happens to the event; records stream.started
+//   when the token matches and the Gateway sends stream events;
+// - `POST .../stream-events?token=` takes the controller's report of ended streams (from the
+//   node's log) and records stream.idle; 204 once durable, 503 for the controller to retry.
+// A wrong token and an unknown gateway get the same 404 (the auth hook: the same 200), so the
+// hooks tell nothing to a guesser.
 import type { FastifyInstance } from "fastify";
-import { NODE_HOOKS_PREFIX } from "../../schema/node-hooks.ts";
+import { NODE_HOOKS_PREFIX, StreamEndsReportSchema } from "../../schema/node-hooks.ts";
 import { notFound, serviceUnavailable } from "../errors/http-error.ts";
+import { parseOr422 } from "../errors/validation.ts";
 import { discoveryAnswer, hookAllowed } from "./discovery.ts";
 import type { GatewayHooksCache } from "./gateway-hooks-cache.ts";
+import type { OpenStreams } from "./open-streams.ts";
+import type { StreamEventRecorder } from "./stream-event-recorder.ts";
+import { idleEvent, ingestStreamOf, startedEvent, streamEventTenant } from "./stream-events.ts";
 
 export interface NodeHookRoutesOptions {
-  gateways: GatewayHooksCache;
+  gateways: Pick<GatewayHooksCache, "synced" | "get">;
+  /** Stream events (absent: the auth and stream-events hooks are not served). */
+  streams?: { recorder: StreamEventRecorder; open: OpenStreams; now?: () => number } | undefined;
 }
 
 type GatewayParams = { namespace: string; name: string };
+type HookRequest = { Params: GatewayParams; Querystring: { token?: string } };
+
+const GATEWAY = `${NODE_HOOKS_PREFIX}/gateways/:namespace/:name`;
 
 export async function nodeHookRoutes(app: FastifyInstance, opts: NodeHookRoutesOptions): Promise<void> {
-  app.get<{ Params: GatewayParams; Querystring: { token?: string } }>(
-    `${NODE_HOOKS_PREFIX}/gateways/:namespace/:name/orchestrators`,
-    async (req) => {
-      if (!opts.gateways.synced()) {
-        throw serviceUnavailable(
-          "the API is starting: its gateway cache has not synced with the cluster yet",
-          2,
-        );
-      }
-      const gateway = opts.gateways.get(req.params.namespace, req.params.name);
-      if (!hookAllowed(gateway, req.query.token)) {
-        throw notFound(
-          `no gateway hook matches ${req.params.namespace}/${req.params.name} with this token: the Gateway was deleted, or its token changed and the node still has the old URL (its pod restarts with the new one)`,
-        );
-      }
-      return discoveryAnswer(gateway!);
-    },
+  const allowedGateway = (p: GatewayParams, token: string | undefined) => {
+    if (!opts.gateways.synced()) {
+      throw serviceUnavailable(
+        "the API is starting: its gateway cache has not synced with the cluster yet",
+        2,
+      );
+    }
+    const gateway = opts.gateways.get(p.namespace, p.name);
+    if (!hookAllowed(gateway, token)) {
+      throw notFound(
+        `no gateway hook matches ${p.namespace}/${p.name} with this token: the Gateway was deleted, or its token changed and the node still has the old URL (its pod restarts with the new one)`,
+      );
+    }
+    return gateway!;
+  };
+
+  app.get<HookRequest>(`${GATEWAY}/orchestrators`, async (req) =>
+    discoveryAnswer(allowedGateway(req.params, req.query.token)),
   );
+
+  const streams = opts.streams;
+  if (!streams) return;
+  const now = streams.now ?? Date.now;
+
+  app.post<HookRequest & { Body: unknown }>(`${GATEWAY}/auth`, async (req, reply) => {
+    // The answer never depends on the event: a webhook must not stop a stream.
+    const accept = () => reply.code(200).send();
+    if (!opts.gateways.synced()) {
+      req.log.warn(
+        "stream.started not recorded: the gateway cache has not synced yet (the stream is accepted)",
+      );
+      return accept();
+    }
+    const gateway = opts.gateways.get(req.params.namespace, req.params.name);
+    if (!gateway || !hookAllowed(gateway, req.query.token)) return accept();
+    const tenant = streamEventTenant(gateway);
+    const stream = ingestStreamOf((req.body as { url?: unknown } | undefined)?.url);
+    if (!tenant || !stream) return accept();
+    const startedAt = streams.open.start(gateway.metadata?.uid ?? "", stream.streamId, now());
+    await streams.recorder.record(startedEvent(gateway, tenant, stream, startedAt));
+    return accept();
+  });
+
+  app.post<HookRequest & { Body: unknown }>(`${GATEWAY}/stream-events`, async (req, reply) => {
+    const gateway = allowedGateway(req.params, req.query.token);
+    const report = parseOr422(StreamEndsReportSchema, req.body, "body");
+    const tenant = streamEventTenant(gateway);
+    if (!tenant) return reply.code(204).send();
+    const uid = gateway.metadata?.uid ?? "";
+    for (const end of report.ends) streams.open.end(uid, end.externalManifestID);
+    try {
+      await streams.recorder.recordAll(report.ends.map((end) => idleEvent(gateway, tenant, end)));
+    } catch (err) {
+      req.log.warn({ error: (err as Error).message }, "cannot record stream.idle events");
+      throw serviceUnavailable(
+        "the stream ends could not be recorded (delivery store unavailable): send the same report again",
+        2,
+      );
+    }
+    return reply.code(204).send();
+  });
 }

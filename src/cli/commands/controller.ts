@@ -48,7 +48,8 @@ Options:
   --node-hooks-url URL     the webhook API server's base URL as gateway pods reach it, e.g.
                            http://livepeer-operator-api.livepeer-system.svc:3000 (the chart sets
                            it): Gateways that select Orchestrators get their list from its
-                           discovery hook (without it they say they cannot be served)
+                           discovery hook (without it they say they cannot be served), and
+                           Gateways with spec.streamEvents send stream events through it
   --orchestrator-addresses MODE
                            how gateways reach the orchestrators they are given: service (their
                            advertised address, default) or pod-ip (no cluster DNS, as in the

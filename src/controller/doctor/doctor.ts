@@ -16,7 +16,7 @@ import { CATALOG_BY_ID, ConditionMatcher, type Finding } from "../../node/diagno
 import { type Logger, silentLogger } from "../../process/log.ts";
 import type { Finding as StatusFinding } from "../../schema/finding.ts";
 import { Limiter } from "./limiter.ts";
-import { LogCursor, parseTimedLine } from "./log-cursor.ts";
+import { LogCursor, parseTimedLine, type TimedLine } from "./log-cursor.ts";
 import { LogFindings, type PodLife } from "./log-findings.ts";
 import { type NodeReading, readNode } from "./node-reading.ts";
 import type { PodLogChunk, PodLogSource } from "./pod-log-source.ts";
@@ -52,6 +52,8 @@ export interface NodeDoctorOptions {
   /** The node's container in the pod. */
   container?: string;
   tickMs?: number;
+  /** Every new log line, once (a gateway's stream ends are read from them). */
+  onLine?: (key: ObjectKey, pod: string, line: TimedLine) => void;
 }
 
 export interface DoctorReport {
@@ -126,6 +128,7 @@ export class NodeDoctor {
       logLimitBytes: 256 * 1024,
       container: "livepeer",
       tickMs: 1_000,
+      onLine: () => {},
       ...o,
       log: o.log ?? silentLogger,
     };
@@ -356,6 +359,7 @@ export class NodeDoctor {
         const line = parseTimedLine(raw);
         if (!line || !state.cursor.accept(line)) continue;
         fresh++;
+        this.#o.onLine(patient.key, t.pod, line);
         for (const id of this.#matcher.match(line.text)) patient.log.record(id, t.pod, line.at, line.text);
       }
       if (chunk.truncated) {

@@ -54,6 +54,79 @@ describe("a Gateway's plan", () => {
     ).toBe("d".repeat(64));
   });
 
+  it.each([
+    ["discovery only", selector, ["LP_ORCHWEBHOOKURL"], {}],
+    [
+      "stream events with addresses",
+      { orchestrators: { addresses: ["o:8935"] }, streamEvents: { enabled: true, userId: "alice" } },
+      ["LP_AUTHWEBHOOKURL"],
+      {},
+    ],
+    [
+      "stream events with discovery",
+      { ...selector, streamEvents: { enabled: true, userId: "alice" } },
+      ["LP_ORCHWEBHOOKURL", "LP_AUTHWEBHOOKURL"],
+      {},
+    ],
+    [
+      "stream events turned off",
+      { orchestrators: { addresses: ["o:8935"] }, streamEvents: { enabled: false } },
+      [],
+      {},
+    ],
+    [
+      "stream events without the API's hooks URL (nothing to call)",
+      { orchestrators: { addresses: ["o:8935"] }, streamEvents: { enabled: true, userId: "alice" } },
+      [],
+      { hooksConfigured: false },
+    ],
+  ])("%s: the node's hook URLs come from the hooks Secret as %o", (_, spec, names, o) => {
+    const plan = planGateway(input(spec, o));
+    const env = plan.node.statefulSet.spec?.template.spec?.containers[0]?.env ?? [];
+    expect(env.map((e) => e.name)).toEqual(names);
+    for (const e of env) expect(e.valueFrom?.secretKeyRef?.name).toBe("gw-node-hooks");
+    expect(plan.node.configMap.data?.["livepeer.conf"]).not.toMatch(/WebhookUrl/i);
+    expect(plan.streamEvents).toBe((names as string[]).includes("LP_AUTHWEBHOOKURL"));
+  });
+
+  it("stream events asked for without the API's hooks URL: a warning finding naming the fix, Ready untouched", () => {
+    const i = input(
+      { orchestrators: { addresses: ["o:8935"] }, streamEvents: { enabled: true, userId: "alice" } },
+      { hooksConfigured: false },
+    );
+    const status = computeGatewayStatus(
+      { gateway: i.gateway, plan: planGateway(i), pods: [], nodes: [] },
+      new Date(0),
+    );
+    expect(status.findings).toEqual([
+      expect.objectContaining({
+        id: "StreamEventsUnavailable",
+        severity: "warning",
+        message: expect.stringMatching(/--node-hooks-url/),
+      }),
+    ]);
+    const withHooks = input({
+      orchestrators: { addresses: ["o:8935"] },
+      streamEvents: { enabled: true, userId: "alice" },
+    });
+    expect(
+      computeGatewayStatus(
+        { gateway: withHooks.gateway, plan: planGateway(withHooks), pods: [], nodes: [] },
+        new Date(0),
+      ).findings,
+    ).toEqual([]);
+  });
+
+  it("stream events wait for the hooks Secret before the node is rolled out", () => {
+    const plan = planGateway(
+      input(
+        { orchestrators: { addresses: ["o:8935"] }, streamEvents: { enabled: true, userId: "alice" } },
+        { hookTokenDigest: undefined },
+      ),
+    );
+    expect(plan.holds.map((h) => [h.reason, h.blocksRollout])).toEqual([["HooksSecretPending", true]]);
+  });
+
   it("a price cap or session limit change is a live change, not a new pod", () => {
     const before = planGateway(input({ ...selector, maxPricePerUnit: "300", maxSessions: 10 }));
     const recorded = before.node.configMap.metadata?.annotations ?? {};

@@ -48,6 +48,8 @@ export interface GatewayPlan {
   node: NodePod;
   /** spec.orchestrators.selector: the node asks the operator for its orchestrators. */
   discovery: boolean;
+  /** spec.streamEvents.enabled with the hooks configured: the node calls the operator's auth hook per stream. */
+  streamEvents: boolean;
   pool?: Pool;
   price:
     | PriceCompatibility
@@ -67,16 +69,18 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
   const discovery = spec.orchestrators.selector !== undefined;
   const devnet: DevnetResolution = input.devnet ?? { state: "unused" };
   const capFile = maxPricePerCapabilityFile(spec);
-  const env: V1EnvVar[] = discovery
-    ? [
-        {
-          name: "LP_ORCHWEBHOOKURL",
-          valueFrom: { secretKeyRef: { name: names.hooksSecret, key: HOOKS_SECRET_KEYS.orchWebhookUrl } },
-        },
-      ]
-    : [];
+  const streamEvents = input.hooksConfigured && spec.streamEvents?.enabled === true;
+  const fromHooksSecret = (name: string, key: string): V1EnvVar => ({
+    name,
+    valueFrom: { secretKeyRef: { name: names.hooksSecret, key } },
+  });
+  // URLs with the token reach the node from its Secret, never its ConfigMap.
+  const env: V1EnvVar[] = [
+    ...(discovery ? [fromHooksSecret("LP_ORCHWEBHOOKURL", HOOKS_SECRET_KEYS.orchWebhookUrl)] : []),
+    ...(streamEvents ? [fromHooksSecret("LP_AUTHWEBHOOKURL", HOOKS_SECRET_KEYS.authWebhookUrl)] : []),
+  ];
   const podTemplate =
-    discovery && input.hookTokenDigest
+    env.length > 0 && input.hookTokenDigest
       ? {
           ...spec.podTemplate,
           annotations: { ...spec.podTemplate?.annotations, [HOOK_TOKEN_ANNOTATION]: input.hookTokenDigest },
@@ -115,6 +119,7 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
   return {
     node,
     discovery,
+    streamEvents,
     ...(pool ? { pool } : {}),
     price: pool
       ? priceCompatibility(
@@ -122,7 +127,7 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
           pool.given.flatMap((g) => offerOf(g.name, g)),
         )
       : staticPrice(spec),
-    holds: holds(devnet, discovery, input),
+    holds: holds(devnet, discovery, env.length > 0, input),
     problems: node.problems,
     liveChanges: liveChanges(GATEWAY_LIVE, node.flags, input.recorded, node.configMap.data ?? {}),
   };
@@ -178,7 +183,12 @@ function staticPrice(spec: StoredGateway["spec"]): GatewayPlan["price"] {
   };
 }
 
-function holds(devnet: DevnetResolution, discovery: boolean, input: GatewayPlanInput): Hold[] {
+function holds(
+  devnet: DevnetResolution,
+  discovery: boolean,
+  hooksUsed: boolean,
+  input: GatewayPlanInput,
+): Hold[] {
   const out: Hold[] = [];
   const devnetHeld = devnetHold(devnet);
   if (devnetHeld) out.push(devnetHeld);
@@ -189,10 +199,10 @@ function holds(devnet: DevnetResolution, discovery: boolean, input: GatewayPlanI
         "spec.orchestrators.selector needs the operator's discovery hook, but the controller was started without --node-hooks-url (the Helm chart sets it when api.enabled is true): enable the API, or list orchestrators in spec.orchestrators.addresses",
       blocksRollout: true,
     });
-  } else if (discovery && !input.hookTokenDigest) {
+  } else if (hooksUsed && !input.hookTokenDigest) {
     out.push({
       reason: "HooksSecretPending",
-      message: `waiting for the Secret ${gatewayChildNames(input.gateway.metadata?.name ?? "").hooksSecret} that carries the node's discovery URL`,
+      message: `waiting for the Secret ${gatewayChildNames(input.gateway.metadata?.name ?? "").hooksSecret} that carries the node's hook URLs`,
       blocksRollout: true,
     });
   }

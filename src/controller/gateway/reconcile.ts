@@ -48,6 +48,7 @@ import { gatewayChildNames, HOOKS_SECRET_KEYS, PORTS } from "./names.ts";
 import { type GatewayPlan, planGateway } from "./plan.ts";
 import type { AddressMode, OrchestratorView } from "./pool.ts";
 import { computeGatewayStatus, ownedGatewayStatus } from "./status.ts";
+import { hooksSecretUrl, StreamEndReporter } from "./stream-ends.ts";
 import { GATEWAY_INSTANCE_INDEX } from "./watch.ts";
 
 export interface GatewayOptions {
@@ -105,13 +106,19 @@ export class GatewayReconciler implements Reconciler {
   readonly #ownedSecrets: OwnedSecrets;
   readonly #status: StatusWriter;
   readonly #rollout: NodeRollout;
+  /** Ends of streams read in the node's log, reported to the API as stream.idle. */
+  readonly #streamEnds: StreamEndReporter;
 
   constructor(ctx: SetupContext, options: GatewayOptions) {
     this.#client = ctx.client;
     this.#cache = ctx.cache;
     this.#options = options;
     this.#children = new ChildApplier(ctx.client, ctx.cache);
-    ({ doctor: this.doctor, chain: this.chain } = nodeObservers(ctx, options));
+    this.#streamEnds = new StreamEndReporter({
+      hookUrl: hooksSecretUrl(ctx.client),
+      log: ctx.log.child("stream-ends"),
+    });
+    ({ doctor: this.doctor, chain: this.chain } = nodeObservers(ctx, options, this.#streamEnds.onLine));
     this.#keystore = new KeystoreCheck(ctx.client);
     this.#ownedSecrets = new OwnedSecrets(ctx.client);
     this.#status = new StatusWriter(ctx, Gateways, NEWS);
@@ -149,6 +156,7 @@ export class GatewayReconciler implements Reconciler {
     if (!gw || gw.metadata?.deletionTimestamp) {
       this.#children.forget(key);
       this.doctor.forget(key);
+      this.#streamEnds.forget(key);
       this.chain.forget(key);
       this.#status.forget(key);
       return done;
@@ -168,6 +176,7 @@ export class GatewayReconciler implements Reconciler {
       servicePort: undefined,
       aiExpected: false,
     }));
+    this.#streamEnds.track(key, { namespace: ns, name: gw.metadata?.name ?? "" }, run.plan.streamEvents);
     const report = this.doctor.observe(key, targets, {
       namespace: ns,
       seed: gw.status?.findings ?? [],
@@ -241,12 +250,13 @@ export class GatewayReconciler implements Reconciler {
   }
 
   /**
-   * The hooks Secret of a gateway that selects Orchestrators: created once with a new token; its
+   * The hooks Secret of a gateway that selects Orchestrators or sends stream events: created once with a new token; its
    * URL re-rendered (same token) when the API server's URL changes. Returns the token's digest.
    */
   async #hooksSecret(gw: StoredGateway): Promise<string | undefined> {
     const base = this.#options.nodeHooksUrl;
-    if (!gw.spec.orchestrators.selector || !base) return undefined;
+    const needed = gw.spec.orchestrators.selector !== undefined || gw.spec.streamEvents?.enabled === true;
+    if (!needed || !base) return undefined;
     const ns = gw.metadata?.namespace ?? "default";
     const name = gw.metadata?.name ?? "";
     const cached = await this.#ownedSecrets.read(gw, gatewayChildNames(name).hooksSecret);

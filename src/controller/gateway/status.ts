@@ -151,6 +151,14 @@ function findingsOf(seen: GatewaySeen, now: string): Finding[] {
   if (seen.plan.price.severity === "warning") {
     found.push({ id: "PriceCapBelowSome", severity: "warning", message: seen.plan.price.message });
   }
+  if (seen.gateway.spec.streamEvents?.enabled && !seen.plan.streamEvents) {
+    found.push({
+      id: "StreamEventsUnavailable",
+      severity: "warning",
+      message:
+        "spec.streamEvents.enabled, but the controller was started without --node-hooks-url (the Helm chart sets it when api.enabled is true): the node gets no -authWebhookUrl and no stream events are sent; enable the API",
+    });
+  }
   if (seen.keystore?.state === "trailing-newline") {
     const f = seen.keystore.finding;
     found.push({ id: f.id, severity: f.severity, message: `${f.message}. ${f.action}` });

@@ -8,7 +8,7 @@ import { ChainWatch } from "./chain-watch.ts";
 
 export interface ObserverOptions {
   /** Tuning of the node doctor (periods, timeouts, concurrency); defaults suit production. */
-  doctor?: Partial<Omit<NodeDoctorOptions, "logs" | "wake" | "log">>;
+  doctor?: Partial<Omit<NodeDoctorOptions, "logs" | "wake" | "log" | "onLine">>;
   /** The process's shared chain reads (one per RPC); absent: this controller's own. */
   chain?: ChainReads;
 }
@@ -16,6 +16,7 @@ export interface ObserverOptions {
 export function nodeObservers(
   ctx: SetupContext,
   o: ObserverOptions,
+  onLine?: NodeDoctorOptions["onLine"],
 ): { doctor: NodeDoctor; chain: ChainWatch } {
   const wake = (key: string) => ctx.enqueue(key);
   return {
@@ -23,6 +24,7 @@ export function nodeObservers(
       ...o.doctor,
       logs: new KubePodLogs(ctx.client),
       wake,
+      ...(onLine ? { onLine } : {}),
       log: ctx.log.child("doctor"),
     }),
     chain: new ChainWatch({
