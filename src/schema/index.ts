@@ -53,8 +53,16 @@ export { GPU_PRODUCT_PATTERN, type GpuSpec, GpuSpecSchema } from "./gpu.ts";
 export { objectName, QuantitySchema, SecretKeySchema } from "./kubernetes-fields.ts";
 export { type ObjectMetaLite, ObjectMetaLiteSchema } from "./object-meta.ts";
 export {
+  AI_RUNNER_PORT,
+  type AiModelSpec,
+  AiModelSpecSchema,
+  type AiModelStatus,
+  type AiRunnerSpec,
   type AiSpec,
   AiSpecSchema,
+  type AiStatus,
+} from "./ai.ts";
+export {
   ORCHESTRATOR_SERVICE_PORT,
   type Orchestrator,
   OrchestratorSchema,
