@@ -12,7 +12,9 @@ import {
   PriceInputError,
   priceCompatibility,
 } from "../../node/pricing/index.ts";
+import type { Finding } from "../../schema/finding.ts";
 import type { StoredGateway } from "../../schema/gateway.ts";
+import { aiCoverage, gatewayAiAsks, noAiCapableOrchestrator } from "../ai/gateway-offers.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { type LiveChange, liveChanges } from "../live/settings.ts";
 import { buildNodePod, type NodePod } from "../node-pod/index.ts";
@@ -56,6 +58,8 @@ export interface GatewayPlan {
   problems: FlagProblem[];
   /** A new price cap or session limit for the running node, set live rather than by a restart. */
   liveChanges: LiveChange[];
+  /** AI (spec.ai): no orchestrator given serves a pipeline/model the gateway caps or is asked for. */
+  aiFinding?: Omit<Finding, "since"> & { since?: string };
 }
 
 export function planGateway(input: GatewayPlanInput): GatewayPlan {
@@ -112,10 +116,12 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
         priceCheck(cap),
       )
     : undefined;
+  const aiFinding = pool ? aiFindingOf(spec, pool, input.orchestrators) : undefined;
   return {
     node,
     discovery,
     ...(pool ? { pool } : {}),
+    ...(aiFinding ? { aiFinding } : {}),
     price: pool
       ? priceCompatibility(
           cap,
@@ -126,6 +132,17 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
     problems: node.problems,
     liveChanges: liveChanges(GATEWAY_LIVE, node.flags, input.recorded, node.configMap.data ?? {}),
   };
+}
+
+/** AI: what the gateway caps or is asked for against the models the given orchestrators serve. */
+function aiFindingOf(spec: StoredGateway["spec"], pool: Pool, orchestrators: readonly OrchestratorView[]) {
+  const asks = gatewayAiAsks(spec);
+  if (asks.length === 0) return undefined;
+  const offers = pool.given.map((g) => ({
+    orchestrator: g.name,
+    models: orchestrators.find((o) => o.metadata?.name === g.name)?.status?.ai?.models ?? [],
+  }));
+  return noAiCapableOrchestrator(aiCoverage(asks, offers), pool.given.length);
 }
 
 /** The node refuses its cap? Then the whole comparison is off; the flag problem says why. */

@@ -14,6 +14,8 @@ export interface OrchestratorView {
     serviceAddr?: string;
     pricePerUnit?: string;
     pixelsPerUnit?: number;
+    /** AI (spec.ai): the models its runners serve. */
+    ai?: { models?: { pipeline: string; modelId: string; ready: boolean }[] };
   };
 }
 

@@ -240,9 +240,10 @@ describe("planOrchestrator renders the same children as before", () => {
   });
 
   it.each(cases)("%s", (_, input) => {
-    const { liveChanges, orchestratorFlags: _sameAsTheConfigFile, ...plan } = planOrchestrator(input);
+    const { liveChanges, orchestratorFlags: _sameAsTheConfigFile, ai, ...plan } = planOrchestrator(input);
     expect({
       ...plan,
+      ...(ai.models.length ? { ai } : {}),
       liveChanges: liveChanges.map((c) => `${c.setting.what} ${c.from} -> ${c.to}`),
     }).toMatchSnapshot();
   });
