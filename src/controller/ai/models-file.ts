@@ -1,6 +1,7 @@
 // The node's aiModels.json (pure): each model the operator runs points at its runner Service with
 // its generated token; a model with its own url is passed through. Rendered into a Secret, never
 // a ConfigMap: the tokens are in it.
+import { createHash } from "node:crypto";
 import type { AiModelEntry } from "../../node/ai-models/index.ts";
 import type { AiModelSpec } from "../../schema/ai.ts";
 import { runnerReplicas } from "./runner.ts";
@@ -13,10 +14,23 @@ export interface ModelRunner {
   url: string;
 }
 
-/** One aiModels.json entry; `token` absent renders the file without secrets (for the pod hash). */
-export function modelsFileEntry(m: ModelRunner, token: string | undefined): AiModelEntry {
+/**
+ * One aiModels.json entry. `tokens` absent renders the file without secrets (what the pod hash
+ * covers): drawn tokens left out (never rotated), a user's token as its digest (a new one rolls).
+ */
+export function modelsFileEntry(
+  m: ModelRunner,
+  tokens: Readonly<Record<string, string>> | undefined,
+): AiModelEntry {
   const { runner: _runnerSpec, ...entry } = m.model;
-  if (!m.runner) return entry;
+  if (!m.runner) {
+    if (tokens || entry.token === undefined) return entry;
+    return {
+      ...entry,
+      token: `sha256:${createHash("sha256").update(entry.token).digest("hex").slice(0, 16)}`,
+    };
+  }
+  const token = tokens?.[m.runner];
   // The node sends `capacity` requests at once to an external url: one per runner pod.
   return {
     ...entry,
@@ -30,6 +44,9 @@ export function renderModelsFile(
   models: readonly ModelRunner[],
   tokens?: Readonly<Record<string, string>>,
 ): string {
-  const entries = models.map((m) => modelsFileEntry(m, m.runner && tokens ? tokens[m.runner] : undefined));
-  return `${JSON.stringify(entries, null, 2)}\n`;
+  return `${JSON.stringify(
+    models.map((m) => modelsFileEntry(m, tokens)),
+    null,
+    2,
+  )}\n`;
 }
