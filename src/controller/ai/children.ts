@@ -4,6 +4,7 @@
 // what was written is remembered here: a burst of reconciles is not a PATCH each.
 import { createHash } from "node:crypto";
 import {
+  applyOwned,
   Deployments,
   isNotFound,
   type KubeClient,
@@ -60,7 +61,7 @@ export class AiChildren {
     const uid = keyOf(orch);
     const hash = createHash("sha256").update(JSON.stringify(plan.secret)).digest("base64url");
     if (this.#written.get(uid) === hash) return;
-    await this.#children.apply(Secrets, orch, plan.secret as KubeObject);
+    await applyOwned(this.#client, Secrets, orch, plan.secret as KubeObject);
     this.#written.set(uid, hash);
     const values = plan.secret.stringData ?? {};
     this.#tokens.set(
