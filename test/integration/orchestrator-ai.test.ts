@@ -261,6 +261,31 @@ describe("a dual (video + AI) Orchestrator on the RTX 3090 node", () => {
   });
 });
 
+describe("a model removed from spec.ai", () => {
+  it("has its runner Deployment and Service deleted, and the Orchestrator's AI status and AIReady go", async () => {
+    const before = await client.list(Deployments, {
+      namespace: ns.name,
+      labelSelector: "app.kubernetes.io/instance=dual",
+    });
+    expect(before.items).toHaveLength(1);
+    const runner = before.items[0]!.metadata!.name!;
+    await kit.apply("dual", { gpu: { count: 1, product: RTX } }, pool);
+    const o = await kit.until(
+      "dual",
+      (x) => !condition(x, "AIReady") && x.status?.ai === undefined && isServing(x),
+    );
+    expect(o.status?.maxSessions).toBe(4);
+    await waitFor(
+      "the runner Deployment and Service deleted",
+      async () =>
+        (await client.get(Deployments, ns.name, runner).catch(() => undefined)) === undefined &&
+        (await client.get(Services, ns.name, runner).catch(() => undefined)) === undefined,
+      30_000,
+      context,
+    );
+  });
+});
+
 describe("a Gateway capping an AI capability", () => {
   const readGateway = (name: string) => client.get<StoredGateway>(Gateways, ns.name, name);
   const finding = (g: StoredGateway | undefined) =>

@@ -304,6 +304,24 @@ export const CATALOG: readonly CatalogEntry[] = [
     origin: "spec-silent",
   },
   {
+    id: "AIPriceCapTooLow",
+    condition: "-maxPricePerCapability below the prices of every orchestrator serving that capability",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "endpoint",
+        endpoint: "/getOrchestratorInfo",
+        rule: "every selected orchestrator serving a capped pipeline/model asks more per unit than the cap (their spec.ai.models prices, -autoAdjustPrice overhead included)",
+      },
+    ],
+    meaning:
+      "The gateway's AI price cap is below what every orchestrator serving that model asks, so those requests find nobody.",
+    action:
+      "Raise the cap in spec.maxPricePerCapability (per its pixelsPerUnit) or use cheaper orchestrators.",
+    seenOn: ["gateway"],
+    origin: "spec-silent",
+  },
+  {
     id: "PriceCapTooLow",
     condition: "-maxPricePerUnit below orchestrator prices",
     severity: "error",
