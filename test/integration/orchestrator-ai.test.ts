@@ -259,6 +259,15 @@ describe("a dual (video + AI) Orchestrator on the RTX 3090 node", () => {
     // A dual orchestrator still serves video: the runner's error is AI's, not the node's.
     expect(condition(oom, "Ready")?.status).toBe("True");
   });
+
+  it("warns when the runner's GPU memory is above 85 %, naming the video/AI split on the shared node", async () => {
+    runners.memoryUsed(SDXL, 0.92);
+    const high = await kit.until("dual", (x) => !!x.status?.findings?.some((f) => f.id === "GpuMemoryHigh"));
+    const f = high.status?.findings?.find((x) => x.id === "GpuMemoryHigh");
+    expect(f?.severity).toBe("warning");
+    expect(f?.message).toMatch(new RegExp(`92%.*Video and AI share node ${pool.name}-gpu-rtx3090-a`));
+    runners.memoryUsed(SDXL, 0.25);
+  });
 });
 
 describe("a model removed from spec.ai", () => {

@@ -9,6 +9,8 @@ interface Standin {
   modelId: string;
   host: string;
   loaded: boolean;
+  /** Fraction of GPU memory in use, as /hardware/stats reports it. */
+  memoryUsed: number;
   log: (line: string) => void;
 }
 
@@ -20,6 +22,8 @@ export interface RunnerStandins {
   outOfMemory(modelId: string): void;
   /** Runners started, by model id. */
   started(modelId: string): number;
+  /** The model's runners report this fraction of their GPU's memory in use. */
+  memoryUsed(modelId: string, fraction: number): void;
 }
 
 // A 1x1 PNG.
@@ -32,7 +36,13 @@ export function runnerStandins(): RunnerStandins {
   const all: Standin[] = [];
   const loaded = new Set<string>();
   const factory: RunnerSimulatorFactory = async ({ host, port, env, log }) => {
-    const s: Standin = { modelId: env.MODEL_ID ?? "", host, loaded: loaded.has(env.MODEL_ID ?? ""), log };
+    const s: Standin = {
+      modelId: env.MODEL_ID ?? "",
+      host,
+      loaded: loaded.has(env.MODEL_ID ?? ""),
+      memoryUsed: 0.25,
+      log,
+    };
     all.push(s);
     const server: Server = createServer((req, res) => {
       const json = (status: number, body: unknown) => {
@@ -45,7 +55,14 @@ export function runnerStandins(): RunnerStandins {
         return json(200, {
           pipeline: env.PIPELINE,
           model_id: env.MODEL_ID,
-          gpu_stats: { "0": { id: "GPU-0", name: "Standin", memory_total: 80e9, memory_free: 60e9 } },
+          gpu_stats: {
+            "0": {
+              id: "GPU-0",
+              name: "Standin",
+              memory_total: 80e9,
+              memory_free: Math.round(80e9 * (1 - s.memoryUsed)),
+            },
+          },
         });
       }
       if (req.method === "POST" && req.url === "/text-to-image") {
@@ -86,5 +103,8 @@ export function runnerStandins(): RunnerStandins {
       }
     },
     started: (modelId) => all.filter((x) => x.modelId === modelId).length,
+    memoryUsed(modelId, fraction) {
+      for (const s of all.filter((x) => x.modelId === modelId)) s.memoryUsed = fraction;
+    },
   };
 }
