@@ -171,19 +171,17 @@ describe("a Gateway's AI side (spec.ai)", () => {
   });
 
   it("warns in the status when none of the given orchestrators serves a capped model, from their status.ai", () => {
-    const ai = (name: string, ready: boolean): OrchestratorView => ({
-      ...(() => {
-        const o = readyOrch(name);
-        return {
-          ...o,
-          status: { ...o.status, ai: { models: [{ pipeline: "text-to-image", modelId: "a/b", ready }] } },
-        };
-      })(),
-    });
-    const readyOrch = (name: string) => ({
+    const readyOrch = (name: string): OrchestratorView => ({
       metadata: { name, labels: { pool: "main" } },
       status: { conditions: [{ type: "Ready", status: "True" }], serviceAddr: `${name}:8935` },
     });
+    const ai = (name: string, ready: boolean): OrchestratorView => {
+      const o = readyOrch(name);
+      return {
+        ...o,
+        status: { ...o.status, ai: { models: [{ pipeline: "text-to-image", modelId: "a/b", ready }] } },
+      };
+    };
     const spec = {
       ...selector,
       maxPricePerCapability: [{ pipeline: "text-to-image", modelId: "a/b", maxPricePerUnit: "10" }],
