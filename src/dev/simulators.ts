@@ -13,20 +13,38 @@ import {
   setHeaderOptions,
   type V1Pod,
 } from "@kubernetes/client-node";
-import {
-  type NodeSimulator,
-  type NodeSimulatorOptions,
-  startNodeSimulator,
-} from "../node/simulator/simulator.ts";
+import { type NodeSimulatorOptions, startNodeSimulator } from "../node/simulator/simulator.ts";
 import { attachPodLogs } from "./cluster/fleet.ts";
 import { criLogLine } from "./cluster/kwok.ts";
 
 const SIMULATED = "livepeer.org/simulated";
+/** Runner pods of an Orchestrator's spec.ai (see src/controller/ai/names.ts). */
+const RUNNER_COMPONENT = "ai-runner";
+const RUNNER_PORT = 8000;
+
+/** A simulated AI runner serving one runner pod. */
+export interface RunnerSimulator {
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts an AI runner simulator for a runner pod: the ai-runner's HTTP API on host:port, its model
+ * from the pod's PIPELINE and MODEL_ID, its bearer token from AUTH_TOKEN, log lines to `log`.
+ */
+export type RunnerSimulatorFactory = (o: {
+  host: string;
+  port: number;
+  env: Record<string, string>;
+  log: (line: string) => void;
+}) => Promise<RunnerSimulator>;
 
 interface Running {
-  sim?: NodeSimulator;
+  sim?: { stop(): Promise<void> };
   dir: string;
 }
+
+const isRunnerPod = (pod: V1Pod) =>
+  pod.metadata?.labels?.["app.kubernetes.io/component"] === RUNNER_COMPONENT;
 
 /** Resolves once nothing listens on ip:port for each port, or after `timeoutMs` (then the start says why). */
 async function portsFree(ip: string, ports: number[], timeoutMs: number): Promise<void> {
@@ -127,6 +145,8 @@ export function startSimulatorFleet(
     namespace?: string;
     /** The simulators' timings (tests shorten the gateway's one-minute discovery refresh). */
     timings?: NodeSimulatorOptions["timings"];
+    /** Serves AI runner pods (component ai-runner); absent: they are left unserved, and said so. */
+    runnerSimulator?: RunnerSimulatorFactory;
   } = {},
 ): SimulatorFleet {
   const core = kc.makeApiClient(CoreV1Api);
@@ -143,6 +163,7 @@ export function startSimulatorFleet(
     const logFile = path.join(dir, "node.log");
     writeFileSync(logFile, "");
     await attachPodLogs(kc, { namespace: pod.metadata!.namespace!, pod: pod.metadata!.name!, file: logFile });
+    if (isRunnerPod(pod)) return startRunner(pod, entry, logFile);
     const mounts = await materializeVolumes(core, pod, dir);
     // The in-cluster service address has no DNS here: skip the node's self-check of it.
     const argv = [...rewrite(pod.spec?.containers[0]?.args ?? [], mounts), "-startupAvailabilityCheck=false"];
@@ -152,7 +173,7 @@ export function startSimulatorFleet(
     await portsFree(pod.status!.podIP!, [1935, 5935, 7935, 8935], 15_000);
     const env = await containerEnv(core, pod);
     try {
-      entry.sim = await startNodeSimulator({
+      const sim = await startNodeSimulator({
         argv,
         env,
         ...(options.timings ? { timings: options.timings } : {}),
@@ -163,6 +184,7 @@ export function startSimulatorFleet(
         },
         availabilityCheckDelayMs: 0,
       });
+      entry.sim = sim;
       await core.patchNamespacedPod(
         {
           name: pod.metadata!.name!,
@@ -171,10 +193,43 @@ export function startSimulatorFleet(
         },
         setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
       );
-      log(`[simulator] ${name}: node simulator on ${pod.status?.podIP} (${entry.sim.urls.cli})`);
+      log(`[simulator] ${name}: node simulator on ${pod.status?.podIP} (${sim.urls.cli})`);
     } catch (err) {
       appendFileSync(logFile, criLogLine(`node simulator refused to start: ${(err as Error).message}`));
       log(`[simulator] ${name}: could not start: ${(err as Error).message}`);
+    }
+  }
+
+  async function startRunner(pod: V1Pod, entry: Running, logFile: string): Promise<void> {
+    const name = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
+    const factory = options.runnerSimulator;
+    if (!factory) {
+      log(`[simulator] ${name}: AI runner pod left unserved (no runner simulator in this fleet)`);
+      return;
+    }
+    const uid = pod.metadata!.uid!;
+    await portsFree(pod.status!.podIP!, [RUNNER_PORT], 15_000);
+    try {
+      entry.sim = await factory({
+        host: pod.status!.podIP!,
+        port: RUNNER_PORT,
+        env: await containerEnv(core, pod),
+        log: (line) => {
+          if (running.get(uid) === entry) appendFileSync(logFile, criLogLine(line));
+        },
+      });
+      await core.patchNamespacedPod(
+        {
+          name: pod.metadata!.name!,
+          namespace: pod.metadata!.namespace!,
+          body: { metadata: { annotations: { [SIMULATED]: "true" } } },
+        },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      );
+      log(`[simulator] ${name}: AI runner simulator on ${pod.status?.podIP}:${RUNNER_PORT}`);
+    } catch (err) {
+      appendFileSync(logFile, criLogLine(`AI runner simulator refused to start: ${(err as Error).message}`));
+      log(`[simulator] ${name}: could not start the AI runner simulator: ${(err as Error).message}`);
     }
   }
 

@@ -79,6 +79,13 @@ export const StatefulSets: ResourceType = {
   kind: "StatefulSet",
   namespaced: true,
 };
+export const Deployments: ResourceType = {
+  group: "apps",
+  version: "v1",
+  plural: "deployments",
+  kind: "Deployment",
+  namespaced: true,
+};
 export const Leases: ResourceType = {
   group: "coordination.k8s.io",
   version: "v1",

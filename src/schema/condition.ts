@@ -19,6 +19,8 @@ export const ConditionType = {
   PriceCompatible: "PriceCompatible",
   /** True when the node is the simulator, never hidden. */
   Simulated: "Simulated",
+  /** Orchestrators with spec.ai: every model's runners serve (loaded, answering /health). */
+  AIReady: "AIReady",
   /** Webhooks: whether the endpoint takes deliveries now (False: failing, or turned off by 410 Gone). */
   Delivering: "Delivering",
 } as const;

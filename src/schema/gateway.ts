@@ -97,6 +97,44 @@ export const MaxPriceForCapabilitySchema = z
   })
   .describe("A price cap for one AI capability.");
 
+// AI (spec.ai): what the gateway is asked to serve and, on chain, where it finds AI orchestrators.
+export const GatewayAiSpecSchema = z
+  .strictObject({
+    pipelines: z
+      .array(
+        z
+          .strictObject({
+            pipeline: z
+              .string()
+              .min(1)
+              .max(64)
+              .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/)
+              .describe("An AI pipeline the gateway serves, for example text-to-image."),
+            modelId: z
+              .string()
+              .max(256)
+              .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/, {
+                error: 'ai.pipelines[].modelId must be "<org>/<model>", for example stabilityai/sd-turbo',
+              })
+              .optional()
+              .describe("The model, <org>/<model> (for example stabilityai/sd-turbo). Absent: any model."),
+          })
+          .describe("One pipeline (and model) the gateway is expected to serve."),
+      )
+      .max(64)
+      .optional()
+      .describe(
+        "AI pipelines the gateway is expected to serve besides those it caps in maxPricePerCapability: the operator warns (NoAICapableOrchestrator) when no orchestrator it is given serves one.",
+      ),
+    serviceRegistry: z
+      .boolean()
+      .optional()
+      .describe(
+        "On chain: discover AI orchestrators through the AI subnet's ServiceRegistry (-aiServiceRegistry). Needs a network other than offchain.",
+      ),
+  })
+  .describe("AI on this gateway.");
+
 export const IngestSpecSchema = z
   .strictObject({
     rtmp: z
@@ -170,6 +208,8 @@ const GatewaySpecBase = z
       .max(64)
       .optional()
       .describe("Price caps for AI capabilities (-maxPricePerCapability)."),
+    // AI (spec.ai)
+    ai: GatewayAiSpecSchema.optional(),
     ingest: IngestSpecSchema.prefault({}),
     maxSessions: z
       .int()
@@ -194,6 +234,15 @@ export const GatewaySpecSchema = withRules(GatewaySpecBase, [
     message:
       "orchestrators.discovery: onchain needs a chain: set network (and keystoreSecret), or list orchestrators with selector or addresses",
     holds: (s) => s.orchestrators.discovery === undefined || s.network !== "offchain",
+  },
+  // AI (spec.ai)
+  {
+    rule: "!has(self.ai) || !has(self.ai.serviceRegistry) || !self.ai.serviceRegistry || self.network != 'offchain'",
+    fieldPath: ".ai.serviceRegistry",
+    reason: "FieldValueInvalid",
+    message:
+      "ai.serviceRegistry reads the AI subnet's registry on chain: set network (and keystoreSecret), or remove it and select AI Orchestrators with orchestrators.selector",
+    holds: (s) => !s.ai?.serviceRegistry || s.network !== "offchain",
   },
 ]);
 

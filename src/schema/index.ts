@@ -1,4 +1,15 @@
 // The single source of truth for the custom resources and the webhook API objects.
+
+export {
+  AI_RUNNER_PORT,
+  type AiModelSpec,
+  AiModelSpecSchema,
+  type AiModelStatus,
+  type AiRunnerSpec,
+  type AiSpec,
+  AiSpecSchema,
+  type AiStatus,
+} from "./ai.ts";
 export { API_VERSION, CATEGORY, customResourceType, GROUP, VERSION } from "./api-group.ts";
 export { type ChainSpec, chainFields, chainRules } from "./chain.ts";
 export {
@@ -53,8 +64,6 @@ export { GPU_PRODUCT_PATTERN, type GpuSpec, GpuSpecSchema } from "./gpu.ts";
 export { objectName, QuantitySchema, SecretKeySchema } from "./kubernetes-fields.ts";
 export { type ObjectMetaLite, ObjectMetaLiteSchema } from "./object-meta.ts";
 export {
-  type AiSpec,
-  AiSpecSchema,
   ORCHESTRATOR_SERVICE_PORT,
   type Orchestrator,
   OrchestratorSchema,

@@ -1,6 +1,6 @@
 // The Orchestrator resource: a go-livepeer orchestrator (plus, in a split setup, transcoders).
 import { z } from "zod";
-import { AiModelsSchema } from "../node/ai-models/index.ts";
+import { AiSpecSchema, AiStatusSchema } from "./ai.ts";
 import { chainFields, chainRules } from "./chain.ts";
 import { withRules } from "./cross-field-rule.ts";
 import { customResourceSchema, type Stored } from "./custom-resource.ts";
@@ -24,14 +24,6 @@ export const TranscodersSpecSchema = z
   .describe(
     "Split setup: run transcoding in separate transcoder pods that connect to this orchestrator; the orchestrator then runs with -maxSessions auto (the sum of its transcoders' capacities).",
   );
-
-export const AiSpecSchema = z
-  .strictObject({
-    models: AiModelsSchema.max(32).describe(
-      "The models to serve, each an entry of the node's aiModels.json (snake_case fields), for example {pipeline: text-to-image, model_id: stabilityai/sd-turbo, warm: true}.",
-    ),
-  })
-  .describe("AI inference on this orchestrator: the operator renders aiModels.json from models.");
 
 const OrchestratorSpecBase = z
   .strictObject({
@@ -100,6 +92,15 @@ export const OrchestratorSpecSchema = withRules(OrchestratorSpecBase, [
       'pricePerUnit is required when network is not offchain: gateways need a price, for example "1000" (wei per pixelsPerUnit pixels)',
     holds: (s) => s.network === "offchain" || s.pricePerUnit !== undefined,
   },
+  // AI (spec.ai): an AI-only orchestrator's GPUs are its runners'.
+  {
+    rule: "!has(self.ai) || !self.ai.only || (!has(self.gpu) && !has(self.transcoders))",
+    fieldPath: ".ai.only",
+    reason: "FieldValueInvalid",
+    message:
+      "ai.only: true runs no video, so spec.gpu and spec.transcoders must be absent: give the GPUs to the models' runners (ai.models[].runner.gpus), or set ai.only: false for a dual orchestrator",
+    holds: (s) => !s.ai?.only || (s.gpu === undefined && s.transcoders === undefined),
+  },
 ]);
 
 export const OrchestratorStatusSchema = z
@@ -116,6 +117,8 @@ export const OrchestratorStatusSchema = z
     lastRewardRound: statusFacts.lastRewardRound,
     pricePerUnit: statusFacts.pricePerUnit,
     pixelsPerUnit: statusFacts.pixelsPerUnit,
+    // AI (spec.ai)
+    ai: AiStatusSchema.optional(),
   })
   .describe("What the operator observed: conditions, diagnoses and facts.");
 
@@ -131,4 +134,4 @@ export type Orchestrator = z.infer<typeof OrchestratorSchema>;
 /** An Orchestrator as read from the cluster (see Stored). */
 export type StoredOrchestrator = Stored<OrchestratorSpec, OrchestratorStatus>;
 export type TranscodersSpec = z.infer<typeof TranscodersSpecSchema>;
-export type AiSpec = z.infer<typeof AiSpecSchema>;
+export type { AiSpec } from "./ai.ts";

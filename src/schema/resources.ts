@@ -67,6 +67,8 @@ export const OrchestratorCrd: CrdDefinition = {
       description: "Kubernetes node the pod runs on.",
     },
     conditionColumn(ConditionType.Ready, "reason", "Reason", 1),
+    // AI (spec.ai): -o wide.
+    conditionColumn(ConditionType.AIReady, "status", "AI", 1),
     network,
     age,
   ],

@@ -431,7 +431,15 @@ function newPodState(target: NodeTarget, now: number): PodState {
 /** What of a report the status shows (hashed: one is kept per resource): a change is worth a reconcile. */
 function fingerprint(r: DoctorReport): string {
   const shown = JSON.stringify([
-    r.readings.map((x) => [x.pod, x.answered, x.simulated, x.failed?.reason, x.failed?.message, x.price]),
+    r.readings.map((x) => [
+      x.pod,
+      x.answered,
+      x.simulated,
+      x.failed?.reason,
+      x.failed?.message,
+      x.price,
+      x.health,
+    ]),
     r.findings,
   ]);
   return createHash("sha1").update(shown).digest("base64");

@@ -11,6 +11,7 @@ import {
   readHardwareStats,
   readMetrics,
   readOrchestratorInfo,
+  readRunnerHealth,
   readStatus,
 } from "../../node/client/index.ts";
 import type { GpuMemory } from "../../node/diagnosis/index.ts";
@@ -38,6 +39,8 @@ export interface NodeReading {
   capabilities?: number[];
   /** The price the orchestrator advertises (its orchestrator info), as gateways see it. */
   price?: { pricePerUnit: string; pixelsPerUnit: number };
+  /** An AI runner's /health status (OK, IDLE, LOADING, ERROR). */
+  health?: string;
 }
 
 export interface ReadOptions {
@@ -71,6 +74,7 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
   }
   const cli = nodeUrl(target.ip, target.cliPort);
   const request = { timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
+  if (target.role === "aiRunner") return readRunner(reading, cli, request);
   try {
     const status = await readStatus(cli, request);
     reading.answered.push("/status");
@@ -135,5 +139,33 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
   await Promise.all(reads);
   const order = ["/status", "/metrics", "/getOrchestratorInfo", "/hardware/stats"];
   reading.answered.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  return reading;
+}
+
+/** An AI runner: /health (is the model loaded?), then its GPUs' memory on the same port. */
+async function readRunner(
+  reading: NodeReading,
+  url: string,
+  request: { timeoutMs: number; signal?: AbortSignal },
+): Promise<NodeReading> {
+  try {
+    reading.health = await readRunnerHealth(url, request);
+    reading.answered.push("/health");
+  } catch (err) {
+    reading.failed = failure(err, url, "/health");
+    return reading;
+  }
+  try {
+    const gpus = await readHardwareStats(url, request);
+    reading.answered.push("/hardware/stats");
+    reading.gpus = gpus.map((g) => ({
+      id: g.id,
+      ...(g.name ? { name: g.name } : {}),
+      memoryTotal: g.memoryTotal,
+      memoryFree: g.memoryFree,
+    }));
+  } catch {
+    // Older runners have no /hardware/stats, a busy one may answer late: /health alone decides.
+  }
   return reading;
 }

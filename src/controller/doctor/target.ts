@@ -6,11 +6,11 @@ export interface NodeTarget {
   uid: string;
   /** The pod IP as the pod reports it: dialled as is (in a cluster, the pod network). */
   ip: string | undefined;
-  /** Port of the node's CLI/status listener (-cliAddr). */
+  /** Port of the node's CLI/status listener (-cliAddr); an AI runner's HTTP port. */
   cliPort: number;
   /** The orchestrator's service port (-httpAddr), where /getOrchestratorInfo is served. */
   servicePort?: number | undefined;
-  role: "orchestrator" | "transcoder" | "gateway";
+  role: "orchestrator" | "transcoder" | "gateway" | "aiRunner";
   /** The pod's Ready condition: endpoints are read only then. */
   ready: boolean;
   /** A container is (or was) running, so it has a log to read. */

@@ -36,6 +36,7 @@ export function gatewayFlags({ spec, devnet }: GatewayFlagsInput): FlagValues {
     f.maxPricePerCapability = `${MOUNTS.config}/${MAX_PRICE_PER_CAPABILITY_FILE}`;
   }
   if (spec.maxSessions !== undefined) f.maxSessions = String(spec.maxSessions);
+  if (spec.ai?.serviceRegistry && network !== "offchain") f.aiServiceRegistry = true;
   if (spec.orchestrators.addresses) f.orchAddr = spec.orchestrators.addresses.join(",");
   return f;
 }

@@ -226,3 +226,49 @@ describe("a Gateway's conditions from its plan", () => {
     ],
   ])("%s", (_n, i, want) => expect(conditionsOf(i)).toMatchObject(want));
 });
+
+describe("a Gateway's AI side (spec.ai)", () => {
+  const onChain = { network: "arbitrum-one-mainnet", keystoreSecret: "k", ethUrl: "https://rpc.example.com" };
+
+  it("on chain, serviceRegistry discovers AI orchestrators through the AI subnet (-aiServiceRegistry)", () => {
+    const plan = planGateway(input({ ...onChain, ...selector, ai: { serviceRegistry: true } }));
+    expect(plan.node.flags.aiServiceRegistry).toBe(true);
+    expect(planGateway(input({ ...onChain, ...selector })).node.flags.aiServiceRegistry).toBeUndefined();
+  });
+
+  it("off chain, serviceRegistry is refused at apply with the fix", () => {
+    const r = GatewaySpecSchema.safeParse({ ...selector, ai: { serviceRegistry: true } });
+    expect(r.error?.issues.map((i) => i.message)).toEqual([
+      expect.stringContaining("ai.serviceRegistry reads the AI subnet's registry on chain: set network"),
+    ]);
+  });
+
+  it("warns in the status when none of the given orchestrators serves a capped model, from their status.ai", () => {
+    const readyOrch = (name: string): OrchestratorView => ({
+      metadata: { name, labels: { pool: "main" } },
+      status: { conditions: [{ type: "Ready", status: "True" }], serviceAddr: `${name}:8935` },
+    });
+    const ai = (name: string, ready: boolean): OrchestratorView => {
+      const o = readyOrch(name);
+      return {
+        ...o,
+        status: { ...o.status, ai: { models: [{ pipeline: "text-to-image", modelId: "a/b", ready }] } },
+      };
+    };
+    const spec = {
+      ...selector,
+      maxPricePerCapability: [{ pipeline: "text-to-image", modelId: "a/b", maxPricePerUnit: "10" }],
+    };
+    const findings = (orchestrators: OrchestratorView[]) => {
+      const i = input(spec, { orchestrators });
+      const plan = planGateway(i);
+      return computeGatewayStatus(
+        { gateway: i.gateway, plan, pods: [], nodes: [] },
+        new Date(0),
+      ).findings?.map((f) => `${f.id} ${f.severity}`);
+    };
+    expect(findings([readyOrch("video")])).toContain("NoAICapableOrchestrator warning");
+    expect(findings([readyOrch("video"), ai("cold", false)])).toContain("NoAICapableOrchestrator warning");
+    expect(findings([readyOrch("video"), ai("warm", true)])).not.toContain("NoAICapableOrchestrator warning");
+  });
+});

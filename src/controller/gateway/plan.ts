@@ -12,7 +12,10 @@ import {
   PriceInputError,
   priceCompatibility,
 } from "../../node/pricing/index.ts";
+import type { Finding } from "../../schema/finding.ts";
 import type { StoredGateway } from "../../schema/gateway.ts";
+import { aiCoverage, gatewayAiAsks, noAiCapableOrchestrator } from "../ai/gateway-offers.ts";
+import { aiPriceCapTooLow, type ModelPrice } from "../ai/gateway-prices.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { type LiveChange, liveChanges } from "../live/settings.ts";
 import { buildNodePod, type NodePod } from "../node-pod/index.ts";
@@ -58,6 +61,11 @@ export interface GatewayPlan {
   problems: FlagProblem[];
   /** A new price cap or session limit for the running node, set live rather than by a restart. */
   liveChanges: LiveChange[];
+  /**
+   * AI: no orchestrator given serves a pipeline/model the gateway caps or is asked for; every one
+   * serving a capped capability asks more than the cap.
+   */
+  aiFindings: (Omit<Finding, "since"> & { since?: string })[];
 }
 
 export function planGateway(input: GatewayPlanInput): GatewayPlan {
@@ -116,11 +124,13 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
         priceCheck(cap),
       )
     : undefined;
+  const aiFindings = pool ? aiFindingsOf(spec, pool, input.orchestrators) : [];
   return {
     node,
     discovery,
     streamEvents,
     ...(pool ? { pool } : {}),
+    aiFindings,
     price: pool
       ? priceCompatibility(
           cap,
@@ -131,6 +141,38 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
     problems: node.problems,
     liveChanges: liveChanges(GATEWAY_LIVE, node.flags, input.recorded, node.configMap.data ?? {}),
   };
+}
+
+/** AI: what the gateway caps or is asked for against the models the given orchestrators serve. */
+function aiFindingsOf(spec: StoredGateway["spec"], pool: Pool, orchestrators: readonly OrchestratorView[]) {
+  const asks = gatewayAiAsks(spec);
+  if (asks.length === 0) return [];
+  const given = pool.given.flatMap((g) => orchestrators.filter((o) => o.metadata?.name === g.name));
+  const offers = given.map((o) => ({
+    orchestrator: o.metadata?.name ?? "",
+    models: o.status?.ai?.models ?? [],
+  }));
+  // Prices of the models each serves now, as its spec sets them.
+  const prices: ModelPrice[] = given.flatMap((o) =>
+    (o.spec?.ai?.models ?? []).flatMap((m) =>
+      m.price_per_unit !== undefined &&
+      o.status?.ai?.models?.some((s) => s.ready && s.pipeline === m.pipeline && s.modelId === m.model_id)
+        ? [
+            {
+              orchestrator: o.metadata?.name ?? "",
+              pipeline: m.pipeline,
+              modelId: m.model_id,
+              pricePerUnit: `${m.price_per_unit}${m.currency ?? ""}`,
+              pixelsPerUnit: m.pixels_per_unit ?? 1,
+            },
+          ]
+        : [],
+    ),
+  );
+  return [
+    noAiCapableOrchestrator(aiCoverage(asks, offers), pool.given.length),
+    aiPriceCapTooLow(spec.maxPricePerCapability ?? [], prices),
+  ].filter((f) => f !== undefined);
 }
 
 /** The node refuses its cap? Then the whole comparison is off; the flag problem says why. */

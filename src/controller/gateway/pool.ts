@@ -8,12 +8,27 @@ import type { GivenOrchestrator } from "../../schema/gateway.ts";
 /** What the pool reads of an Orchestrator (a loose view: hand-written objects may lack fields). */
 export interface OrchestratorView {
   metadata?: { name?: string; labels?: Record<string, string> };
-  spec?: { pricePerUnit?: string; pixelsPerUnit?: number };
+  spec?: {
+    pricePerUnit?: string;
+    pixelsPerUnit?: number;
+    /** AI (spec.ai): the models' prices. */
+    ai?: {
+      models?: {
+        pipeline: string;
+        model_id: string;
+        price_per_unit?: number;
+        pixels_per_unit?: number;
+        currency?: string;
+      }[];
+    };
+  };
   status?: {
     conditions?: { type: string; status: string; reason?: string }[];
     serviceAddr?: string;
     pricePerUnit?: string;
     pixelsPerUnit?: number;
+    /** AI (spec.ai): the models its runners serve. */
+    ai?: { models?: { pipeline: string; modelId: string; ready: boolean }[] };
   };
 }
 

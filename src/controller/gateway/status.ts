@@ -148,6 +148,7 @@ function findingsOf(seen: GatewaySeen, now: string): Finding[] {
   for (const p of seen.plan.problems.filter((x) => x.severity === "warning")) {
     found.push({ id: "NodeFlagWarning", severity: "warning", message: `${p.message} - ${p.fix}` });
   }
+  found.push(...(seen.plan.aiFindings ?? []));
   if (seen.plan.price.severity === "warning") {
     found.push({ id: "PriceCapBelowSome", severity: "warning", message: seen.plan.price.message });
   }

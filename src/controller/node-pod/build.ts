@@ -50,6 +50,11 @@ export interface NodePodInput<Facts> {
   configAnnotations?: Record<string, string>;
   /** Another node's headless Service the pods join (transcoders join their orchestrator's). */
   governingService?: string;
+  /**
+   * What the pod reads at start from outside the ConfigMap (a mounted Secret's file, without its
+   * secrets): a change rolls the pod. Absent leaves the role's hash as it was.
+   */
+  podInputs?: readonly string[];
 }
 
 export interface NodePod {
@@ -87,13 +92,15 @@ export function buildNodePod<Facts>(role: NodePodRole<Facts>, input: NodePodInpu
   const files = input.files ?? {};
   const args = ["-config", MOUNTS.configFile, ...(input.extraArgs ?? [])];
   const configHash = podHash(
-    role.rolloutInputs({
-      config,
-      restartConfig: renderConfigFile(without(flags, liveFlagNames(role.live))),
-      files,
-      image: input.image,
-      args,
-    }),
+    role
+      .rolloutInputs({
+        config,
+        restartConfig: renderConfigFile(without(flags, liveFlagNames(role.live))),
+        files,
+        image: input.image,
+        args,
+      })
+      .concat(input.podInputs ?? []),
   );
   const configMap: V1ConfigMap = {
     apiVersion: "v1",

@@ -7,17 +7,21 @@ export const MOUNTS = {
   configFile: "/etc/livepeer/livepeer.conf",
   keystore: "/var/run/secrets/livepeer/keystore",
   orchSecret: "/var/run/secrets/livepeer/orch-secret",
+  /** aiModels.json: a Secret, since it carries the runners' tokens. */
+  aiModels: "/var/run/secrets/livepeer/ai-models",
   data: "/data",
 } as const;
 
-/** A Secret a role may mount: the keystore (on chain) or the split setup's shared secret. */
-export type SecretMount = "keystore" | "orchSecret";
+/** A Secret a role may mount: the keystore (on chain), the split setup's shared secret, the AI models file. */
+export type SecretMount = "keystore" | "orchSecret" | "aiModels";
 
 /** In mount order; read-only, owner-readable only. */
 const SECRET_VOLUMES: Record<SecretMount, { volume: string; mountPath: string; items?: string[] }> = {
   // Only the two files the node reads, whatever else the user's Secret holds.
   keystore: { volume: "keystore", mountPath: MOUNTS.keystore, items: ["key.json", "password"] },
   orchSecret: { volume: "orch-secret", mountPath: MOUNTS.orchSecret },
+  // The node reads the file; the runners' tokens beside it in the Secret are theirs.
+  aiModels: { volume: "ai-models", mountPath: MOUNTS.aiModels, items: ["aiModels.json"] },
 };
 
 export function secretVolume(

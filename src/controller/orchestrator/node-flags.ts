@@ -43,7 +43,9 @@ export function orchestratorFlags(i: OrchestratorFlagsInput): FlagValues {
     monitor: true,
     maxSessions: String(i.maxSessions),
   };
-  if (!i.split) f.transcoder = true;
+  const aiOnly = i.spec.ai?.only === true;
+  // An AI-only orchestrator transcodes nothing itself (and has no transcoders to wait for).
+  if (!i.split && !aiOnly) f.transcoder = true;
   if (!i.selfCheckReachable) f.startupAvailabilityCheck = false;
   if (i.nvidiaDevices && !i.split) f.nvidia = i.nvidiaDevices;
   if (i.split) f.orchSecret = ORCH_SECRET_FILE;
@@ -54,7 +56,11 @@ export function orchestratorFlags(i: OrchestratorFlagsInput): FlagValues {
   if (i.spec.pricePerUnit !== undefined) f.pricePerUnit = i.spec.pricePerUnit;
   if (i.spec.pixelsPerUnit !== undefined) f.pixelsPerUnit = i.spec.pixelsPerUnit;
   if (i.spec.transcodingOptions) f.transcodingOptions = i.spec.transcodingOptions;
-  if (i.spec.ai?.models?.length) f.aiModels = `${MOUNTS.config}/aiModels.json`;
+  if (i.spec.ai?.models?.length) {
+    // Without -aiWorker the node advertises no AI capability, whatever -aiModels says.
+    f.aiWorker = true;
+    f.aiModels = `${MOUNTS.aiModels}/aiModels.json`;
+  }
   return f;
 }
 

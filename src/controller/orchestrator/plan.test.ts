@@ -11,6 +11,7 @@ import { loadAll } from "js-yaml";
 import { describe, expect, it } from "vitest";
 import type { StoredOrchestrator as Orchestrator } from "../../schema/orchestrator.ts";
 import { OrchestratorSchema } from "../../schema/orchestrator.ts";
+import { runnerName } from "../ai/names.ts";
 import { SESSION_LIMIT } from "../live/node-settings.ts";
 import type { NodeFacts } from "../node-status/facts.ts";
 import { ORCH_SECRET_KEY } from "./names.ts";
@@ -240,9 +241,10 @@ describe("planOrchestrator renders the same children as before", () => {
   });
 
   it.each(cases)("%s", (_, input) => {
-    const { liveChanges, orchestratorFlags: _sameAsTheConfigFile, ...plan } = planOrchestrator(input);
+    const { liveChanges, orchestratorFlags: _sameAsTheConfigFile, ai, ...plan } = planOrchestrator(input);
     expect({
       ...plan,
+      ...(ai.models.length ? { ai } : {}),
       liveChanges: liveChanges.map((c) => `${c.setting.what} ${c.from} -> ${c.to}`),
     }).toMatchSnapshot();
   });
@@ -320,5 +322,56 @@ describe("the split setup's orchestrator secret", () => {
         `\norchSecret ${mount?.mountPath}/${ORCH_SECRET_KEY}\n`,
       );
     }
+  });
+});
+
+describe("AI on the orchestrator node", () => {
+  const sd = { pipeline: "text-to-image", model_id: "stabilityai/sd-turbo", capacity: 1 };
+  const plan = (spec: Record<string, unknown>, aiTokens: Record<string, string> = {}) =>
+    planOrchestrator({ orch: base(spec), nodes, defaultImage: "img", aiTokens, newToken: () => "drawn" });
+  const config = (p: ReturnType<typeof plan>) => p.configMaps[0]?.data?.["livepeer.conf"] ?? "";
+  const hash = (p: ReturnType<typeof plan>) =>
+    p.statefulSets[0]?.spec?.template.metadata?.annotations?.["livepeer.org/config-hash"];
+
+  it.each([
+    ["dual: transcodes and runs the AI worker", { gpu: { count: 1 }, ai: { models: [sd] } }, true],
+    ["AI-only: the AI worker, no local transcoder", { ai: { only: true, models: [sd] } }, false],
+  ])("%s", (_, spec, transcodes) => {
+    const c = config(plan(spec));
+    expect(c).toMatch(/^aiWorker$/m);
+    expect(c).toMatch(/^aiModels \/var\/run\/secrets\/livepeer\/ai-models\/aiModels.json$/m);
+    expect(/^transcoder$/m.test(c)).toBe(transcodes);
+  });
+
+  it("mounts aiModels.json from the AI Secret (only that key), never from the ConfigMap", () => {
+    const p = plan({ ai: { models: [sd] } });
+    expect(Object.keys(p.configMaps[0]?.data ?? {})).toEqual(["livepeer.conf"]);
+    expect(p.statefulSets[0]?.spec?.template.spec?.volumes).toContainEqual({
+      name: "ai-models",
+      secret: {
+        secretName: "o-ai-models",
+        defaultMode: 0o400,
+        items: [{ key: "aiModels.json", path: "aiModels.json" }],
+      },
+    });
+  });
+
+  it("the video session limit counts the node's own GPUs, not the runners'", () => {
+    const video = plan({ gpu: { count: 1, product: "NVIDIA-GeForce-RTX-3090" } }).sessionLimit.maxSessions;
+    const dual = plan({
+      gpu: { count: 1, product: "NVIDIA-GeForce-RTX-3090" },
+      ai: { models: [{ ...sd, runner: { gpus: 4 } }] },
+    }).sessionLimit.maxSessions;
+    expect(dual).toBe(video);
+  });
+
+  it("a model change rolls the node (it reads aiModels.json at start); the drawn tokens do not", () => {
+    const runner = runnerName("o", sd.pipeline, sd.model_id);
+    const before = plan({ ai: { models: [sd] } }, { [runner]: "a" });
+    const otherToken = plan({ ai: { models: [sd] } }, { [runner]: "b" });
+    expect(otherToken.ai.secret?.stringData?.[`${runner}.token`]).toBe("b");
+    expect(hash(otherToken)).toBe(hash(before));
+    expect(hash(plan({ ai: { models: [{ ...sd, capacity: 2 }] } }))).not.toBe(hash(before));
+    expect(hash(plan({}))).not.toBe(hash(before));
   });
 });

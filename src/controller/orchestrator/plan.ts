@@ -6,6 +6,7 @@
 import type { V1ConfigMap, V1Service, V1StatefulSet } from "@kubernetes/client-node";
 import { type FlagProblem, type FlagValues, formatProblem } from "../../node/config/index.ts";
 import type { StoredOrchestrator as Orchestrator, OrchestratorSpec } from "../../schema/orchestrator.ts";
+import { type AiPlan, aiSecretName, planAi } from "../ai/index.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { gpuNodeRequirements, labelsMatch } from "../gpu/placement.ts";
 import { renditionsIn } from "../gpu/renditions.ts";
@@ -36,6 +37,10 @@ export interface PlanInput {
   devnet?: DevnetResolution;
   /** What the node's ConfigMap records (its annotations) before this reconcile. */
   recorded?: Record<string, string>;
+  /** The AI runners' tokens the AI Secret holds, by runner (drawn once, never rotated). */
+  aiTokens?: Readonly<Record<string, string>>;
+  /** Draws a token for a new runner. */
+  newToken?: () => string;
 }
 
 export interface Plan {
@@ -56,6 +61,8 @@ export interface Plan {
   /** Flag problems: errors stop the rollout (the last good pods keep running). */
   problems: FlagProblem[];
   candidates: NodeGpus[];
+  /** The AI side: runner Deployments and Services, the aiModels.json Secret. */
+  ai: AiPlan;
 }
 
 export function planOrchestrator(input: PlanInput): Plan {
@@ -70,12 +77,21 @@ export function planOrchestrator(input: PlanInput): Plan {
   const address = serviceAddress(input, `${names.statefulSet}-0`, clusterAddress);
   const devnet: DevnetResolution = input.devnet ?? { state: "unused" };
   const maxSessions = split ? ("auto" as const) : limits.sessionLimit.maxSessions;
+  const ai = planAi({
+    orch,
+    tokens: input.aiTokens ?? {},
+    newToken: input.newToken ?? (() => ""),
+  });
   const pod = {
     namespace,
     instance: name,
     image: spec.image ?? input.defaultImage,
     podTemplate: spec.podTemplate,
-    secrets: { keystore: keystoreSecretOf(orch), orchSecret: split ? names.orchSecret : undefined },
+    secrets: {
+      keystore: keystoreSecretOf(orch),
+      orchSecret: split ? names.orchSecret : undefined,
+      aiModels: ai.secret ? aiSecretName(name) : undefined,
+    },
   };
   const nodes: NodePod[] = [
     buildNodePod(orchestratorRole(spec.network), {
@@ -101,9 +117,8 @@ export function planOrchestrator(input: PlanInput): Plan {
         maxSessions,
         split,
       },
-      files: spec.ai?.models?.length
-        ? { "aiModels.json": `${JSON.stringify(spec.ai.models, null, 2)}\n` }
-        : {},
+      // aiModels.json is in the AI Secret (it carries tokens); its token-free text rolls the pod.
+      ...(ai.podInput ? { podInputs: [ai.podInput] } : {}),
       configAnnotations: {
         ...(address.address ? { [SERVICE_ADDR_ANNOTATION]: address.address } : {}),
       },
@@ -134,6 +149,7 @@ export function planOrchestrator(input: PlanInput): Plan {
     orchestratorFlags: nodes[0]!.flags,
     problems: nodes.flatMap((n) => n.problems),
     candidates: limits.candidates,
+    ai,
   };
 }
 

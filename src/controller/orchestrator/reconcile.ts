@@ -17,9 +17,12 @@ import {
 import type { ChainReads } from "../../node/chain/index.ts";
 import type { StoredOrchestrator as Orchestrator } from "../../schema/orchestrator.ts";
 import { Orchestrators } from "../../schema/resources.ts";
+import { AiChildren } from "../ai/children.ts";
+import { RUNNER_COMPONENT, RUNNER_CONTAINER } from "../ai/names.ts";
+import { runnerTargets } from "../ai/targets.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { readDevnet } from "../devnet/lookup.ts";
-import type { NodeDoctor, NodeDoctorOptions } from "../doctor/index.ts";
+import { KubePodLogs, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
 import { generatedSecret, newSecretValue } from "../node-pod/index.ts";
 import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
 import type { ChainWatch } from "../node-status/chain-watch.ts";
@@ -67,8 +70,10 @@ interface Run {
   plan: Plan;
   /** The devnet deployment spec.devnet names, as read this time. */
   devnet: DevnetResolution;
-  /** This Orchestrator's pods as cached when the reconcile began. */
+  /** This Orchestrator's node pods (orchestrator, transcoders) as cached when the reconcile began. */
   pods: PodFacts[];
+  /** Its AI runner pods (spec.ai). */
+  runnerPods: PodFacts[];
   signal: AbortSignal;
   /** Pods a live change did not reach: restarted once the ConfigMap holds the new value. */
   restart: PodFacts[];
@@ -84,6 +89,7 @@ const NEWS: StatusNews = {
     Scheduled: "Schedule",
     ChainHealthy: "ReadChain",
     Registered: "ReadChain",
+    AIReady: "RunAIRunners",
     Ready: "Reconcile",
   },
 };
@@ -103,6 +109,9 @@ export class OrchestratorReconciler implements Reconciler {
   readonly #ownedSecrets: OwnedSecrets;
   readonly #status: StatusWriter;
   readonly #rollout: NodeRollout;
+  /** Looks at the AI runner pods: /health (model loaded?), /hardware/stats and their logs. */
+  readonly runnerDoctor: NodeDoctor;
+  readonly #ai: AiChildren;
   #sweptAt = Date.now();
 
   constructor(ctx: SetupContext, options: OrchestratorOptions) {
@@ -112,6 +121,14 @@ export class OrchestratorReconciler implements Reconciler {
     this.#options = options;
     this.#children = new ChildApplier(ctx.client, ctx.cache);
     ({ doctor: this.doctor, chain: this.chain } = nodeObservers(ctx, options));
+    this.runnerDoctor = new NodeDoctor({
+      ...options.doctor,
+      logs: new KubePodLogs(ctx.client),
+      wake: (key) => ctx.enqueue(key),
+      container: RUNNER_CONTAINER,
+      log: ctx.log.child("runner-doctor"),
+    });
+    this.#ai = new AiChildren(ctx.client, ctx.cache, this.#children);
     this.#keystore = new KeystoreCheck(ctx.client);
     this.#ownedSecrets = new OwnedSecrets(ctx.client);
     this.#status = new StatusWriter(ctx, Orchestrators, NEWS);
@@ -126,6 +143,7 @@ export class OrchestratorReconciler implements Reconciler {
   /** Run in order, stopping at the first error (retried with backoff). */
   readonly steps: ReadonlyArray<[name: string, step: Step]> = [
     ["orchestrator secret (split setup)", (o, r) => this.#orchSecret(o, r.plan)],
+    ["ai models secret", (o, r) => this.#ai.applySecret(o, r.plan.ai)],
     ["settings, live", (o, r) => this.#liveSettings(o, r)],
     [
       "config maps",
@@ -133,6 +151,7 @@ export class OrchestratorReconciler implements Reconciler {
         this.#rollout.unlessHeld(r.plan, () => this.#rollout.applyAll(ConfigMaps, o, r.plan.configMaps)),
     ],
     ["services", (o, r) => this.#rollout.applyAll(Services, o, r.plan.services)],
+    ["ai runners", (o, r) => this.#ai.applyRunners(o, r.plan.ai)],
     [
       "stateful sets",
       (o, r) =>
@@ -162,6 +181,8 @@ export class OrchestratorReconciler implements Reconciler {
   #forget(key: ObjectKey): ReconcileResult {
     this.#children.forget(key);
     this.doctor.forget(key);
+    this.runnerDoctor.forget(key);
+    this.#ai.forget(key);
     this.chain.forget(key);
     this.#status.forget(key);
     return done;
@@ -171,7 +192,11 @@ export class OrchestratorReconciler implements Reconciler {
   async #plan(orch: Orchestrator, ctx: ReconcileContext): Promise<Run> {
     const ns = orch.metadata?.namespace;
     const names = childNames(orch.metadata?.name ?? "");
-    const pods = this.#cache.byIndex<PodFacts>(Pods, INSTANCE_INDEX, keyFor(ns, names.statefulSet));
+    const all = this.#cache.byIndex<PodFacts>(Pods, INSTANCE_INDEX, keyFor(ns, names.statefulSet));
+    const isRunner = (p: PodFacts) =>
+      p.metadata?.labels?.["app.kubernetes.io/component"] === RUNNER_COMPONENT;
+    const pods = all.filter((p) => !isRunner(p));
+    const runnerPods = all.filter(isRunner);
     const devnet = await readDevnet(orch.spec, ns ?? "default", this.#cache, this.#client);
     const plan = planOrchestrator({
       orch,
@@ -181,8 +206,10 @@ export class OrchestratorReconciler implements Reconciler {
       pods,
       devnet,
       recorded: this.#cache.get(ConfigMaps, keyFor(ns, names.config))?.metadata?.annotations ?? {},
+      aiTokens: await this.#ai.tokens(orch),
+      newToken: newSecretValue,
     });
-    return { plan, devnet, pods, signal: ctx.signal, restart: [] };
+    return { plan, devnet, pods, runnerPods, signal: ctx.signal, restart: [] };
   }
 
   /** What the status reads besides the plan: the node doctor's latest report and the keystore. */
@@ -190,12 +217,18 @@ export class OrchestratorReconciler implements Reconciler {
     if (Date.now() - this.#sweptAt > 60_000) {
       this.#sweptAt = Date.now();
       this.doctor.sweep((k) => this.#cache.get(Orchestrators, k) !== undefined);
+      this.runnerDoctor.sweep((k) => this.#cache.get(Orchestrators, k) !== undefined);
     }
     // The doctor gets the pods as they are now; its latest report comes back at once.
     const targets = orchestratorTargets(orch, run.pods);
     const doctorReport = this.doctor.observe(key, targets, {
       namespace: orch.metadata?.namespace ?? "default",
       seed: orch.status?.findings ?? [],
+      signal: ctx.signal,
+    });
+    const runners = runnerTargets(run.runnerPods);
+    const runnerReport = this.runnerDoctor.observe(key, runners, {
+      namespace: orch.metadata?.namespace ?? "default",
       signal: ctx.signal,
     });
     const subject = chainSubject({
@@ -211,6 +244,7 @@ export class OrchestratorReconciler implements Reconciler {
       pods: run.pods,
       nodes: this.#cache.list<NodeFacts>(Nodes),
       doctor: { targets, report: doctorReport },
+      ai: { runnerPods: run.runnerPods, report: runnerReport },
       keystore: await this.#keystore.check(orch),
       chain: chainStatus("orchestrator", subject, report),
     };
@@ -277,5 +311,6 @@ function ownedStatus(orch: Orchestrator): OwnedStatus {
     ...(s.lastRewardRound !== undefined ? { lastRewardRound: s.lastRewardRound } : {}),
     ...(s.pricePerUnit !== undefined ? { pricePerUnit: s.pricePerUnit } : {}),
     ...(s.pixelsPerUnit !== undefined ? { pixelsPerUnit: s.pixelsPerUnit } : {}),
+    ...(s.ai !== undefined ? { ai: s.ai } : {}),
   };
 }

@@ -2,6 +2,8 @@
 import { type Condition, ORCHESTRATOR_CONDITION_TYPES } from "../../schema/condition.ts";
 import type { Finding } from "../../schema/finding.ts";
 import type { OrchestratorStatus, StoredOrchestrator } from "../../schema/orchestrator.ts";
+import { runnerFindings } from "../ai/findings.ts";
+import { aiReady, aiStatusOf } from "../ai/status.ts";
 import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
 import type { ChainStatus } from "../node-status/chain-status.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
@@ -23,6 +25,8 @@ export interface Seen {
   keystore?: KeystoreState;
   /** What the chain says of the node (absent: not asked). */
   chain?: ChainStatus;
+  /** The AI runner pods and what the runner doctor saw of them (spec.ai). */
+  ai?: { runnerPods: PodFacts[]; report: DoctorReport };
 }
 
 export function scheduled(seen: Seen): Verdict {
@@ -41,13 +45,21 @@ export function scheduled(seen: Seen): Verdict {
   return podsScheduled(pods, seen.nodes);
 }
 
-export function ready(seen: Seen, findings: readonly Finding[] = []): Verdict {
+export function ready(seen: Seen, findings: readonly Finding[] = [], ai?: Verdict): Verdict {
   const reachable = nodeReachable(seen);
+  // A dual orchestrator serves video while a model loads or a runner fails: only an AI-only one
+  // waits for its runners, and only its runners' errors stop it.
+  const aiOnly = seen.orch.spec.ai?.only === true;
+  const nodeIds = new Set((seen.doctor?.report.findings ?? []).map((f) => f.id));
+  const runnerOnly = new Set(
+    (seen.ai?.report.findings ?? []).map((f) => f.id).filter((id) => !nodeIds.has(id)),
+  );
   return nodeReady({
+    blockers: [aiOnly && ai?.status !== "True" ? ai : undefined],
     holds: seen.plan.holds,
     problems: seen.plan.problems,
     keystore: seen.keystore && keystoreVerdict(seen.keystore, seen.orch.metadata?.namespace ?? "default"),
-    findings,
+    findings: aiOnly ? findings : findings.filter((f) => !runnerOnly.has(f.id)),
     pods: seen.pods,
     reachable,
     serving: (warnings) =>
@@ -87,6 +99,13 @@ export function findingsOf(seen: Seen, previous: Finding[] | undefined, now: str
   // What the chain says wins over the same id from a log line (GatewayUnfunded): it is current.
   for (const f of [...(seen.chain?.findings ?? []), ...(seen.doctor?.report.findings ?? [])])
     if (!found.some((x) => x.id === f.id)) found.push(f);
+  if (seen.ai) {
+    const videoNode = seen.pods.find(
+      (p) => p.metadata?.labels?.["app.kubernetes.io/component"] === "orchestrator",
+    )?.spec?.nodeName;
+    for (const f of runnerFindings(seen.ai.report.findings, seen.ai.runnerPods, videoNode))
+      if (!found.some((x) => x.id === f.id)) found.push(f);
+  }
   return withSince(found, previous, now);
 }
 
@@ -106,6 +125,7 @@ export type OwnedStatus = Pick<
   | "lastRewardRound"
   | "pricePerUnit"
   | "pixelsPerUnit"
+  | "ai"
 >;
 
 export function computeStatus(seen: Seen, now: Date): OwnedStatus {
@@ -117,10 +137,18 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     ctx,
   );
   const findings = findingsOf(seen, seen.orch.status?.findings, conditionTime(now));
+  const ai = aiStatusOf({
+    models: seen.plan.ai?.models ?? [],
+    runnerPods: seen.ai?.runnerPods ?? [],
+    readings: seen.ai?.report.readings ?? [],
+  });
+  const aiVerdict = aiReady(ai);
+  if (!aiVerdict) conditions = conditions.filter((c) => c.type !== "AIReady");
   for (const [type, verdict] of [
     ["Scheduled", scheduled(seen)],
     ["NodeReachable", nodeReachable(seen)],
-    ["Ready", ready(seen, findings)],
+    ["Ready", ready(seen, findings, aiVerdict)],
+    ...(aiVerdict ? [["AIReady", aiVerdict] as const] : []),
     ["Simulated", simulated(seen)],
     ...(seen.chain?.conditions ?? []),
   ] as const) {
@@ -144,6 +172,7 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     serviceAddr: seen.plan.serviceAddr,
     ...seen.chain?.facts,
     ...advertisedPrice(seen),
+    ...(ai ? { ai } : {}),
   };
 }
 

@@ -5,7 +5,16 @@
 // watch on Secrets in users' namespaces.
 
 import type { KubeObject, ObjectKey } from "../../kube/index.ts";
-import { ConfigMaps, keyFor, keyOf, Nodes, Pods, Services, StatefulSets } from "../../kube/index.ts";
+import {
+  ConfigMaps,
+  Deployments,
+  keyFor,
+  keyOf,
+  Nodes,
+  Pods,
+  Services,
+  StatefulSets,
+} from "../../kube/index.ts";
 import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
 import { Orchestrators } from "../../schema/resources.ts";
 import { isDevnetConfigMap } from "../devnet/deployment-config-map.ts";
@@ -19,7 +28,8 @@ import { instanceOf, nodeFacts, podFacts } from "../node-status/facts.ts";
 import type { CacheSpec, WatchSpec } from "../runtime/index.ts";
 
 export const INSTANCE_INDEX = "livepeerInstance";
-const ORCHESTRATOR_COMPONENTS = ["orchestrator", "transcoder"];
+// AI runner pods (component ai-runner) belong to their Orchestrator too.
+const ORCHESTRATOR_COMPONENTS = ["orchestrator", "transcoder", "ai-runner"];
 
 /** An orchestrator's or transcoder's pod -> its Orchestrator (a Gateway's pods are not ours). */
 function instanceKey(pod: KubeObject): ObjectKey[] {
@@ -47,6 +57,8 @@ export const orchestratorCaches: CacheSpec[] = [
   { resource: Nodes, transform: nodeFacts },
   { resource: StatefulSets, transform: statefulSetFacts, labelSelector: CHILD_SELECTOR },
   { resource: Services, transform: serviceFacts, labelSelector: CHILD_SELECTOR },
+  // AI runners (spec.ai): their size and rollout state, like a StatefulSet's.
+  { resource: Deployments, transform: statefulSetFacts, labelSelector: CHILD_SELECTOR },
 ];
 
 export const orchestratorWatches: WatchSpec[] = [

@@ -203,22 +203,28 @@ function unknownKeysProblem(keys: readonly string[]): string {
 // Read lazily by unknownKeysProblem (declared after the schema that uses it).
 const AiModelEntryShape = AiModelEntrySchema.shape;
 
+/** Two entries for the same pipeline and model: the node would advertise one (and panic on warm/cold). */
+export function duplicateModels(
+  entries: readonly { pipeline: string; model_id: string }[],
+  ctx: z.core.$RefinementCtx<unknown>,
+): void {
+  const seen = new Map<string, number>();
+  entries.forEach((e, i) => {
+    const key = `${e.pipeline} ${e.model_id}`;
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, i);
+    else
+      ctx.addIssue({
+        code: "custom",
+        path: [i, "model_id"],
+        message: `pipeline ${e.pipeline} with model_id ${e.model_id} is already entry ${first}: merge the two entries (raise capacity instead)`,
+      });
+  });
+}
+
 export const AiModelsSchema = z
   .array(AiModelEntrySchema, { error: "aiModels.json must be a JSON array of model entries" })
-  .superRefine((entries, ctx) => {
-    const seen = new Map<string, number>();
-    entries.forEach((e, i) => {
-      const key = `${e.pipeline} ${e.model_id}`;
-      const first = seen.get(key);
-      if (first === undefined) seen.set(key, i);
-      else
-        ctx.addIssue({
-          code: "custom",
-          path: [i, "model_id"],
-          message: `pipeline ${e.pipeline} with model_id ${e.model_id} is already entry ${first}: merge the two entries (raise capacity instead)`,
-        });
-    });
-  })
+  .superRefine(duplicateModels)
   .describe("The models the orchestrator serves: the entries of the node's aiModels.json.");
 
 export type AiModelEntry = z.infer<typeof AiModelEntrySchema>;

@@ -2,6 +2,7 @@ export type { AiModelEntry, AiModels } from "./entry.ts";
 export {
   AiModelEntrySchema,
   AiModelsSchema,
+  duplicateModels,
   KNOWN_PIPELINES,
   MODEL_ID_PATTERN,
   modelIdProblem,

@@ -31,5 +31,7 @@ export type { NetworkCapabilities, NetworkOrchestrator } from "./network-capabil
 export { readNetworkCapabilities } from "./network-capabilities.ts";
 export type { OrchestratorInfo, PriceInfo } from "./orchestrator-info.ts";
 export { readOrchestratorInfo } from "./orchestrator-info.ts";
+export type { RunnerHealth } from "./runner-health.ts";
+export { readRunnerHealth, runnerServes } from "./runner-health.ts";
 export type { NodeStatus, StatusOptions } from "./status.ts";
 export { readStatus } from "./status.ts";

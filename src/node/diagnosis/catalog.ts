@@ -286,6 +286,42 @@ export const CATALOG: readonly CatalogEntry[] = [
     origin: "spec-silent",
   },
   {
+    id: "NoAICapableOrchestrator",
+    condition: "no orchestrator the gateway uses serves a pipeline/model it caps or is asked for",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "endpoint",
+        endpoint: "/getNetworkCapabilities",
+        rule: "no selected orchestrator serves a pipeline/model of the gateway's capability caps or spec.ai.pipelines (as the Orchestrators' status.ai reports their runners)",
+      },
+    ],
+    meaning:
+      "The gateway takes AI requests for a pipeline or model no orchestrator it uses serves: the node turns them away without a visible error.",
+    action:
+      "Add an Orchestrator that serves the model (spec.ai.models) to the gateway's selector, wait for its runners if they are loading, or drop the cap/pipeline from the gateway.",
+    seenOn: ["gateway"],
+    origin: "spec-silent",
+  },
+  {
+    id: "AIPriceCapTooLow",
+    condition: "-maxPricePerCapability below the prices of every orchestrator serving that capability",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "endpoint",
+        endpoint: "/getOrchestratorInfo",
+        rule: "every selected orchestrator serving a capped pipeline/model asks more per unit than the cap (their spec.ai.models prices, -autoAdjustPrice overhead included)",
+      },
+    ],
+    meaning:
+      "The gateway's AI price cap is below what every orchestrator serving that model asks, so those requests find nobody.",
+    action:
+      "Raise the cap in spec.maxPricePerCapability (per its pixelsPerUnit) or use cheaper orchestrators.",
+    seenOn: ["gateway"],
+    origin: "spec-silent",
+  },
+  {
     id: "PriceCapTooLow",
     condition: "-maxPricePerUnit below orchestrator prices",
     severity: "error",
