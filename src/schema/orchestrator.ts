@@ -4,6 +4,12 @@ import { AiModelsSchema } from "../node/ai-models/index.ts";
 import { chainFields, chainRules } from "./chain.ts";
 import { withRules } from "./cross-field-rule.ts";
 import { customResourceSchema, type Stored } from "./custom-resource.ts";
+import {
+  OnchainSettingsSpecSchema,
+  OnchainStatusSchema,
+  RewardAssuranceSpecSchema,
+  RewardStatusSchema,
+} from "./duties.ts";
 import { GpuSpecSchema } from "./gpu.ts";
 import { priceSchema } from "./price.ts";
 import { commonStatusFields, statusFacts } from "./status.ts";
@@ -86,6 +92,8 @@ const OrchestratorSpecBase = z
       .describe(
         "Whether the node calls the reward function every round (-reward). On chain only; default true.",
       ),
+    rewardAssurance: RewardAssuranceSpecSchema.optional(),
+    onchain: OnchainSettingsSpecSchema.optional(),
     ...workloadFields,
   })
   .describe("The desired orchestrator.");
@@ -116,6 +124,8 @@ export const OrchestratorStatusSchema = z
     lastRewardRound: statusFacts.lastRewardRound,
     pricePerUnit: statusFacts.pricePerUnit,
     pixelsPerUnit: statusFacts.pixelsPerUnit,
+    reward: RewardStatusSchema.optional(),
+    onchain: OnchainStatusSchema.optional(),
   })
   .describe("What the operator observed: conditions, diagnoses and facts.");
 
