@@ -202,6 +202,7 @@ describe("status", () => {
       "Funded",
       "PriceCompatible",
       "Simulated",
+      "RewardCurrent",
       "Delivering",
     ]);
   });

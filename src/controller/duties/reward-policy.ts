@@ -90,12 +90,12 @@ export function rewardDecision(s: RewardSituation): RewardDecision {
   if (!s.enabled) {
     return leave(
       "AssuranceOff",
-      `reward not called yet in round ${c.round} (${pct(c.elapsed)} in); spec.rewardAssurance.enabled is false, so the operator does not step in`,
+      `reward not called yet in round ${c.round}; spec.rewardAssurance.enabled is false, so the operator does not step in`,
     );
   }
   if (c.elapsed < s.deadline) {
     if (missed) {
-      const message = `round ${missed.round} ended without a reward call (${missed.cause}); round ${c.round} is ${pct(c.elapsed)} in, the operator steps in at ${pct(s.deadline)}`;
+      const message = `round ${missed.round} ended without a reward call (${missed.cause}); in round ${c.round} the operator steps in at ${pct(s.deadline)} of the round`;
       return {
         call: false,
         verdict: { status: "False", reason: "RewardMissed", message },
@@ -104,13 +104,13 @@ export function rewardDecision(s: RewardSituation): RewardDecision {
     }
     return leave(
       "AwaitingNode",
-      `reward not called yet in round ${c.round} (${pct(c.elapsed)} in): the node calls it; the operator steps in at ${pct(s.deadline)}`,
+      `reward not called yet in round ${c.round}: the node calls it; the operator steps in at ${pct(s.deadline)} of the round`,
     );
   }
   const a = s.lastAttempt?.round === c.round ? s.lastAttempt : undefined;
   if (s.maxGasPriceWei !== undefined && c.gasPriceWei !== undefined && c.gasPriceWei > s.maxGasPriceWei) {
     const cause = `gas price ${gwei(c.gasPriceWei)} is above the cap ${gwei(s.maxGasPriceWei)}`;
-    const message = `reward not called in round ${c.round}, ${pct(c.elapsed)} in (deadline ${pct(s.deadline)}): ${cause}; the operator waits for a cheaper moment in the round`;
+    const message = `reward not called in round ${c.round} by the deadline (${pct(s.deadline)} of the round): ${cause}; the operator waits for a cheaper moment in the round`;
     return {
       call: false,
       verdict: { status: "False", reason: "RewardPending", message },
@@ -120,7 +120,7 @@ export function rewardDecision(s: RewardSituation): RewardDecision {
   }
   if (a?.error !== undefined) {
     const due = s.nowMs - a.atMs >= s.retryAfterMs;
-    const message = `the operator's reward call in round ${c.round} failed: ${a.error}${due ? "; trying again now" : `; trying again in ${Math.ceil((s.retryAfterMs - (s.nowMs - a.atMs)) / 1000)} s`}`;
+    const message = `the operator's reward call in round ${c.round} failed: ${a.error}; it tries again every ${Math.round(s.retryAfterMs / 1000)} s while the round lasts`;
     return {
       call: due,
       verdict: { status: "False", reason: "RewardFailed", message },
@@ -130,7 +130,7 @@ export function rewardDecision(s: RewardSituation): RewardDecision {
   }
   const message = a
     ? `reward asked of the node in round ${c.round}; waiting for the chain to show it`
-    : `reward not called in round ${c.round}, ${pct(c.elapsed)} in (deadline ${pct(s.deadline)}): the operator asks the node to call it`;
+    : `reward not called in round ${c.round} by the deadline (${pct(s.deadline)} of the round): the operator asks the node to call it`;
   return {
     call: !a,
     verdict: { status: "False", reason: "RewardPending", message },

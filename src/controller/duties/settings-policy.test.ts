@@ -33,21 +33,30 @@ describe("settingsDrift", () => {
 describe("settingsDecision", () => {
   const chain = { rewardCut: 250000n, feeShare: 500000n };
   it.each<[string, Parameters<typeof settingsDecision>[0], string]>([
-    ["match", { chain, spec: { rewardCut: 25, manage: true }, round: 5n }, "match"],
+    ["match", { chain, spec: { rewardCut: 25, manage: true }, round: 5n, awaitsReward: false }, "match"],
     [
       "drift, not managed: a finding only",
-      { chain, spec: { rewardCut: 10, manage: false }, round: 5n },
+      { chain, spec: { rewardCut: 10, manage: false }, round: 5n, awaitsReward: false },
       "drift",
     ],
-    ["drift, managed: set", { chain, spec: { rewardCut: 10, manage: true }, round: 5n }, "set"],
+    [
+      "drift, managed: set",
+      { chain, spec: { rewardCut: 10, manage: true }, round: 5n, awaitsReward: false },
+      "set",
+    ],
     [
       "drift, managed, already set this round: not again",
-      { chain, spec: { rewardCut: 10, manage: true }, round: 5n, lastSetRound: 5n },
+      { chain, spec: { rewardCut: 10, manage: true }, round: 5n, lastSetRound: 5n, awaitsReward: false },
+      "drift",
+    ],
+    [
+      "drift, managed, reward not yet called this round: waits",
+      { chain, spec: { rewardCut: 10, manage: true }, round: 5n, awaitsReward: true },
       "drift",
     ],
     [
       "drift, managed, set last round: again",
-      { chain, spec: { rewardCut: 10, manage: true }, round: 6n, lastSetRound: 5n },
+      { chain, spec: { rewardCut: 10, manage: true }, round: 6n, lastSetRound: 5n, awaitsReward: false },
       "set",
     ],
   ])("%s", (_n, input, kind) => {
@@ -55,12 +64,22 @@ describe("settingsDecision", () => {
   });
 
   it("keeps the chain's value for a field the spec does not declare (the node needs both)", () => {
-    const d = settingsDecision({ chain, spec: { rewardCut: 10, manage: true }, round: 5n });
+    const d = settingsDecision({
+      chain,
+      spec: { rewardCut: 10, manage: true },
+      round: 5n,
+      awaitsReward: false,
+    });
     expect(d.kind === "set" && [d.rewardCut, d.feeShare]).toEqual([10, 50]);
   });
 
   it("names each field with the chain's and the spec's value", () => {
-    const d = settingsDecision({ chain, spec: { rewardCut: 10, feeShare: 50, manage: false }, round: 5n });
+    const d = settingsDecision({
+      chain,
+      spec: { rewardCut: 10, feeShare: 50, manage: false },
+      round: 5n,
+      awaitsReward: false,
+    });
     expect(d.kind === "drift" && d.message).toContain("rewardCut on chain 25 %, spec 10 %");
   });
 });

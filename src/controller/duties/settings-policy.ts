@@ -45,6 +45,8 @@ export function settingsDecision(i: {
   /** The round the operator last set them in. */
   lastSetRound?: bigint;
   lastError?: string;
+  /** Active and reward not yet called this round: the protocol refuses a change until it is. */
+  awaitsReward: boolean;
 }): SettingsDecision {
   const drift = settingsDrift(i.chain, i.spec);
   if (drift.length === 0) return { kind: "match" };
@@ -62,6 +64,13 @@ export function settingsDecision(i: {
       kind: "drift",
       drift,
       message: `${text}: the operator set them in round ${i.round} and ${why}; it tries again next round (at most once a round)`,
+    };
+  }
+  if (i.awaitsReward) {
+    return {
+      kind: "drift",
+      drift,
+      message: `${text}: the operator sets them once reward is called this round (the protocol refuses an active orchestrator's change before)`,
     };
   }
   // The node sends the transaction only when given both: the one not declared keeps its chain value.

@@ -20,6 +20,7 @@ import { Orchestrators } from "../../schema/resources.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { readDevnet } from "../devnet/lookup.ts";
 import type { NodeDoctor, NodeDoctorOptions } from "../doctor/index.ts";
+import { OrchestratorDuties } from "../duties/orchestrator-duties.ts";
 import { generatedSecret, newSecretValue } from "../node-pod/index.ts";
 import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
 import type { ChainWatch } from "../node-status/chain-watch.ts";
@@ -99,6 +100,8 @@ export class OrchestratorReconciler implements Reconciler {
   readonly doctor: NodeDoctor;
   /** Reads what the chain says of each node once a doctor period; wakes an Orchestrator when it changed. */
   readonly chain: ChainWatch;
+  /** Reward every round and the declared on-chain settings, asked of the node when the chain lags. */
+  readonly duties: OrchestratorDuties;
   readonly #keystore: KeystoreCheck;
   readonly #ownedSecrets: OwnedSecrets;
   readonly #status: StatusWriter;
@@ -112,6 +115,11 @@ export class OrchestratorReconciler implements Reconciler {
     this.#options = options;
     this.#children = new ChildApplier(ctx.client, ctx.cache);
     ({ doctor: this.doctor, chain: this.chain } = nodeObservers(ctx, options));
+    this.duties = new OrchestratorDuties({
+      events: ctx.events,
+      wake: (key) => ctx.enqueue(key),
+      ...(options.doctor?.periodMs !== undefined ? { periodMs: options.doctor.periodMs } : {}),
+    });
     this.#keystore = new KeystoreCheck(ctx.client);
     this.#ownedSecrets = new OwnedSecrets(ctx.client);
     this.#status = new StatusWriter(ctx, Orchestrators, NEWS);
@@ -163,6 +171,7 @@ export class OrchestratorReconciler implements Reconciler {
     this.#children.forget(key);
     this.doctor.forget(key);
     this.chain.forget(key);
+    this.duties.forget(key);
     this.#status.forget(key);
     return done;
   }
@@ -213,6 +222,7 @@ export class OrchestratorReconciler implements Reconciler {
       doctor: { targets, report: doctorReport },
       keystore: await this.#keystore.check(orch),
       chain: chainStatus("orchestrator", subject, report),
+      duties: this.duties.observe(key, { orch, subject, report, pods: run.pods, cliPort: PORTS.cli }),
     };
   }
 
@@ -277,5 +287,7 @@ function ownedStatus(orch: Orchestrator): OwnedStatus {
     ...(s.lastRewardRound !== undefined ? { lastRewardRound: s.lastRewardRound } : {}),
     ...(s.pricePerUnit !== undefined ? { pricePerUnit: s.pricePerUnit } : {}),
     ...(s.pixelsPerUnit !== undefined ? { pixelsPerUnit: s.pixelsPerUnit } : {}),
+    ...(s.reward !== undefined ? { reward: s.reward } : {}),
+    ...(s.onchain !== undefined ? { onchain: s.onchain } : {}),
   };
 }

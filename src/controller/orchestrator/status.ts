@@ -3,6 +3,7 @@ import { type Condition, ORCHESTRATOR_CONDITION_TYPES } from "../../schema/condi
 import type { Finding } from "../../schema/finding.ts";
 import type { OrchestratorStatus, StoredOrchestrator } from "../../schema/orchestrator.ts";
 import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
+import type { OrchestratorDutyStatus } from "../duties/orchestrator-duties.ts";
 import type { ChainStatus } from "../node-status/chain-status.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
@@ -23,6 +24,8 @@ export interface Seen {
   keystore?: KeystoreState;
   /** What the chain says of the node (absent: not asked). */
   chain?: ChainStatus;
+  /** Reward assurance and declared on-chain settings (absent: not kept). */
+  duties?: OrchestratorDutyStatus;
 }
 
 export function scheduled(seen: Seen): Verdict {
@@ -85,7 +88,11 @@ export function findingsOf(seen: Seen, previous: Finding[] | undefined, now: str
     found.push({ id: f.id, severity: f.severity, message: `${f.message}. ${f.action}` });
   }
   // What the chain says wins over the same id from a log line (GatewayUnfunded): it is current.
-  for (const f of [...(seen.chain?.findings ?? []), ...(seen.doctor?.report.findings ?? [])])
+  for (const f of [
+    ...(seen.chain?.findings ?? []),
+    ...(seen.duties?.findings ?? []),
+    ...(seen.doctor?.report.findings ?? []),
+  ])
     if (!found.some((x) => x.id === f.id)) found.push(f);
   return withSince(found, previous, now);
 }
@@ -106,6 +113,8 @@ export type OwnedStatus = Pick<
   | "lastRewardRound"
   | "pricePerUnit"
   | "pixelsPerUnit"
+  | "reward"
+  | "onchain"
 >;
 
 export function computeStatus(seen: Seen, now: Date): OwnedStatus {
@@ -123,6 +132,7 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     ["Ready", ready(seen, findings)],
     ["Simulated", simulated(seen)],
     ...(seen.chain?.conditions ?? []),
+    ...(seen.duties?.conditions ?? []),
   ] as const) {
     conditions = setCondition(conditions, { type, ...verdict }, ctx);
   }
@@ -144,6 +154,8 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     serviceAddr: seen.plan.serviceAddr,
     ...seen.chain?.facts,
     ...advertisedPrice(seen),
+    ...(seen.duties?.reward && Object.keys(seen.duties.reward).length ? { reward: seen.duties.reward } : {}),
+    ...(seen.duties?.onchain ? { onchain: seen.duties.onchain } : {}),
   };
 }
 

@@ -1,0 +1,61 @@
+// What the duty runners share: which pod's CLI port to ask, the node's own answer out of a failed
+// call, a duty's finding as the status lists it, and a wake-up while a duty waits on time.
+
+import type { ObjectKey } from "../../kube/index.ts";
+import { catalogEntry } from "../../node/diagnosis/catalog.ts";
+import type { Finding } from "../../schema/finding.ts";
+import { cliUrl, livePods } from "../live/apply.ts";
+import type { PodFacts } from "../node-status/facts.ts";
+
+/** The CLI URL of the first running pod of `component`, or undefined when none runs. */
+export function nodeCliUrl(
+  pods: readonly PodFacts[],
+  component: string,
+  port: number,
+): { pod: string; url: string } | undefined {
+  const pod = livePods(pods, component)[0];
+  if (!pod) return undefined;
+  return { pod: pod.metadata?.name ?? "", url: cliUrl(pod.status?.podIP ?? "", port) };
+}
+
+/** "POST /reward of http://... failed: HTTP 500: Error calling reward: ..." -> the node's words. */
+export function nodeAnswer(err: unknown): string {
+  const message = (err as Error).message ?? String(err);
+  const m = /failed: (?:HTTP \d+: )?([\s\S]*)$/.exec(message);
+  return (m?.[1] ?? message).trim().slice(0, 900);
+}
+
+export function dutyFinding(id: string, message: string): Omit<Finding, "since"> {
+  return { id, severity: catalogEntry(id).severity as Finding["severity"], message };
+}
+
+/** Wakes each key once after `periodMs` while asked to (a duty waiting on the round or a retry). */
+export class Revisits {
+  readonly #timers = new Map<ObjectKey, NodeJS.Timeout>();
+  readonly #wake: (key: ObjectKey) => void;
+  readonly #periodMs: number;
+
+  constructor(wake: (key: ObjectKey) => void, periodMs: number) {
+    this.#wake = wake;
+    this.#periodMs = periodMs;
+  }
+
+  after(key: ObjectKey): void {
+    if (this.#timers.has(key)) return;
+    const t = setTimeout(() => {
+      this.#timers.delete(key);
+      this.#wake(key);
+    }, this.#periodMs);
+    t.unref();
+    this.#timers.set(key, t);
+  }
+
+  forget(key: ObjectKey): void {
+    clearTimeout(this.#timers.get(key));
+    this.#timers.delete(key);
+  }
+
+  stop(): void {
+    for (const key of [...this.#timers.keys()]) this.forget(key);
+  }
+}
