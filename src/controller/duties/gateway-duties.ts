@@ -14,7 +14,7 @@ import type { ChainSubject } from "../node-status/chain-status.ts";
 import type { PodFacts } from "../node-status/facts.ts";
 import type { Verdict } from "../runtime/index.ts";
 import { DAY_MS, type DoneTopUp, type FundingPlan, fundingDecision } from "./funding-policy.ts";
-import { dutyFinding, nodeAnswer, nodeCliUrl, Revisits } from "./node-calls.ts";
+import { balanceBefore, dutyFinding, measureGas, nodeAnswer, nodeCliUrl, Revisits } from "./node-calls.ts";
 import type { DutyOptions } from "./orchestrator-duties.ts";
 import { walletShortfall } from "./wallet-policy.ts";
 
@@ -39,6 +39,10 @@ interface Memory {
   /** The capped shortfall already told as an Event. */
   toldCapped?: string;
   busy: boolean;
+  /** Gas of this node's recent duty transactions (latest last), measured from its balance. */
+  recentGas: bigint[];
+  /** A finished transaction whose cost is not measured yet. */
+  measure?: { before: NonNullable<ReturnType<typeof balanceBefore>>; finishedAt: number };
 }
 
 export class GatewayDuties {
@@ -77,6 +81,7 @@ export class GatewayDuties {
     const now = this.#o.now();
     m.topUps = m.topUps.filter((t) => now - t.atMs < DAY_MS);
     const read = i.report?.read;
+    measureGas(m, read);
     const g = read?.gateway;
     const conditions: GatewayDutyStatus["conditions"] = [];
     const findings: Omit<Finding, "since">[] = [];
@@ -108,7 +113,9 @@ export class GatewayDuties {
       } else if (d.kind === "top-up") {
         const retryDue = !m.failure || now - m.failure.atMs >= this.#o.periodMs;
         const node = nodeCliUrl(i.pods, "gateway", i.cliPort);
-        if (!m.busy && retryDue && node) void this.#topUp(key, i.gateway, node, d);
+        if (!m.busy && retryDue && node) {
+          void this.#topUp(key, i.gateway, node, d, balanceBefore(read, d.deposit + d.reserve));
+        }
       }
       if (m.failure) {
         findings.push(
@@ -125,7 +132,7 @@ export class GatewayDuties {
         balanceWei: read.balanceWei,
         gasPriceWei: read.gasPriceWei,
         duty: "topUp",
-        recentGas: [],
+        recentGas: m.recentGas,
         valueWei: plan.topUpDeposit + plan.topUpReserve,
       });
       if (short) findings.push(dutyFinding("WalletCannotPayDuty", short));
@@ -139,6 +146,7 @@ export class GatewayDuties {
     const f = gateway.status?.funding;
     m = {
       busy: false,
+      recentGas: [],
       topUps: (f?.topUps ?? []).map((t) => ({
         atMs: Date.parse(t.at),
         deposit: parseEther(t.deposit),
@@ -157,6 +165,7 @@ export class GatewayDuties {
     gateway: KubeObject,
     node: { pod: string; url: string },
     d: { shortfall: string; deposit: bigint; reserve: bigint; message: string },
+    before: ReturnType<typeof balanceBefore>,
   ): Promise<void> {
     const m = this.#memory.get(key)!;
     m.busy = true;
@@ -169,6 +178,7 @@ export class GatewayDuties {
       m.topUps.push({ atMs: this.#o.now(), deposit: d.deposit, reserve: d.reserve, shortfall: d.shortfall });
       m.handled = d.shortfall;
       delete m.failure;
+      if (before) m.measure = { before, finishedAt: this.#o.now() };
       this.#o.events.event(gateway, {
         type: "Normal",
         reason: "ToppedUp",

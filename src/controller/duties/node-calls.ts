@@ -2,10 +2,12 @@
 // call, a duty's finding as the status lists it, and a wake-up while a duty waits on time.
 
 import type { ObjectKey } from "../../kube/index.ts";
+import type { NodeChainFacts } from "../../node/chain/index.ts";
 import { catalogEntry } from "../../node/diagnosis/catalog.ts";
 import type { Finding } from "../../schema/finding.ts";
 import { cliUrl, livePods } from "../live/apply.ts";
 import type { PodFacts } from "../node-status/facts.ts";
+import { type BalanceBefore, gasUsedSince } from "./wallet-policy.ts";
 
 /** The CLI URL of the first running pod of `component`, or undefined when none runs. */
 export function nodeCliUrl(
@@ -58,4 +60,27 @@ export class Revisits {
   stop(): void {
     for (const key of [...this.#timers.keys()]) this.forget(key);
   }
+}
+
+/** The wallet as the report read it, to measure what the next transaction costs. */
+export function balanceBefore(read: NodeChainFacts | undefined, valueWei = 0n): BalanceBefore | undefined {
+  if (!read?.rpc.ok || read.balanceWei === undefined || read.gasPriceWei === undefined) return undefined;
+  return {
+    block: read.rpc.blockNumber,
+    balanceWei: read.balanceWei,
+    gasPriceWei: read.gasPriceWei,
+    valueWei,
+  };
+}
+
+/** Once a report read after the transaction finished: its gas joins the recent ones (5 kept). */
+export function measureGas(
+  m: { recentGas: bigint[]; measure?: { before: BalanceBefore; finishedAt: number } },
+  read: NodeChainFacts | undefined,
+): void {
+  if (!m.measure || !read?.rpc.ok || read.balanceWei === undefined || read.readAt <= m.measure.finishedAt)
+    return;
+  const gas = gasUsedSince(m.measure.before, { block: read.rpc.blockNumber, balanceWei: read.balanceWei });
+  if (gas !== undefined) m.recentGas = [...m.recentGas, gas].slice(-5);
+  delete m.measure;
 }

@@ -14,7 +14,7 @@ import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
 import type { ChainSubject } from "../node-status/chain-status.ts";
 import type { PodFacts } from "../node-status/facts.ts";
 import type { Recorder, Verdict } from "../runtime/index.ts";
-import { dutyFinding, nodeAnswer, nodeCliUrl, Revisits } from "./node-calls.ts";
+import { balanceBefore, dutyFinding, measureGas, nodeAnswer, nodeCliUrl, Revisits } from "./node-calls.ts";
 import { type RewardAttempt, rewardDecision } from "./reward-policy.ts";
 import { settingsDecision } from "./settings-policy.ts";
 import { walletShortfall } from "./wallet-policy.ts";
@@ -50,6 +50,10 @@ interface Memory {
   lastSetRound?: bigint;
   setError?: string;
   busy: boolean;
+  /** Gas of this node's recent duty transactions (latest last), measured from its balance. */
+  recentGas: bigint[];
+  /** A finished transaction whose cost is not measured yet. */
+  measure?: { before: NonNullable<ReturnType<typeof balanceBefore>>; finishedAt: number };
 }
 
 export class OrchestratorDuties {
@@ -86,6 +90,7 @@ export class OrchestratorDuties {
     const round = read?.round;
     const spec = orch.spec;
     const reward = spec.reward !== false;
+    measureGas(m, read);
     const decision = rewardDecision({
       enabled: spec.rewardAssurance?.enabled ?? reward,
       reward,
@@ -114,7 +119,7 @@ export class OrchestratorDuties {
     if (decision.finding) findings.push(dutyFinding(decision.finding.id, decision.finding.message));
     const node = nodeCliUrl(i.pods, "orchestrator", i.cliPort);
     if (decision.call && round && !m.busy) {
-      if (node) void this.#callReward(key, orch, node, round.current);
+      if (node) void this.#callReward(key, orch, node, round.current, balanceBefore(read));
     }
     // Settings: only once the chain says what they are.
     if (o && round && o.rewardCut !== undefined && o.feeShare !== undefined && spec.onchain) {
@@ -135,7 +140,7 @@ export class OrchestratorDuties {
         balanceWei: read.balanceWei,
         gasPriceWei: read.gasPriceWei,
         duty: "reward",
-        recentGas: [],
+        recentGas: m.recentGas,
       });
       if (short) findings.push(dutyFinding("WalletCannotPayDuty", short));
     }
@@ -163,6 +168,7 @@ export class OrchestratorDuties {
     const s = orch.status?.onchain;
     m = {
       busy: false,
+      recentGas: [],
       ...(r?.lastAttemptRound !== undefined
         ? {
             attempt: {
@@ -179,13 +185,20 @@ export class OrchestratorDuties {
     return m;
   }
 
-  async #callReward(key: ObjectKey, orch: KubeObject, node: { pod: string; url: string }, round: bigint) {
+  async #callReward(
+    key: ObjectKey,
+    orch: KubeObject,
+    node: { pod: string; url: string },
+    round: bigint,
+    before: ReturnType<typeof balanceBefore>,
+  ) {
     const m = this.#memory.get(key)!;
     m.busy = true;
     const atMs = this.#o.now();
     try {
       await callReward(node.url, { timeoutMs: this.#o.callTimeoutMs });
       m.attempt = { round, atMs };
+      if (before) m.measure = { before, finishedAt: this.#o.now() };
       this.#o.events.event(orch, {
         type: "Normal",
         reason: "RewardCalled",

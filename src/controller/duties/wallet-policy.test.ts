@@ -1,6 +1,6 @@
 import { parseEther } from "ethers";
 import { describe, expect, it } from "vitest";
-import { walletShortfall } from "./wallet-policy.ts";
+import { gasUsedSince, walletShortfall } from "./wallet-policy.ts";
 
 const gwei = 1_000_000_000n;
 describe("walletShortfall", () => {
@@ -45,5 +45,27 @@ describe("walletShortfall", () => {
     ],
   ])("%s", (_n, input, short) => {
     expect(walletShortfall(input) !== undefined).toBe(short);
+  });
+});
+
+describe("gasUsedSince", () => {
+  const before = { block: 10, balanceWei: parseEther("1"), gasPriceWei: gwei, valueWei: 0n };
+  it.each<[string, Parameters<typeof gasUsedSince>[1], bigint | undefined, bigint?]>([
+    [
+      "a reward call's cost at 1 gwei",
+      { block: 11, balanceWei: parseEther("1") - 350_000n * gwei },
+      350_000n,
+    ],
+    ["not read at a later block yet", { block: 10, balanceWei: parseEther("0.9") }, undefined],
+    ["balance went up (funded meanwhile)", { block: 12, balanceWei: parseEther("2") }, undefined],
+    ["far more than one transaction", { block: 12, balanceWei: parseEther("0.5") }, undefined],
+    [
+      "a top-up's value is not gas",
+      { block: 11, balanceWei: parseEther("0.5") - 100_000n * gwei },
+      100_000n,
+      parseEther("0.5"),
+    ],
+  ])("%s", (_n, after, gas, value = 0n) => {
+    expect(gasUsedSince({ ...before, valueWei: value }, after)).toBe(gas);
   });
 });

@@ -24,3 +24,28 @@ export function walletShortfall(i: {
   const what = i.duty === "reward" ? "its next reward call" : "its next top-up";
   return `the wallet has ${ethText(i.balanceWei)} ETH and ${what} needs about ${ethText(needs)} ETH (${gas} gas at ${Number(i.gasPriceWei) / 1e9} gwei with 50 % headroom${i.valueWei ? `, plus ${ethText(i.valueWei)} ETH sent` : ""}): send ETH to the node's account`;
 }
+
+/** The wallet as read just before a duty's transaction was asked for. */
+export interface BalanceBefore {
+  block: number;
+  balanceWei: bigint;
+  gasPriceWei: bigint;
+  /** ETH the transaction sent (a top-up), not gas. */
+  valueWei: bigint;
+}
+
+/**
+ * The gas a duty's transaction used, estimated from the balance it cost (the node does not say):
+ * undefined until a later block was read, or when the drop does not look like one transaction
+ * (other spending or income in between).
+ */
+export function gasUsedSince(
+  before: BalanceBefore,
+  after: { block: number; balanceWei: bigint },
+): bigint | undefined {
+  if (after.block <= before.block || before.gasPriceWei <= 0n) return undefined;
+  const spent = before.balanceWei - after.balanceWei - before.valueWei;
+  if (spent <= 0n) return undefined;
+  const gas = spent / before.gasPriceWei;
+  return gas >= 21_000n && gas <= 10_000_000n ? gas : undefined;
+}
