@@ -1,6 +1,6 @@
 import { parseEther } from "ethers";
 import { describe, expect, it } from "vitest";
-import { DAY_MS, type FundingSituation, fundingDecision, shortfallKey } from "./funding-policy.ts";
+import { DAY_MS, type FundingSituation, fundingDecision, shortfallKey, weiOf } from "./funding-policy.ts";
 
 const eth = (s: string) => parseEther(s);
 const plan = {
@@ -69,5 +69,17 @@ describe("fundingDecision", () => {
     expect(d.kind === "capped" && d.message).toBe(
       "deposit 0 ETH < minimum 1, reserve 0 ETH < minimum 0.5: a top-up of 3 ETH would bring the last 24 hours to 6 ETH, above funding.maxPerDay 4 ETH (3 ETH already added): no transaction sent; raise maxPerDay or fund it by hand",
     );
+  });
+});
+
+describe("weiOf", () => {
+  it.each(["0", "1", "1.5", "0.000000000000000001", "123456.123456789012345678"])(
+    "%s as ethers parses it",
+    (eth) => {
+      expect(weiOf(eth)).toBe(parseEther(eth));
+    },
+  );
+  it("refuses what is not an amount", () => {
+    expect(() => weiOf("1e18")).toThrow(/not an amount of ETH/);
   });
 });

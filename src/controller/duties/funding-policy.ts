@@ -6,6 +6,16 @@ import { ethText } from "../../node/chain/index.ts";
 
 export const DAY_MS = 86_400_000;
 
+/**
+ * Wei for ETH written as the schema allows ("1.5": digits, at most 18 decimals). Not ethers'
+ * parseEther: the controller does not load ethers (it brings Node's bundled undici along).
+ */
+export function weiOf(eth: string): bigint {
+  const m = /^(\d+)(?:\.(\d{1,18}))?$/.exec(eth);
+  if (!m) throw new RangeError(`${JSON.stringify(eth)} is not an amount of ETH such as "0.5"`);
+  return BigInt(m[1]!) * 10n ** 18n + BigInt((m[2] ?? "").padEnd(18, "0"));
+}
+
 export interface FundingPlan {
   minDeposit: bigint;
   minReserve: bigint;

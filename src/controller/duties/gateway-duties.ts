@@ -3,7 +3,6 @@
 // top-up, within a cap per 24 hours, once per shortfall. Beyond the cap nothing is sent and
 // Funded=False says so with the numbers. Top-ups are recorded in status.funding, so a restart
 // (or another replica taking the lead) neither forgets the cap nor answers a shortfall twice.
-import { parseEther } from "ethers";
 import type { KubeObject, ObjectKey } from "../../kube/index.ts";
 import { ethText, type NodeChainCheck } from "../../node/chain/index.ts";
 import { fundDepositAndReserve } from "../../node/client/index.ts";
@@ -13,7 +12,7 @@ import type { StoredGateway } from "../../schema/gateway.ts";
 import type { ChainSubject } from "../node-status/chain-status.ts";
 import type { PodFacts } from "../node-status/facts.ts";
 import type { Verdict } from "../runtime/index.ts";
-import { DAY_MS, type DoneTopUp, type FundingPlan, fundingDecision } from "./funding-policy.ts";
+import { DAY_MS, type DoneTopUp, type FundingPlan, fundingDecision, weiOf } from "./funding-policy.ts";
 import { balanceBefore, dutyFinding, measureGas, nodeAnswer, nodeCliUrl, Revisits } from "./node-calls.ts";
 import type { DutyOptions } from "./orchestrator-duties.ts";
 import { walletShortfall } from "./wallet-policy.ts";
@@ -71,11 +70,11 @@ export class GatewayDuties {
       return { conditions: [], findings: [] };
     }
     const plan: FundingPlan = {
-      minDeposit: parseEther(spec.minDeposit),
-      minReserve: parseEther(spec.minReserve),
-      topUpDeposit: parseEther(spec.topUpDeposit),
-      topUpReserve: parseEther(spec.topUpReserve),
-      maxPerDay: parseEther(spec.maxPerDay),
+      minDeposit: weiOf(spec.minDeposit),
+      minReserve: weiOf(spec.minReserve),
+      topUpDeposit: weiOf(spec.topUpDeposit),
+      topUpReserve: weiOf(spec.topUpReserve),
+      maxPerDay: weiOf(spec.maxPerDay),
     };
     const m = this.#remember(key, i.gateway);
     const now = this.#o.now();
@@ -149,8 +148,8 @@ export class GatewayDuties {
       recentGas: [],
       topUps: (f?.topUps ?? []).map((t) => ({
         atMs: Date.parse(t.at),
-        deposit: parseEther(t.deposit),
-        reserve: parseEther(t.reserve),
+        deposit: weiOf(t.deposit),
+        reserve: weiOf(t.reserve),
         shortfall: t.shortfall,
       })),
       ...(f?.pending ? { handled: f.pending } : {}),
