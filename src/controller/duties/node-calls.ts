@@ -31,9 +31,9 @@ export function dutyFinding(id: string, message: string): Omit<Finding, "since">
   return { id, severity: catalogEntry(id).severity as Finding["severity"], message };
 }
 
-/** Wakes each key once after `periodMs` while asked to (a duty waiting on the round or a retry). */
+/** Wakes each key once after a delay while asked to (a duty waiting on the round or a retry). */
 export class Revisits {
-  readonly #timers = new Map<ObjectKey, NodeJS.Timeout>();
+  readonly #timers = new Map<ObjectKey, { due: number; timer: NodeJS.Timeout }>();
   readonly #wake: (key: ObjectKey) => void;
   readonly #periodMs: number;
 
@@ -42,18 +42,22 @@ export class Revisits {
     this.#periodMs = periodMs;
   }
 
-  after(key: ObjectKey): void {
-    if (this.#timers.has(key)) return;
-    const t = setTimeout(() => {
+  /** Wake `key` in `ms` (default: one period), unless a wake is due sooner already. */
+  after(key: ObjectKey, ms = this.#periodMs): void {
+    const due = Date.now() + ms;
+    const pending = this.#timers.get(key);
+    if (pending && pending.due <= due) return;
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(() => {
       this.#timers.delete(key);
       this.#wake(key);
-    }, this.#periodMs);
-    t.unref();
-    this.#timers.set(key, t);
+    }, ms);
+    timer.unref();
+    this.#timers.set(key, { due, timer });
   }
 
   forget(key: ObjectKey): void {
-    clearTimeout(this.#timers.get(key));
+    clearTimeout(this.#timers.get(key)?.timer);
     this.#timers.delete(key);
   }
 

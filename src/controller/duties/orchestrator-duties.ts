@@ -120,6 +120,7 @@ export class OrchestratorDuties {
     const node = nodeCliUrl(i.pods, "orchestrator", i.cliPort);
     if (decision.call && round && !m.busy) {
       if (node) void this.#callReward(key, orch, node, round.current, balanceBefore(read));
+      else decision.verdict.message += "; no Ready node pod to ask yet";
     }
     // Settings: only once the chain says what they are.
     if (o && round && o.rewardCut !== undefined && o.feeShare !== undefined && spec.onchain) {
@@ -144,7 +145,9 @@ export class OrchestratorDuties {
       });
       if (short) findings.push(dutyFinding("WalletCannotPayDuty", short));
     }
-    if (decision.verdict.status !== "True" || findings.length) this.#revisits.after(key);
+    // Before the deadline nothing is urgent: look again every few periods (a round is hours long).
+    if (decision.verdict.reason === "AwaitingNode") this.#revisits.after(key, 5 * this.#o.periodMs);
+    else if (decision.verdict.status !== "True" || findings.length) this.#revisits.after(key);
     return {
       conditions: [["RewardCurrent", decision.verdict]],
       findings,
