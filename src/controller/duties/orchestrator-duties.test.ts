@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { KubeObject } from "../../kube/index.ts";
 import type { NodeChainCheck } from "../../node/chain/index.ts";
 import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
+import type { ChainSubject } from "../node-status/chain-status.ts";
 import type { PodFacts } from "../node-status/facts.ts";
 import type { EventSpec, Recorder } from "../runtime/index.ts";
 import { OrchestratorDuties } from "./orchestrator-duties.ts";
@@ -46,7 +47,7 @@ const orch = (status: StoredOrchestrator["status"] = {}) =>
     metadata: { name: "o", namespace: "ns" },
     spec: { reward: true },
     status,
-  }) as unknown as StoredOrchestrator;
+  }) as StoredOrchestrator;
 
 function report(lastRewardRound: bigint, blockNum = 90n): NodeChainCheck {
   return {
@@ -72,7 +73,15 @@ function report(lastRewardRound: bigint, blockNum = 90n): NodeChainCheck {
   };
 }
 
-const target = { state: "target", target: {} } as never;
+const target: ChainSubject = {
+  state: "target",
+  target: {
+    role: "orchestrator",
+    network: "devnet",
+    ethUrl: "http://127.0.0.1:8545",
+    address: `0x${"1".repeat(40)}`,
+  },
+};
 const until = async (ok: () => boolean) => {
   for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
 };
