@@ -21,6 +21,8 @@ export const ConditionType = {
   Simulated: "Simulated",
   /** Orchestrators with spec.ai: every model's runners serve (loaded, answering /health). */
   AIReady: "AIReady",
+  /** Orchestrators: reward was called in the current round (or, False, why not yet / why it failed). */
+  RewardCurrent: "RewardCurrent",
   /** Webhooks: whether the endpoint takes deliveries now (False: failing, or turned off by 410 Gone). */
   Delivering: "Delivering",
 } as const;
@@ -34,6 +36,7 @@ export const ORCHESTRATOR_CONDITION_TYPES = [
   ConditionType.NodeReachable,
   ConditionType.ChainHealthy,
   ConditionType.Registered,
+  ConditionType.RewardCurrent,
   ConditionType.Simulated,
 ] as const;
 export const GATEWAY_CONDITION_TYPES = [
@@ -58,7 +61,7 @@ export const ConditionSchema = z
       .max(316)
       .regex(/^[A-Z][A-Za-z0-9]*$/)
       .describe(
-        "Condition type in PascalCase: Ready (summary), Scheduled, NodeReachable, ChainHealthy, Registered, Funded, PriceCompatible, Simulated or Delivering (webhooks).",
+        "Condition type in PascalCase: Ready (summary), Scheduled, NodeReachable, ChainHealthy, Registered, Funded, PriceCompatible, RewardCurrent, Simulated or Delivering (webhooks).",
       ),
     status: z.enum(CONDITION_STATUSES).describe("True, False or Unknown (not yet known)."),
     reason: z

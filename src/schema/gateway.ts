@@ -3,6 +3,7 @@ import { z } from "zod";
 import { chainFields, chainRules } from "./chain.ts";
 import { withRules } from "./cross-field-rule.ts";
 import { customResourceSchema, type Stored } from "./custom-resource.ts";
+import { FundingSpecSchema, FundingStatusSchema } from "./duties.ts";
 import { priceSchema } from "./price.ts";
 import { commonStatusFields, statusFacts } from "./status.ts";
 import { serviceSpecSchema, workloadFields } from "./workload.ts";
@@ -220,6 +221,7 @@ const GatewaySpecBase = z
         "Most concurrent streams the gateway accepts (-maxSessions). Absent: the node's default, 10.",
       ),
     streamEvents: StreamEventsSpecSchema.optional(),
+    funding: FundingSpecSchema.optional(),
     service: serviceSpecSchema(GATEWAY_HTTP_PORT, "HTTP ingest and AI requests").prefault({}),
     ...workloadFields,
   })
@@ -290,6 +292,7 @@ export const GatewayStatusSchema = z
     deposit: statusFacts.deposit,
     reserve: statusFacts.reserve,
     balance: statusFacts.balance,
+    funding: FundingStatusSchema.optional(),
   })
   .describe("What the operator observed: conditions, diagnoses and facts.");
 

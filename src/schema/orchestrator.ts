@@ -4,6 +4,12 @@ import { AiSpecSchema, AiStatusSchema } from "./ai.ts";
 import { chainFields, chainRules } from "./chain.ts";
 import { withRules } from "./cross-field-rule.ts";
 import { customResourceSchema, type Stored } from "./custom-resource.ts";
+import {
+  OnchainSettingsSpecSchema,
+  OnchainStatusSchema,
+  RewardAssuranceSpecSchema,
+  RewardStatusSchema,
+} from "./duties.ts";
 import { GpuSpecSchema } from "./gpu.ts";
 import { priceSchema } from "./price.ts";
 import { commonStatusFields, statusFacts } from "./status.ts";
@@ -78,6 +84,8 @@ const OrchestratorSpecBase = z
       .describe(
         "Whether the node calls the reward function every round (-reward). On chain only; default true.",
       ),
+    rewardAssurance: RewardAssuranceSpecSchema.optional(),
+    onchain: OnchainSettingsSpecSchema.optional(),
     ...workloadFields,
   })
   .describe("The desired orchestrator.");
@@ -119,6 +127,8 @@ export const OrchestratorStatusSchema = z
     pixelsPerUnit: statusFacts.pixelsPerUnit,
     // AI (spec.ai)
     ai: AiStatusSchema.optional(),
+    reward: RewardStatusSchema.optional(),
+    onchain: OnchainStatusSchema.optional(),
   })
   .describe("What the operator observed: conditions, diagnoses and facts.");
 

@@ -203,6 +203,7 @@ describe("status", () => {
       "PriceCompatible",
       "Simulated",
       "AIReady",
+      "RewardCurrent",
       "Delivering",
     ]);
   });

@@ -19,6 +19,7 @@ import { Gateways, Orchestrators } from "../../schema/resources.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { readDevnet } from "../devnet/lookup.ts";
 import type { NodeDoctor, NodeDoctorOptions } from "../doctor/index.ts";
+import { GatewayDuties } from "../duties/gateway-duties.ts";
 import { newSecretValue } from "../node-pod/index.ts";
 import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
 import type { ChainWatch } from "../node-status/chain-watch.ts";
@@ -102,6 +103,8 @@ export class GatewayReconciler implements Reconciler {
   readonly doctor: NodeDoctor;
   /** Reads what the chain says of each node once a doctor period; wakes a Gateway when it changed. */
   readonly chain: ChainWatch;
+  /** The funding guard: tops the deposit and reserve up through the node within the daily cap. */
+  readonly duties: GatewayDuties;
   readonly #keystore: KeystoreCheck;
   readonly #ownedSecrets: OwnedSecrets;
   readonly #status: StatusWriter;
@@ -119,6 +122,11 @@ export class GatewayReconciler implements Reconciler {
       log: ctx.log.child("stream-ends"),
     });
     ({ doctor: this.doctor, chain: this.chain } = nodeObservers(ctx, options, this.#streamEnds.onLine));
+    this.duties = new GatewayDuties({
+      events: ctx.events,
+      wake: (key) => ctx.enqueue(key),
+      ...(options.doctor?.periodMs !== undefined ? { periodMs: options.doctor.periodMs } : {}),
+    });
     this.#keystore = new KeystoreCheck(ctx.client);
     this.#ownedSecrets = new OwnedSecrets(ctx.client);
     this.#status = new StatusWriter(ctx, Gateways, NEWS);
@@ -158,6 +166,7 @@ export class GatewayReconciler implements Reconciler {
       this.doctor.forget(key);
       this.#streamEnds.forget(key);
       this.chain.forget(key);
+      this.duties.forget(key);
       this.#status.forget(key);
       return done;
     }
@@ -184,11 +193,15 @@ export class GatewayReconciler implements Reconciler {
     });
     const subject = chainSubject({ role: "gateway", flags: run.plan.node.flags, devnet: run.devnet });
     if (subject.state !== "target") this.chain.forget(key);
-    const chain = chainStatus(
-      "gateway",
+    const chainReport = subject.state === "target" ? this.chain.observe(key, subject.target) : undefined;
+    const chain = chainStatus("gateway", subject, chainReport);
+    const duties = this.duties.observe(key, {
+      gateway: gw,
       subject,
-      subject.state === "target" ? this.chain.observe(key, subject.target) : undefined,
-    );
+      report: chainReport,
+      pods: run.pods,
+      cliPort: PORTS.cli,
+    });
     const status = computeGatewayStatus(
       {
         gateway: gw,
@@ -198,6 +211,7 @@ export class GatewayReconciler implements Reconciler {
         doctor: { targets, report },
         keystore: await this.#keystore.check(gw),
         chain,
+        duties,
         ...(hookTokenDigest ? { hookTokenDigest } : {}),
       },
       new Date(),

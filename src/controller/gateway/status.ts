@@ -7,6 +7,7 @@ import { type Condition, GATEWAY_CONDITION_TYPES } from "../../schema/condition.
 import type { Finding } from "../../schema/finding.ts";
 import type { GatewayStatus, StoredGateway } from "../../schema/gateway.ts";
 import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
+import type { GatewayDutyStatus } from "../duties/gateway-duties.ts";
 import type { ChainStatus } from "../node-status/chain-status.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
@@ -24,6 +25,8 @@ export interface GatewaySeen {
   keystore?: KeystoreState;
   /** What the chain says of the node (absent: not asked). */
   chain?: ChainStatus;
+  /** The funding guard (absent: not kept); its Funded verdict, when it has one, wins over the chain's. */
+  duties?: GatewayDutyStatus;
   hookTokenDigest?: string;
 }
 
@@ -40,6 +43,7 @@ export type GatewayOwnedStatus = Pick<
   | "deposit"
   | "reserve"
   | "balance"
+  | "funding"
 >;
 
 export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwnedStatus {
@@ -59,6 +63,7 @@ export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwned
     ["Ready", ready(seen, findings)],
     ["Simulated", simulatedVerdict(seen.pods, seen.doctor?.report)],
     ...(seen.chain?.conditions ?? []),
+    ...(seen.duties?.conditions ?? []),
   ] as const) {
     conditions = setCondition(conditions, { type, ...verdict }, ctx);
   }
@@ -73,6 +78,9 @@ export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwned
     ...(gateway.spec.maxSessions !== undefined ? { maxSessions: gateway.spec.maxSessions } : {}),
     ...(node ? { node } : {}),
     ...seen.chain?.facts,
+    ...(seen.duties?.funding && Object.keys(seen.duties.funding).length
+      ? { funding: seen.duties.funding }
+      : {}),
   };
 }
 
@@ -91,6 +99,7 @@ export function ownedGatewayStatus(gateway: StoredGateway): GatewayOwnedStatus {
     ...(s.deposit !== undefined ? { deposit: s.deposit } : {}),
     ...(s.reserve !== undefined ? { reserve: s.reserve } : {}),
     ...(s.balance !== undefined ? { balance: s.balance } : {}),
+    ...(s.funding !== undefined ? { funding: s.funding } : {}),
   };
 }
 
@@ -165,7 +174,11 @@ function findingsOf(seen: GatewaySeen, now: string): Finding[] {
     found.push({ id: f.id, severity: f.severity, message: `${f.message}. ${f.action}` });
   }
   // What the chain says wins over the same id from a log line (GatewayUnfunded): it is current.
-  for (const f of [...(seen.chain?.findings ?? []), ...(seen.doctor?.report.findings ?? [])])
+  for (const f of [
+    ...(seen.chain?.findings ?? []),
+    ...(seen.duties?.findings ?? []),
+    ...(seen.doctor?.report.findings ?? []),
+  ])
     if (!found.some((x) => x.id === f.id)) found.push(f);
   // Errors first: they decide Ready, and at most 64 fit.
   found.sort((a, b) => Number(b.severity === "error") - Number(a.severity === "error"));

@@ -23,6 +23,7 @@ import { runnerTargets } from "../ai/targets.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { readDevnet } from "../devnet/lookup.ts";
 import { KubePodLogs, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
+import { OrchestratorDuties } from "../duties/orchestrator-duties.ts";
 import { generatedSecret, newSecretValue } from "../node-pod/index.ts";
 import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
 import type { ChainWatch } from "../node-status/chain-watch.ts";
@@ -105,6 +106,8 @@ export class OrchestratorReconciler implements Reconciler {
   readonly doctor: NodeDoctor;
   /** Reads what the chain says of each node once a doctor period; wakes an Orchestrator when it changed. */
   readonly chain: ChainWatch;
+  /** Reward every round and the declared on-chain settings, asked of the node when the chain lags. */
+  readonly duties: OrchestratorDuties;
   readonly #keystore: KeystoreCheck;
   readonly #ownedSecrets: OwnedSecrets;
   readonly #status: StatusWriter;
@@ -129,6 +132,11 @@ export class OrchestratorReconciler implements Reconciler {
       log: ctx.log.child("runner-doctor"),
     });
     this.#ai = new AiChildren(ctx.client, ctx.cache, this.#children);
+    this.duties = new OrchestratorDuties({
+      events: ctx.events,
+      wake: (key) => ctx.enqueue(key),
+      ...(options.doctor?.periodMs !== undefined ? { periodMs: options.doctor.periodMs } : {}),
+    });
     this.#keystore = new KeystoreCheck(ctx.client);
     this.#ownedSecrets = new OwnedSecrets(ctx.client);
     this.#status = new StatusWriter(ctx, Orchestrators, NEWS);
@@ -184,6 +192,7 @@ export class OrchestratorReconciler implements Reconciler {
     this.runnerDoctor.forget(key);
     this.#ai.forget(key);
     this.chain.forget(key);
+    this.duties.forget(key);
     this.#status.forget(key);
     return done;
   }
@@ -247,6 +256,7 @@ export class OrchestratorReconciler implements Reconciler {
       ai: { runnerPods: run.runnerPods, report: runnerReport },
       keystore: await this.#keystore.check(orch),
       chain: chainStatus("orchestrator", subject, report),
+      duties: this.duties.observe(key, { orch, subject, report, pods: run.pods, cliPort: PORTS.cli }),
     };
   }
 
@@ -312,5 +322,7 @@ function ownedStatus(orch: Orchestrator): OwnedStatus {
     ...(s.pricePerUnit !== undefined ? { pricePerUnit: s.pricePerUnit } : {}),
     ...(s.pixelsPerUnit !== undefined ? { pixelsPerUnit: s.pixelsPerUnit } : {}),
     ...(s.ai !== undefined ? { ai: s.ai } : {}),
+    ...(s.reward !== undefined ? { reward: s.reward } : {}),
+    ...(s.onchain !== undefined ? { onchain: s.onchain } : {}),
   };
 }

@@ -5,6 +5,7 @@ import type { OrchestratorStatus, StoredOrchestrator } from "../../schema/orches
 import { runnerFindings } from "../ai/findings.ts";
 import { aiReady, aiStatusOf } from "../ai/status.ts";
 import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
+import type { OrchestratorDutyStatus } from "../duties/orchestrator-duties.ts";
 import type { ChainStatus } from "../node-status/chain-status.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
@@ -27,6 +28,8 @@ export interface Seen {
   chain?: ChainStatus;
   /** The AI runner pods and what the runner doctor saw of them (spec.ai). */
   ai?: { runnerPods: PodFacts[]; report: DoctorReport };
+  /** Reward assurance and declared on-chain settings (absent: not kept). */
+  duties?: OrchestratorDutyStatus;
 }
 
 export function scheduled(seen: Seen): Verdict {
@@ -97,7 +100,11 @@ export function findingsOf(seen: Seen, previous: Finding[] | undefined, now: str
     found.push({ id: f.id, severity: f.severity, message: `${f.message}. ${f.action}` });
   }
   // What the chain says wins over the same id from a log line (GatewayUnfunded): it is current.
-  for (const f of [...(seen.chain?.findings ?? []), ...(seen.doctor?.report.findings ?? [])])
+  for (const f of [
+    ...(seen.chain?.findings ?? []),
+    ...(seen.duties?.findings ?? []),
+    ...(seen.doctor?.report.findings ?? []),
+  ])
     if (!found.some((x) => x.id === f.id)) found.push(f);
   if (seen.ai) {
     const videoNode = seen.pods.find(
@@ -126,6 +133,8 @@ export type OwnedStatus = Pick<
   | "pricePerUnit"
   | "pixelsPerUnit"
   | "ai"
+  | "reward"
+  | "onchain"
 >;
 
 export function computeStatus(seen: Seen, now: Date): OwnedStatus {
@@ -151,6 +160,7 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     ...(aiVerdict ? [["AIReady", aiVerdict] as const] : []),
     ["Simulated", simulated(seen)],
     ...(seen.chain?.conditions ?? []),
+    ...(seen.duties?.conditions ?? []),
   ] as const) {
     conditions = setCondition(conditions, { type, ...verdict }, ctx);
   }
@@ -173,6 +183,8 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     ...seen.chain?.facts,
     ...advertisedPrice(seen),
     ...(ai ? { ai } : {}),
+    ...(seen.duties?.reward && Object.keys(seen.duties.reward).length ? { reward: seen.duties.reward } : {}),
+    ...(seen.duties?.onchain ? { onchain: seen.duties.onchain } : {}),
   };
 }
 

@@ -64,6 +64,9 @@ export interface OrchestratorFacts {
   /** Active in the current round (BondingManager.isActiveTranscoder). */
   active: boolean;
   lastRewardRound: bigint;
+  /** BondingManager's rewardCut and feeShare, in millionths (PERC_DIVISOR 1,000,000 = 100 %). */
+  rewardCut?: bigint;
+  feeShare?: bigint;
   activationRound: bigint;
   deactivationRound: bigint;
   totalStake: bigint;
@@ -85,6 +88,8 @@ export interface NodeChainFacts {
   protocol?: ProtocolFacts;
   round?: RoundFacts;
   balanceWei?: bigint;
+  /** eth_gasPrice at the head (wei), what a transaction sent now would pay per gas. */
+  gasPriceWei?: bigint;
   orchestrator?: OrchestratorFacts;
   gateway?: GatewayFacts;
   /** A read after the head failed (transport or revert): what was not read and why. */

@@ -61,15 +61,17 @@ export async function readNodeChainFacts(
     if (!facts.protocol.ok) return facts;
     const { addresses } = facts.protocol;
     const block = head.blockNumber;
-    const [round, balance, own] = await Promise.all([
+    const [round, balance, gasPrice, own] = await Promise.all([
       readRound(reader, block, addresses.RoundsManager!),
       reader.balanceAt(block, target.address),
+      reader.gasPriceAt(block),
       target.role === "orchestrator"
         ? readOrchestrator(reader, block, addresses, target.address)
         : readGateway(reader, block, addresses.TicketBroker!, target.address),
     ]);
     facts.round = round;
     facts.balanceWei = balance;
+    facts.gasPriceWei = gasPrice;
     if (target.role === "orchestrator") {
       const orchestrator = own as OrchestratorFacts;
       if (!orchestrator.active) {
@@ -110,9 +112,13 @@ async function readOrchestrator(
     reader.callAt<string>(block, addresses.ServiceRegistry!, SERVICE_REGISTRY.getServiceURI, [address]),
     bonding<boolean>(BONDING_MANAGER.isRegisteredTranscoder),
     bonding<boolean>(BONDING_MANAGER.isActiveTranscoder),
-    bonding<{ lastRewardRound: bigint; activationRound: bigint; deactivationRound: bigint }>(
-      BONDING_MANAGER.getTranscoder,
-    ),
+    bonding<{
+      lastRewardRound: bigint;
+      rewardCut: bigint;
+      feeShare: bigint;
+      activationRound: bigint;
+      deactivationRound: bigint;
+    }>(BONDING_MANAGER.getTranscoder),
     bonding<bigint>(BONDING_MANAGER.transcoderTotalStake),
   ]);
   return {
@@ -120,6 +126,8 @@ async function readOrchestrator(
     registered,
     active,
     lastRewardRound: transcoder.lastRewardRound,
+    rewardCut: transcoder.rewardCut,
+    feeShare: transcoder.feeShare,
     activationRound: transcoder.activationRound,
     deactivationRound: transcoder.deactivationRound,
     totalStake,

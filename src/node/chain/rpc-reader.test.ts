@@ -100,6 +100,8 @@ function answer(chain: FakeChain, call: { id: number; method: string; params: un
         };
       case "eth_getBalance":
         return "0xde0b6b3a7640000";
+      case "eth_gasPrice":
+        return "0x3b9aca00";
       case "eth_getCode":
         return chain.noCode ? "0x" : "0x6080";
       case "eth_call":
@@ -165,8 +167,10 @@ describe("shared chain reads", () => {
     // 4 Controller lookups + 5 round reads, shared; 5 own reads + a balance per orchestrator.
     expect(chain.calls.eth_call).toBe(4 + 5 + 1000 * 5);
     expect(chain.calls.eth_getBalance).toBe(1000);
+    // The gas price is the chain's, not a node's: one read per block for all of them.
+    expect(chain.calls.eth_gasPrice).toBe(1);
     const [stats] = reads.stats();
-    expect(stats?.calls).toBe(3 + 1 + 4 + 5 + 6000);
+    expect(stats?.calls).toBe(3 + 1 + 4 + 5 + 6000 + 1);
     // Batched 100 calls to a request.
     expect(chain.requests).toBeLessThanOrEqual(Math.ceil(stats!.calls / 100) + 4);
     expect(stats?.httpRequests).toBe(chain.requests);
@@ -202,7 +206,7 @@ describe("shared chain reads", () => {
     const reads = new ChainReads();
     const check = await checkNodeChain(reads, orchestrator(chain, 0));
     expect(check.conditions.map((c) => c.status)).toEqual(["True", "True"]);
-    expect(chain.requests).toBe(1 + chain.calls.eth_blockNumber! + 2 + 1 + 4 + 5 + 6);
+    expect(chain.requests).toBe(1 + chain.calls.eth_blockNumber! + 2 + 1 + 4 + 5 + 7);
   });
 });
 

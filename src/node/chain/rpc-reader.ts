@@ -137,6 +137,13 @@ export class RpcReader {
     ).then((h) => BigInt(h as string));
   }
 
+  /** eth_gasPrice while the head is `block` (what a transaction sent now pays per gas). */
+  gasPriceAt(block: number): Promise<bigint> {
+    return this.shared(block, "gasPrice", () => this.client.call<string>("eth_gasPrice")).then((h) =>
+      BigInt(h as string),
+    );
+  }
+
   private shared(block: number, key: string, read: () => Promise<unknown>): Promise<unknown> {
     this.lastUsed = this.now();
     const cacheKey = `${block}:${key}`;

@@ -102,3 +102,25 @@ function formOf(values: object): Record<string, string> {
   for (const [key, value] of Object.entries(values)) if (value !== undefined) form[key] = String(value);
   return form;
 }
+
+/** POST /reward: the node calls reward for the current round (a transaction; it waits for it). */
+export async function callReward(baseUrl: string, options: RequestOptions = {}): Promise<string> {
+  return requestText({ method: "POST", baseUrl, endpoint: "/reward", form: {} }, options);
+}
+
+/** POST /fundDepositAndReserve: adds wei amounts to a gateway's TicketBroker deposit and reserve. */
+export async function fundDepositAndReserve(
+  baseUrl: string,
+  amounts: { depositWei: bigint; reserveWei: bigint },
+  options: RequestOptions = {},
+): Promise<string> {
+  return requestText(
+    {
+      method: "POST",
+      baseUrl,
+      endpoint: "/fundDepositAndReserve",
+      form: { depositAmount: amounts.depositWei.toString(), reserveAmount: amounts.reserveWei.toString() },
+    },
+    options,
+  );
+}

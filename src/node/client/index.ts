@@ -13,6 +13,8 @@ export type { AiModelCapacity, NodeCapabilities } from "./capabilities-read.ts";
 export { readCapabilities } from "./capabilities-read.ts";
 export type { BroadcastConfig, CapabilityMaxPrice, GatewayPrice, OrchestratorConfig } from "./cli-port.ts";
 export {
+  callReward,
+  fundDepositAndReserve,
   setBroadcastConfig,
   setMaxPriceForCapability,
   setMaxSessions,

@@ -589,6 +589,131 @@ export const CATALOG: readonly CatalogEntry[] = [
     origin: "spec-limit",
   },
   {
+    id: "RewardPending",
+    condition: "reward not called past the operator's deadline in the round",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "BondingManager.getTranscoder(orchestrator).lastRewardRound, RoundsManager round progress",
+        rule: "active, reward assurance on, lastRewardRound < currentRound past spec.rewardAssurance.deadline",
+      },
+    ],
+    meaning:
+      "The node has not called reward this round and the round is past the declared deadline: the operator asks the node to call it (POST /reward on its CLI port), or waits while gas is above the cap.",
+    action:
+      "Usually nothing: the operator's call follows. If it stays pending, check the gas price against spec.rewardAssurance.maxGasPriceGwei and the node's wallet ETH.",
+    seenOn: ["orchestrator"],
+    origin: "spec-limit",
+  },
+  {
+    id: "RewardFailed",
+    condition: "the operator's reward call through the node failed",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "endpoint",
+        endpoint: "POST /reward (CLI port)",
+        rule: "the node answers non-200 ('Error calling reward: ...')",
+      },
+    ],
+    meaning:
+      "The node could not call reward when the operator asked (out of gas, RPC error, round not initialized, nonce trouble): the round's inflation is lost unless a later try in the round succeeds.",
+    action:
+      "Read the cause in the message; fund the node's account with ETH when it says 'insufficient funds'. The operator tries again later in the round.",
+    seenOn: ["orchestrator"],
+    origin: "real-node",
+  },
+  {
+    id: "RewardMissed",
+    condition: "a round ended without a reward call",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "BondingManager.getTranscoder(orchestrator).lastRewardRound, RoundsManager.currentRound",
+        rule: "a round seen without reward is over and lastRewardRound is still before it",
+      },
+    ],
+    meaning:
+      "An active orchestrator did not call reward in a round that is over: that round's inflation is lost for it and its delegators.",
+    action:
+      "Find why (the RewardFailed or RewardPending before it, the node's log); fund the wallet or raise the gas cap so this round does not go the same way.",
+    seenOn: ["orchestrator"],
+    origin: "spec-limit",
+  },
+  {
+    id: "TopUpFailed",
+    condition: "the operator's top-up of a gateway's deposit or reserve failed",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "endpoint",
+        endpoint: "POST /fundDepositAndReserve (CLI port)",
+        rule: "the node answers non-200 ('could not execute fundDepositAndReserve: ...')",
+      },
+    ],
+    meaning:
+      "The gateway is below its declared minimum deposit or reserve and the node could not add funds: once either reaches 0 it stops paying orchestrators, silently.",
+    action:
+      "Read the cause in the message; usually send ETH to the gateway's account (the top-up is paid from it plus gas).",
+    seenOn: ["gateway"],
+    origin: "real-node",
+  },
+  {
+    id: "TopUpCapped",
+    condition: "a top-up would exceed the gateway's daily cap",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "TicketBroker.getSenderInfo(gateway), the operator's top-ups of the last 24 hours",
+        rule: "below a minimum, and the top-up would take the 24-hour total past spec.funding.maxPerDay",
+      },
+    ],
+    meaning:
+      "The gateway spends faster than its declared daily cap allows the operator to refill: no transaction is sent, and it runs down.",
+    action:
+      "Find what spends (streams, ticket value); raise spec.funding.maxPerDay if the spending is expected, or fund it by hand with 'livepeer-operator deposit'.",
+    seenOn: ["gateway"],
+    origin: "spec-limit",
+  },
+  {
+    id: "OnchainSettingsDrift",
+    condition: "the orchestrator's reward cut or fee share on chain differ from its spec",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "BondingManager.getTranscoder(orchestrator).rewardCut, .feeShare",
+        rule: "differs from spec.onchain.rewardCut / feeShare",
+      },
+    ],
+    meaning:
+      "The cut delegators see on chain is not the declared one: a change nobody declared can mean a leaked key or a manual edit, not only a delegator notice.",
+    action:
+      "If the chain is right, change spec.onchain; if the spec is right, set spec.onchain.manage: true and the operator sets it back through the node (a transaction, at most once a round), or use livepeer_cli.",
+    seenOn: ["orchestrator"],
+    origin: "spec-limit",
+  },
+  {
+    id: "WalletCannotPayDuty",
+    condition: "the node's wallet cannot pay the gas of its next reward call or top-up",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "eth_getBalance(node account), eth_gasPrice, the gas of recent duty transactions",
+        rule: "balance < gas price x the gas the next duty takes (recently used, with headroom) + the top-up's value",
+      },
+    ],
+    meaning:
+      "Projected from recent gas use and today's gas price, the next reward call or top-up would fail with 'insufficient funds', whatever a fixed threshold says.",
+    action: "Send ETH to the node's account on the layer-2 network before the next round or top-up.",
+    seenOn: ["gateway", "orchestrator"],
+    origin: "spec-limit",
+  },
+  {
     id: "LowWalletBalance",
     condition: "wallet ETH below the recommended minimum",
     severity: "warning",

@@ -2,6 +2,7 @@
 // it, its mutable state, metrics, the scenario control and its log; a gateway's caps and streams,
 // an orchestrator's sessions.
 import type { Registry } from "prom-client";
+import type { SimulatedEthClient } from "./chain-client.ts";
 import type { BroadcastConfig } from "./gateway/broadcast-config.ts";
 import type { Gateway } from "./gateway/gateway.ts";
 import type { GlogLevel } from "./glog.ts";
@@ -26,4 +27,6 @@ export interface RouteContext {
     extendHttpRoutes(routes: Record<string, Handler>): void;
     extendCliRoutes?(routes: Record<string, Handler>): void;
   };
+  /** The node's Ethereum client (on-chain nodes only): the duty endpoints send real transactions. */
+  eth?: SimulatedEthClient;
 }

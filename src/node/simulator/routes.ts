@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type SimAction, SimActionSchema } from "./actions.ts";
+import { cliChainRoutes } from "./cli-chain-routes.ts";
 import { cliPriceRoutes } from "./cli-price-routes.ts";
 import { gatewayHttpRoutes } from "./gateway/http-routes.ts";
 import { formOf, type Handler, sendJson, sendText } from "./http-server.ts";
@@ -27,8 +28,8 @@ export function cliRoutes(c: RouteContext): Record<string, Handler> {
       res.end(text);
     },
     "/setMaxSessions": async (req, res, url) => setMaxSessions(c, await formOf(req, url), res),
-    "/setOrchestratorConfig": async (req, res, url) => setOrchestratorConfig(c, await formOf(req, url), res),
     ...cliPriceRoutes(c),
+    ...cliChainRoutes(c),
     "/__sim/state": (_req, res) => sendJson(res, { ...c.control.snapshot() }),
     "/__sim/actions": async (req, res) => {
       const chunks: Buffer[] = [];
@@ -101,41 +102,4 @@ function setMaxSessions(c: RouteContext, form: URLSearchParams, res: Parameters<
   c.log("I", "livepeernode.go:349", `Updated session limit to ${n}`);
   res.writeHead(200);
   res.end(`Max sessions set to ${n}\n`);
-}
-
-// As server/handlers.go setOrchestratorConfigHandler: needs the chain client, so an off-chain node
-// answers 500 "missing ETH client"; the price changes only when price and pixels come together.
-function setOrchestratorConfig(c: RouteContext, form: URLSearchParams, res: Parameters<Handler>[1]): void {
-  if (c.node.network === "offchain") {
-    sendText(res, 500, "missing ETH client");
-    return;
-  }
-  const price = form.get("pricePerUnit") ?? "";
-  const pixels = form.get("pixelsPerUnit") ?? "";
-  if (price !== "" && pixels !== "") {
-    if (!/^\d+(\.\d+)?$/.test(price)) {
-      sendText(res, 400, `error parsing pricePerUnit value: ${price}`);
-      return;
-    }
-    if (!/^\d+$/.test(pixels) || Number(pixels) <= 0) {
-      sendText(res, 400, `pixels per unit must be greater than 0, provided ${pixels}`);
-      return;
-    }
-    c.state.pricePerUnit = `${price}${form.get("currency") ?? ""}`;
-    c.state.pixelsPerUnit = pixels;
-    c.log("I", "handlers.go:688", `Price: ${(Number(price) / Number(pixels)).toFixed(3)} wei per pixel`);
-  }
-  const serviceURI = form.get("serviceURI") ?? "";
-  if (serviceURI !== "") {
-    try {
-      new URL(serviceURI);
-    } catch {
-      sendText(res, 400, `parse "${serviceURI}": invalid URI for request`);
-      return;
-    }
-    c.log("I", "handlers.go:717", `Storing service URI ${serviceURI} in service registry...`);
-    c.state.serviceUri = serviceURI;
-  }
-  res.writeHead(200);
-  res.end();
 }

@@ -12,12 +12,14 @@ import { formatHostPort, type HostPort } from "../config/addresses.ts";
 import type { Environment } from "../config/env.ts";
 import { FlagParseError } from "../config/errors.ts";
 import type { NodeFlags } from "../config/flag-table.ts";
+import { OFFCHAIN } from "../config/networks.ts";
 import { configFilePath, resolveFlags } from "../config/resolve.ts";
 import type { NodeRole } from "../config/roles.ts";
 import { validateFlags } from "../config/validate.ts";
 import { applyCapabilityPrices } from "./ai/capability-prices.ts";
 import { GatewayAi } from "./ai/gateway-ai.ts";
 import { OrchestratorAi, OrchestratorAiStartError } from "./ai/orchestrator-ai.ts";
+import { simulatedEthClient } from "./chain-client.ts";
 import { chainFileProblems } from "./chain-files.ts";
 import { gatewayRtmpServer } from "./gateway/rtmp-ingest.ts";
 import { formatGlog, type GlogLevel, looksLikeNodeLine } from "./glog.ts";
@@ -155,6 +157,7 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     log,
     control,
     broadcast: parts.broadcast,
+    ...(node.network !== OFFCHAIN ? { eth: simulatedEthClient(flags) } : {}),
     ...(parts.gateway ? { gateway: parts.gateway } : {}),
     ...(parts.sessions ? { sessions: parts.sessions } : {}),
     ...aiContext(node, parts, orchestratorAi, log),
