@@ -13,9 +13,9 @@ export interface RetryDecision {
   why: string;
 }
 
-// ERR_STREAM_PREMATURE_CLOSE: the answer's HTTP/2 stream closed after its status but before the
-// end of its body (bench/api-get.ts: 10-18 in 3,000 creates at 16 in flight). A create that saw it
-// usually landed: the next try finds it (AlreadyExists) and reads it.
+// ERR_STREAM_PREMATURE_CLOSE: the answer's body was cut off after its status arrived, so the
+// write may have landed (the next try of a create then finds it: AlreadyExists). Until bodyBytes
+// read with events this was 10-18 in 3,000 creates at 16 in flight (bench/api-get.ts).
 const TRANSPORT_CODES =
   /^(ERR_STREAM_PREMATURE_CLOSE|ERR_HTTP2_(STREAM_ERROR|STREAM_CANCEL|GOAWAY_SESSION|SESSION_ERROR|INVALID_SESSION)|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT)$/;
 
