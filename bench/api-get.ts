@@ -11,7 +11,10 @@
 //   node bench/api-get.ts [--requests 20000] [--connections 64] [--creates 800] [--create-concurrency 8]
 import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import Fastify from "fastify";
@@ -33,13 +36,20 @@ interface LoadResult {
   p50Ms: number;
   p99Ms: number;
   failures: number;
+  /** Why requests failed: "status: error text" (or the thrown error), with counts. */
+  causes: Record<string, number>;
 }
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-function summarize(latencies: number[], elapsedMs: number, failures: number): LoadResult {
+function summarize(
+  latencies: number[],
+  elapsedMs: number,
+  failures: number,
+  causes: Record<string, number> = {},
+): LoadResult {
   const sorted = [...latencies].sort((a, b) => a - b);
   return {
     latencies,
@@ -48,7 +58,14 @@ function summarize(latencies: number[], elapsedMs: number, failures: number): Lo
     p50Ms: Number(percentile(sorted, 50).toFixed(2)),
     p99Ms: Number(percentile(sorted, 99).toFixed(2)),
     failures,
+    causes,
   };
+}
+
+/** Counts one failure under its cause, clipped so one line stays readable. */
+function countCause(causes: Record<string, number>, cause: string): void {
+  const key = cause.replace(/\s+/g, " ").slice(0, 300);
+  causes[key] = (causes[key] ?? 0) + 1;
 }
 
 // ---- the load generator (child process) ----
@@ -63,6 +80,12 @@ interface LoadSpec {
   body?: Record<string, unknown>;
 }
 
+interface RawAnswer {
+  status: number;
+  body: string;
+  retryAfter: string | undefined;
+}
+
 /**
  * A minimal HTTP/1.1 keep-alive client on raw sockets: node:http's client costs more CPU per
  * request than the servers being measured, which would make the ratio measure the client.
@@ -71,7 +94,7 @@ interface LoadSpec {
 class RawConnection {
   readonly #socket: net.Socket;
   #buffer: Buffer = Buffer.alloc(0);
-  #waiting: ((status: number) => void) | undefined;
+  #waiting: ((answer: RawAnswer) => void) | undefined;
   #failed: ((err: Error) => void) | undefined;
 
   constructor(host: string, port: number) {
@@ -89,13 +112,15 @@ class RawConnection {
     const head = this.#buffer.subarray(0, end).toString("latin1");
     const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
     if (this.#buffer.length < end + 4 + length) return;
+    const body = this.#buffer.subarray(end + 4, end + 4 + length).toString("utf8");
     this.#buffer = this.#buffer.subarray(end + 4 + length);
     const resolve = this.#waiting;
     this.#waiting = undefined;
-    resolve?.(Number(head.slice(9, 12)));
+    const retryAfter = /\r\nretry-after: *([^\r]*)/i.exec(head)?.[1];
+    resolve?.({ status: Number(head.slice(9, 12)), body, retryAfter });
   }
 
-  send(request: string): Promise<number> {
+  send(request: string): Promise<RawAnswer> {
     return new Promise((resolve, reject) => {
       this.#waiting = resolve;
       this.#failed = reject;
@@ -122,6 +147,7 @@ async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   };
   const latencies: number[] = [];
   let failures = 0;
+  const causes: Record<string, number> = {};
   let issued = 0;
   const t0 = performance.now();
   await Promise.all(
@@ -131,14 +157,20 @@ async function runLoad(spec: LoadSpec): Promise<LoadResult> {
         issued++;
         const text = request();
         const s = performance.now();
-        const status = await conn.send(text).catch(() => 0);
-        if (status !== 200) failures++;
+        const answer = await conn
+          .send(text)
+          .catch((err: Error) => ({ status: 0, body: err.message, retryAfter: undefined }));
+        if (answer.status !== 200) {
+          failures++;
+          const retry = answer.retryAfter ? ` (Retry-After ${answer.retryAfter})` : "";
+          countCause(causes, `${answer.status || "no answer"}${retry}: ${answer.body}`);
+        }
         latencies.push(performance.now() - s);
       }
       conn.close();
     }),
   );
-  return summarize(latencies, performance.now() - t0, failures);
+  return summarize(latencies, performance.now() - t0, failures, causes);
 }
 
 function loadInChild(spec: LoadSpec): Promise<LoadResult> {
@@ -180,6 +212,7 @@ async function bareCreates(
   const tenant = { userId: "bench", projectId: "default" };
   const latencies: number[] = [];
   let failures = 0;
+  const causes: Record<string, number> = {};
   let issued = 0;
   const t0 = performance.now();
   await Promise.all(
@@ -196,27 +229,46 @@ async function bareCreates(
           tenant,
         );
         const s = performance.now();
+        let step = "Webhook";
         try {
           const created = await client.create<StoredWebhook>(Webhooks, resource, "bench");
+          step = "Secret";
           await createSecret(client, ref, created, "bench-secret-value", "bench");
-        } catch {
+        } catch (err) {
           failures++;
+          const e = err as { code?: unknown; message?: unknown; stack?: unknown };
+          if (process.env.BENCH_STACKS) process.stderr.write(`[bench] ${step}: ${String(e.stack)}\n`);
+          // Did the write land anyway? (Says whether a client may simply retry it.)
+          const landed =
+            step === "Webhook"
+              ? await client.get(Webhooks, namespace, id).then(
+                  () => " (the Webhook was created)",
+                  () => " (the Webhook was not created)",
+                )
+              : "";
+          countCause(
+            causes,
+            `${step}: ${typeof e.code === "string" ? `${e.code} ` : ""}${String(e.message ?? err)}${landed}`,
+          );
         }
         latencies.push(performance.now() - s);
       }
     }),
   );
-  return summarize(latencies, performance.now() - t0, failures);
+  return summarize(latencies, performance.now() - t0, failures, causes);
 }
 
 /** Rounds merged: requests and failures summed, rate averaged, percentiles over all samples. */
 function pooled(runs: LoadResult[]): LoadResult {
   const all = runs.flatMap((r) => r.latencies ?? []);
   const elapsed = runs.reduce((ms, r) => ms + (r.requests / r.perSecond) * 1000, 0);
+  const causes: Record<string, number> = {};
+  for (const r of runs) for (const [c, n] of Object.entries(r.causes)) causes[c] = (causes[c] ?? 0) + n;
   return summarize(
     all,
     elapsed,
     runs.reduce((n, r) => n + r.failures, 0),
+    causes,
   );
 }
 
@@ -225,7 +277,11 @@ function ratio(a: number, b: number): string {
 }
 
 function line(label: string, r: LoadResult): string {
-  return `${label.padEnd(34)} ${String(r.perSecond).padStart(7)}/s  p50 ${r.p50Ms.toFixed(2).padStart(7)} ms  p99 ${r.p99Ms.toFixed(2).padStart(7)} ms  (${r.requests} requests, ${r.failures} failed)`;
+  const head = `${label.padEnd(34)} ${String(r.perSecond).padStart(7)}/s  p50 ${r.p50Ms.toFixed(2).padStart(7)} ms  p99 ${r.p99Ms.toFixed(2).padStart(7)} ms  (${r.requests} requests, ${r.failures} failed)`;
+  const causes = Object.entries(r.causes)
+    .sort((a, b) => b[1] - a[1])
+    .map(([cause, n]) => `${" ".repeat(36)}${n} x ${cause}`);
+  return [head, ...causes].join("\n");
 }
 
 async function main(): Promise<void> {
@@ -236,8 +292,17 @@ async function main(): Promise<void> {
       connections: { type: "string", default: "64" },
       creates: { type: "string", default: "800" },
       "create-concurrency": { type: "string", default: "8" },
+      help: { type: "boolean", default: false },
     },
   });
+  if (values.help) {
+    process.stdout.write(
+      "node bench/api-get.ts [--requests 20000] [--connections 64] [--creates 800] [--create-concurrency 8]\n" +
+        "  GET throughput/p99 of the webhook API vs a bare fastify route, and create p99 vs the bare\n" +
+        "  Kubernetes writes; failed requests are listed under each line with their cause.\n",
+    );
+    return;
+  }
   if (values.load) {
     process.stdout.write(`${JSON.stringify(await runLoad(JSON.parse(values.load) as LoadSpec))}\n`);
     return;
@@ -250,6 +315,7 @@ async function main(): Promise<void> {
 
   const cp = await startControlPlane({ progress: log });
   let api: RunningApiServer | undefined;
+  let tmp: string | undefined;
   let bare: Awaited<ReturnType<typeof bareServer>> | undefined;
   const { kc } = loadKubeConfig({ kubeconfig: cp.kubeconfig });
   try {
@@ -261,13 +327,32 @@ async function main(): Promise<void> {
     await k(["create", "namespace", namespace]);
 
     const secret = randomBytes(48);
+    const apiLogCauses: Record<string, number> = {};
+    tmp = await mkdtemp(join(tmpdir(), "bench-api-"));
     api = await startApiServer({
       port: 0,
       namespace,
       kubeconfig: cp.kubeconfig,
       jwtSecret: secret,
+      nodeHooks: false,
+      delivery: { store: { backend: "sqlite", file: join(tmp, "delivery.sqlite") } },
       logLevel: "info",
-      logStream: { write: () => undefined },
+      // The API's own warnings and errors (a 500's cause is only in the log) and its retries of
+      // API server calls: counted, printed.
+      logStream: {
+        write: (l: string) => {
+          const e = JSON.parse(l) as {
+            level?: number;
+            msg?: string;
+            err?: { message?: string; code?: string };
+          };
+          if ((e.level ?? 0) < 40 && !e.msg?.includes("trying again")) return;
+          countCause(
+            apiLogCauses,
+            `${e.msg ?? ""}${e.err ? `: ${e.err.code ?? ""} ${e.err.message ?? ""}` : ""}`,
+          );
+        },
+      },
     });
     const token = await mintToken({ secret, sub: "bench", ttlSeconds: 3600 });
     const created = await fetch(`${api.url}/webhook`, {
@@ -335,6 +420,9 @@ async function main(): Promise<void> {
       `  p99 ratio API/bare: ${ratio(apiCreate.p99Ms, bareCreate.p99Ms)} (goal <= 1.3)`,
       `  p50 ratio API/bare: ${ratio(apiCreate.p50Ms, bareCreate.p50Ms)}`,
       "",
+      "the API's warnings, errors and retries (whole run):",
+      ...Object.entries(apiLogCauses).map(([cause, n]) => `  ${n} x ${cause}`),
+      "",
     ];
     process.stdout.write(out.join("\n"));
   } finally {
@@ -342,6 +430,7 @@ async function main(): Promise<void> {
     await api?.close();
     await kc.close();
     await cp.stop();
+    if (tmp) await rm(tmp, { recursive: true, force: true });
   }
 }
 

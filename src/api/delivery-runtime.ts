@@ -69,6 +69,16 @@ export async function openDelivery(
       facts: (since) => engine.factsChangedSince(since),
       log: o.log.child("status"),
     });
+    // Deleted however (API, kubectl, namespace GC): its queue stops and its log goes now, not at
+    // retention. Every replica sees the delete and forgets (idempotent).
+    o.cache.onDeleted((id) => {
+      engine.forgetWebhook(id).catch((err: Error) =>
+        o.log.warn("cannot drop a deleted webhook's deliveries and log; retention removes them later", {
+          webhook: id,
+          error: err.message,
+        }),
+      );
+    });
     return {
       engine,
       metrics,

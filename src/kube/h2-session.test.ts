@@ -48,6 +48,21 @@ function h2Server(): { server: http2.Http2Server; sessions: http2.ServerHttp2Ses
 }
 
 describe("H2Session", () => {
+  it("reads an answer that arrived whole before reading began (no ERR_STREAM_PREMATURE_CLOSE)", async () => {
+    // Under load the whole answer can be in before the caller reads: the stream is already
+    // closed with its body buffered. `for await` over it threw; every one of these must read.
+    const { server } = h2Server();
+    const port = await listen(server);
+    const session = new H2Session(`http://127.0.0.1:${port}`, {}, () => {});
+    cleanups.push(() => session.close());
+    for (let i = 0; i < 5; i++) {
+      const res = await session.request("POST", "/late", {}, `{"n":${i}}`, undefined);
+      await new Promise((r) => setTimeout(r, 30)); // the answer completes meanwhile
+      const answer = JSON.parse((await bodyBytes(res.body)).toString());
+      expect(answer).toMatchObject({ path: "/late", body: `{"n":${i}}` });
+    }
+  });
+
   it("sends method, path, headers and body on one connection, and reads the answer", async () => {
     const { server, sessions } = h2Server();
     const port = await listen(server);

@@ -331,4 +331,34 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
     await until("the queue is empty", async () => (await e.queueStats()).pending === 0, 5_000);
     expect(await e.countLog("deleted")).toBe(0);
   });
+
+  it("forgets a deleted webhook: its pending retries stop, its log and facts go, an attempt in flight then is not logged", async () => {
+    // evt-retry fails and waits for its retry; evt-slow is answered 1.5 s late, after the delete.
+    const r = await receiver((q) =>
+      q.json.id === "evt-slow" ? { status: 200, delayMs: 1_500 } : { status: 503 },
+    );
+    const slow = await receiver();
+    const targets = new Map([
+      ["gone", { url: r.url, sharedSecret: SECRET, revision: "1" }],
+      ["kept", { url: slow.url, sharedSecret: SECRET, revision: "1" }],
+    ]);
+    const e = await engine(targets, { schedule: { ...FAST, firstDelayMs: 300, maxDelayMs: 300, jitter: 0 } });
+    await e.enqueue(event({ id: "evt-retry" }), [hook("gone"), hook("kept")]);
+    await until("a logged failure", async () => (await e.countLog("gone")) >= 1);
+    await e.enqueue(event({ id: "evt-slow" }), [hook("gone")]);
+    await until("evt-slow in flight", () => r.forEvent("evt-slow").length === 1);
+
+    // The resolver still knows the webhook: only forgetting can stop its deliveries.
+    await e.forgetWebhook("gone");
+    expect(await e.countLog("gone")).toBe(0);
+    expect(await e.facts("gone")).toBeUndefined();
+    const sent = r.forEvent("evt-retry").length;
+    await new Promise((x) => setTimeout(x, 2_000)); // evt-slow answered, several retry periods past
+    expect(r.forEvent("evt-retry")).toHaveLength(sent);
+    expect(await e.countLog("gone")).toBe(0);
+    expect(await e.facts("gone")).toBeUndefined();
+    await until("the queue empty", async () => (await e.queueStats()).pending === 0);
+    // Another webhook of the same event is untouched.
+    expect(await e.countLog("kept")).toBe(1);
+  });
 });

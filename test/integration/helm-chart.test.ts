@@ -88,6 +88,35 @@ describe("helm chart", () => {
     expect(typo.out).toMatch(/replica/);
     expect(typo.code).not.toBe(0);
   });
+
+  it("refuses several API replicas on the SQLite delivery store, saying what to use instead", async () => {
+    const r = await helm(["template", "lpo", chart, "--kube-version=1.36.3", "--set", "api.replicas=2"]);
+    expect(r.code).not.toBe(0);
+    expect(r.out).toContain("api.replicas=2 with api.delivery.store=sqlite");
+    expect(r.out).toContain("api.delivery.store: postgres");
+    const pg = await helm([
+      "template",
+      "lpo",
+      chart,
+      "--kube-version=1.36.3",
+      "--set",
+      "api.replicas=3,api.delivery.store=postgres,api.delivery.postgres.existingSecret=db",
+    ]);
+    expect(pg.code, pg.out).toBe(0);
+    expect(pg.out).not.toContain("kind: PersistentVolumeClaim");
+    expect(pg.out).toContain("name: lpo-api\n");
+  });
+
+  it("runs the SQLite store as one replica on a kept PVC, replaced with Recreate, without a PDB", async () => {
+    const r = await helm(["template", "lpo", chart, "--kube-version=1.36.3"]);
+    expect(r.code, r.out).toBe(0);
+    const api = r.out.split(/^---$/m).find((d) => /kind: Deployment\n/.test(d) && /name: lpo-api\n/.test(d));
+    expect(api).toMatch(/replicas: 1\n/);
+    expect(api).toMatch(/strategy:\n\s+type: Recreate/);
+    expect(api).toMatch(/claimName: lpo-api-delivery/);
+    expect(r.out).toMatch(/kind: PersistentVolumeClaim\nmetadata:\n {2}name: lpo-api-delivery\n/);
+    expect(r.out).not.toMatch(/kind: PodDisruptionBudget\nmetadata:\n {2}name: lpo-api\n/);
+  });
 });
 
 /** `kubectl auth can-i` as a ServiceAccount of the release in `releaseNs`; ALL = every namespace. */

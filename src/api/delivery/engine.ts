@@ -71,6 +71,9 @@ export class DeliveryEngine {
   readonly #userAgent: string;
   readonly #resolveTarget: DeliveryEngineOptions["resolveTarget"];
   readonly #log: Logger;
+  /** Webhooks deleted recently (id -> when), so attempts in flight then are not logged after. */
+  readonly #forgotten = new Map<string, number>();
+  readonly #forgetForMs: number;
   #pruneTimer: NodeJS.Timeout | undefined;
   #pruning: Promise<unknown> | undefined;
 
@@ -95,6 +98,9 @@ export class DeliveryEngine {
     this.#log = o.log ?? silentLogger;
     this.#sender = new Sender({ timeoutMs, allow: o.allow });
     const maxInFlight = o.maxInFlight ?? 128;
+    const leaseMs = o.leaseMs ?? 2 * timeoutMs + 10_000;
+    // No attempt of this process outlives its lease: past it a deletion no longer matters here.
+    this.#forgetForMs = leaseMs;
     // PostgreSQL pays a round trip and a fixed cost per statement: batches wait up to 2 ms for
     // company and claims that find little are paced, so a trickle of events is not three
     // statements per delivery. SQLite's small transactions are cheap and run in-process.
@@ -104,7 +110,7 @@ export class DeliveryEngine {
       owner: o.owner ?? `${os.hostname()}/${process.pid}`,
       maxInFlight,
       maxInFlightPerWebhook: Math.min(maxInFlight, o.maxInFlightPerWebhook ?? 16),
-      leaseMs: o.leaseMs ?? 2 * timeoutMs + 10_000,
+      leaseMs,
       pollMs: o.pollMs ?? 500,
       claimEveryMs: batchMs,
       recordLingerMs: batchMs,
@@ -117,6 +123,7 @@ export class DeliveryEngine {
       missingWebhookGraceMs: o.missingWebhookGraceMs ?? 60_000,
       clock: this.#clock,
       random: this.#random,
+      forgotten: (id) => this.#forgotten.has(id),
     });
     this.#enqueuer = new GroupCommit((batch) => o.store.enqueue(batch, this.#clock()), { lingerMs: batchMs });
   }
@@ -230,8 +237,14 @@ export class DeliveryEngine {
     return this.store.factsChangedSince(since);
   }
 
-  /** The webhook was deleted: its queue, log and facts go. */
+  /**
+   * The webhook was deleted: its queued deliveries stop, its log and facts go. Attempts already
+   * in flight in this process finish but are not logged (every replica calls this on the delete).
+   */
   forgetWebhook(webhookId: string): Promise<void> {
+    const now = this.#clock();
+    for (const [id, at] of this.#forgotten) if (now - at > this.#forgetForMs) this.#forgotten.delete(id);
+    this.#forgotten.set(webhookId, now);
     return this.store.forgetWebhook(webhookId);
   }
 

@@ -24,6 +24,8 @@ export interface WorkerOptions extends AttemptContext {
   recordLingerMs: number;
   log: Logger;
   onAttempt?: ((report: AttemptReport) => void) | undefined;
+  /** The webhook was deleted while its attempt ran: the outcome is not logged (its log is gone). */
+  forgotten?: ((webhookId: string) => boolean) | undefined;
 }
 
 export class DeliveryWorker {
@@ -216,6 +218,10 @@ export class DeliveryWorker {
   }
 
   async #record(s: Settlement): Promise<void> {
+    if (s.kind === "attempted" && s.claim && this.#o.forgotten?.(s.log.webhookId)) {
+      const { deliveryId, claimToken } = s.claim;
+      s = { kind: "dropped", deliveryId, claimToken, webhookId: s.log.webhookId, reason: "webhook deleted" };
+    }
     try {
       await this.#recorder.add(s);
     } catch (err) {

@@ -26,3 +26,23 @@ describe("Kubernetes API failures as the API's clients see them", () => {
     ["a bug (logged as a 500)", new Error("undefined is not a function"), "unchanged"],
   ])("%s", (_n, err, want) => expect(statusOf(err)).toBe(want));
 });
+
+describe("the API server pushing back", () => {
+  it.each<[string, unknown]>([
+    [
+      "429 please try again later",
+      new KubeApiError(429, "TooManyRequests", "please try again later", "POST", "/x"),
+    ],
+    ["503 unavailable", new KubeApiError(503, "ServiceUnavailable", "unavailable", "POST", "/x")],
+    ["504 timeout", new KubeApiError(504, "Timeout", "no response in time", "POST", "/x")],
+    ["a reset HTTP/2 stream", withCode("ERR_HTTP2_STREAM_ERROR")],
+    ["an answer's body cut off (Premature close)", withCode("ERR_STREAM_PREMATURE_CLOSE")],
+  ])("%s: a retryable 503 with Retry-After and an {errors} message saying to retry", (_n, err) => {
+    const t = translateKubeError(err);
+    expect(t).toBeInstanceOf(HttpError);
+    const h = t as HttpError;
+    expect(h.status).toBe(503);
+    expect(Number(h.headers["retry-after"])).toBeGreaterThan(0);
+    expect(h.messages[0]).toMatch(/retry/);
+  });
+});

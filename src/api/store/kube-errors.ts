@@ -28,6 +28,7 @@ export function translateKubeError(err: unknown): unknown {
       e.cause !== undefined ||
       e.name === "TypeError" ||
       code.startsWith("ERR_HTTP2_") ||
+      code === "ERR_STREAM_PREMATURE_CLOSE" ||
       /^E(CONNRESET|CONNREFUSED|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH)$/.test(code))
   ) {
     return serviceUnavailable("the Kubernetes API server did not answer: retry shortly", 2);

@@ -31,6 +31,7 @@ export class WebhookCache {
   readonly #overlay = new Map<string, Overlay>();
   /** Deletes the watch reported recently, so a write answered after them is not resurrected. */
   readonly #recentDeletes = new Map<string, { version: bigint | undefined; at: number }>();
+  readonly #deleteListeners: ((id: string) => void)[] = [];
 
   constructor(client: KubeClient, namespace: string, log: Logger) {
     this.namespace = namespace;
@@ -46,8 +47,17 @@ export class WebhookCache {
     this.#informer.addHandlers({
       onAdd: (o) => settle(o, false),
       onUpdate: (_old, o) => settle(o, false),
-      onDelete: (o) => settle(o, true),
+      onDelete: (o) => {
+        settle(o, true);
+        const name = o.metadata?.name;
+        if (name) for (const l of this.#deleteListeners) l(name);
+      },
     });
+  }
+
+  /** `listener` runs for every Webhook the watch reports deleted (by the API, kubectl or GC). */
+  onDeleted(listener: (id: string) => void): void {
+    this.#deleteListeners.push(listener);
   }
 
   start(): void {

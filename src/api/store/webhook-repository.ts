@@ -6,6 +6,8 @@
 //   (a PUT replaces every writable field, so re-applying it is exact), and after several
 //   conflicts in a row the client gets a 409 rather than a silently lost write.
 // - delete: with a uid precondition, so a same-named newer object is never deleted by mistake.
+// - every call to the API server is retried a few times when it pushes back or a stream is reset
+//   (kube-retry.ts), so a client sees a 503 only when the cluster stays unavailable.
 import { isConflict, isNotFound } from "../../kube/api-error.ts";
 import { backoffDelay, sleep } from "../../kube/backoff.ts";
 import type { KubeClient } from "../../kube/kube-client.ts";
@@ -16,6 +18,7 @@ import type { SecretKeyRef, StoredWebhook, WebhookSpec } from "../../schema/webh
 import { conflict } from "../errors/http-error.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 import { translateKubeError } from "./kube-errors.ts";
+import { isAlreadyExists, withKubeRetries } from "./kube-retry.ts";
 import { createSecret, deleteOurSecret, newSecretRef } from "./shared-secrets.ts";
 import type { WebhookCache } from "./webhook-cache.ts";
 
@@ -79,13 +82,22 @@ export class WebhookRepository {
       : resource;
     let created: StoredWebhook;
     try {
-      created = await this.#client.create(Webhooks, body, this.#fieldManager);
+      created = await this.#retrying("create webhook", id, async (attempt) => {
+        try {
+          return await this.#client.create(Webhooks, body, this.#fieldManager);
+        } catch (err) {
+          // The name is this request's own: an earlier try landed after all.
+          if (attempt > 1 && isAlreadyExists(err))
+            return this.#client.get<StoredWebhook>(Webhooks, this.namespace, id);
+          throw err;
+        }
+      });
     } catch (err) {
       throw translateKubeError(err);
     }
     if (ref && sharedSecret) {
       try {
-        await createSecret(this.#client, ref, created, sharedSecret, this.#fieldManager);
+        await this.#createSecret(ref, created, sharedSecret);
       } catch (err) {
         await this.#rollBackCreate(created);
         throw translateKubeError(err);
@@ -93,6 +105,23 @@ export class WebhookRepository {
     }
     this.#cache.wrote(created);
     return created;
+  }
+
+  /** Creates the Secret, retried; a later try finding it means an earlier one landed (the name is new). */
+  #createSecret(ref: SecretKeyRef, owner: StoredWebhook, value: string): Promise<void> {
+    return this.#retrying("create secret", owner.metadata?.name ?? "", async (attempt) => {
+      try {
+        await createSecret(this.#client, ref, owner, value, this.#fieldManager);
+      } catch (err) {
+        if (!(attempt > 1 && isAlreadyExists(err))) throw err;
+      }
+    });
+  }
+
+  #retrying<T>(what: string, id: string, step: (attempt: number) => Promise<T>): Promise<T> {
+    return withKubeRetries(step, {
+      onRetry: (why, attempt) => this.#log.info(`${what}: ${why}; trying again`, { webhook: id, attempt }),
+    });
   }
 
   async #rollBackCreate(created: StoredWebhook): Promise<void> {
@@ -128,7 +157,7 @@ export class WebhookRepository {
 
   async #newSecret(owner: StoredWebhook, value: string): Promise<NewSecret> {
     const ref = newSecretRef(owner.metadata?.name ?? "");
-    await createSecret(this.#client, ref, owner, value, this.#fieldManager);
+    await this.#createSecret(ref, owner, value);
     return { ref, ownerUid: owner.metadata?.uid, value };
   }
 
@@ -156,7 +185,10 @@ export class WebhookRepository {
         spec,
       };
       try {
-        const updated = await this.#client.replace(Webhooks, next);
+        // resourceVersion makes a repeated PUT safe; a conflict is handled below.
+        const updated = await this.#retrying("update webhook", id, () =>
+          this.#client.replace(Webhooks, next),
+        );
         this.#cache.wrote(updated);
         return { updated, replaced: oldRef && oldRef.name !== ref?.name ? oldRef.name : undefined };
       } catch (err) {
@@ -193,13 +225,24 @@ export class WebhookRepository {
   }
 
   async #deleteWebhook(id: string, uid: string | undefined): Promise<void> {
-    await this.#client.request("DELETE", resourcePath(Webhooks, { namespace: this.namespace, name: id }), {
-      body: {
-        kind: "DeleteOptions",
-        apiVersion: "v1",
-        propagationPolicy: "Background",
-        preconditions: { uid },
-      },
+    await this.#retrying("delete webhook", id, async (attempt) => {
+      try {
+        await this.#client.request(
+          "DELETE",
+          resourcePath(Webhooks, { namespace: this.namespace, name: id }),
+          {
+            body: {
+              kind: "DeleteOptions",
+              apiVersion: "v1",
+              propagationPolicy: "Background",
+              preconditions: { uid },
+            },
+          },
+        );
+      } catch (err) {
+        // Gone on a later try: the earlier one deleted it.
+        if (!(attempt > 1 && isNotFound(err))) throw err;
+      }
     });
   }
 

@@ -63,7 +63,8 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
         image: { repository, tag, pullPolicy: "Never" },
         nodeImage: built.simulator.ref,
         controller: placement,
-        api: { ...placement, delivery: { allowCidrs: [SERVICE_CIDR] } },
+        // No storage provisioner on the local node: the SQLite delivery store on an emptyDir.
+        api: { ...placement, delivery: { allowCidrs: [SERVICE_CIDR], sqlite: { persistence: { enabled: false } } } },
       }),
     );
     await cluster.kubectl(["create", "namespace", NS]);
