@@ -59,6 +59,10 @@ export async function startEmbeddedChain(o: EmbeddedChainOptions): Promise<Embed
     blockIntervalMs: o.blockIntervalMs,
     roundLength: o.roundLength,
     progress: o.log,
+  }).catch((err: Error) => {
+    throw new Error(
+      `the devnet did not start: ${err.message}\n(its log: ${paths.logFile}; to run without a chain: npm start -- --no-chain)`,
+    );
   });
   const pids = [state.pid, ...(state.ticker ? [state.ticker.pid] : [])];
   for (const pid of pids) o.track(pid);
