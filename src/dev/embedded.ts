@@ -75,7 +75,12 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
       untrack = (pid) => cp.untrack(pid);
       trackCleanup = (argv) => cp.trackCleanup(argv);
       // Killed abruptly, no state may claim a run that is gone.
-      trackCleanup(["rm", "-f", stateFile(opts.baseDir), path.join(opts.baseDir, ".dev", "jwt-secret")]);
+      trackCleanup([
+        "rm",
+        "-f",
+        path.resolve(stateFile(opts.baseDir)),
+        path.resolve(opts.baseDir, ".dev", "jwt-secret"),
+      ]);
       const fleet = startSimulatorFleet(kc, path.join(opts.baseDir, ".dev", "simulators"), log);
       stops.push(() => fleet.stop());
     }
