@@ -5,14 +5,16 @@
 // ones and unregistered accounts). The chain watch needs no node pod: it checks each resource
 // from the flags it plans, so the pods stay Pending (no node pool) and the node doctor reads
 // nothing - what the controller spends over the window is the chain watch and what its reports
-// wake. Once every Orchestrator shows ChainHealthy=True, over --periods doctor periods:
+// wake. First, as a baseline, the same Orchestrators without an account address (nothing read
+// on chain: the controller's own cost of holding them); then, once every Orchestrator with its
+// address shows ChainHealthy=True, over --periods doctor periods:
 //   - HTTP requests and JSON-RPC calls per second to the RPC (counted by the proxy) and per
 //     resource per period,
 //   - the controller's CPU (/proc/<pid>/stat), per resource per period;
 // then the same N checks made bare in this process (one shared ChainReads, spread over the
 // period as bench/chain-reads.ts does) through the same proxy, for comparison. Not a test.
 //
-//   node bench/chain-controller.ts [--orchestrators 1000] [--period 30] [--periods 2]
+//   node bench/chain-controller.ts [--orchestrators 1000] [--period 30] [--periods 2] [--skip-baseline]
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -34,6 +36,7 @@ const { values } = parseArgs({
     orchestrators: { type: "string", default: "1000" },
     period: { type: "string", default: "30" },
     periods: { type: "string", default: "2" },
+    "skip-baseline": { type: "boolean", default: false },
   },
 });
 const N = Number(values.orchestrators);
@@ -132,55 +135,78 @@ try {
     "--controllers=orchestrator",
   ]);
   await controller.metricsUrl();
-  const items = Array.from({ length: N }, (_, i) => ({
-    apiVersion: "livepeer.org/v1alpha1",
-    kind: "Orchestrator",
-    metadata: { name: `o-${i}`, namespace: NS },
-    spec: {
-      network: "devnet",
-      devnet: "dn",
-      keystoreSecret: "ks",
-      ethAcctAddr: address(i),
-      serviceAddr: `127.0.0.1:${8935 + i}`,
-      pricePerUnit: "1000",
-    },
-  }));
-  const t0 = Date.now();
-  for (let i = 0; i < N; i += 500) {
-    await kubectl(
-      ["apply", "--server-side", "-f", "-"],
-      JSON.stringify({ apiVersion: "v1", kind: "List", items: items.slice(i, i + 500) }),
-    );
-  }
-  let healthy = 0;
-  await waitFor(
-    `${N} Orchestrators with ChainHealthy=True`,
-    async () => {
-      const list = await client.list<StoredOrchestrator>(Orchestrators, { namespace: NS });
-      healthy = list.items.filter((o) =>
-        o.status?.conditions?.some((c) => c.type === "ChainHealthy" && c.status === "True"),
-      ).length;
-      if (healthy < N) await new Promise((r) => setTimeout(r, 2_000));
-      return healthy === N;
-    },
-    1_800_000,
-    () => `${healthy} of ${N} healthy`,
-  );
-  const converged = (Date.now() - t0) / 1000;
-  // Past the first checks' burst: one period for the checks to settle into their spread.
-  await new Promise((r) => setTimeout(r, PERIOD_S * 1000));
-
-  const windowS = PERIOD_S * PERIODS;
-  const before = { ...proxy.counts, cpu: cpuSecondsOf(controller.pid), at: performance.now() };
-  await new Promise((r) => setTimeout(r, windowS * 1000));
-  const after = { ...proxy.counts, cpu: cpuSecondsOf(controller.pid), at: performance.now() };
-  const seconds = (after.at - before.at) / 1000;
-  const checks = N * (seconds / PERIOD_S);
-  const ctl = {
-    requests: after.requests - before.requests,
-    calls: after.calls - before.calls,
-    cpu: after.cpu - before.cpu,
+  const items = (withAccount: boolean) =>
+    Array.from({ length: N }, (_, i) => ({
+      apiVersion: "livepeer.org/v1alpha1",
+      kind: "Orchestrator",
+      metadata: { name: `o-${i}`, namespace: NS },
+      spec: {
+        network: "devnet",
+        devnet: "dn",
+        keystoreSecret: "ks",
+        ...(withAccount ? { ethAcctAddr: address(i) } : {}),
+        serviceAddr: `127.0.0.1:${8935 + i}`,
+        pricePerUnit: "1000",
+      },
+    }));
+  const apply = async (withAccount: boolean) => {
+    const all = items(withAccount);
+    for (let i = 0; i < N; i += 500) {
+      await kubectl(
+        ["apply", "--server-side", "-f", "-"],
+        JSON.stringify({ apiVersion: "v1", kind: "List", items: all.slice(i, i + 500) }),
+      );
+    }
   };
+  /** Waits until every Orchestrator's ChainHealthy has `status` (and `reason`, when given). */
+  const until = async (status: string, reason?: string) => {
+    let count = 0;
+    await waitFor(
+      `${N} Orchestrators with ChainHealthy=${status}`,
+      async () => {
+        const list = await client.list<StoredOrchestrator>(Orchestrators, { namespace: NS });
+        count = list.items.filter((o) =>
+          o.status?.conditions?.some(
+            (c) => c.type === "ChainHealthy" && c.status === status && (!reason || c.reason === reason),
+          ),
+        ).length;
+        if (count < N) await new Promise((r) => setTimeout(r, 2_000));
+        return count === N;
+      },
+      1_800_000,
+      () => `${count} of ${N}`,
+    );
+  };
+  const windowS = PERIOD_S * PERIODS;
+  /** What the controller and the RPC do over the window, one settling period after convergence. */
+  const measure = async (pid: number) => {
+    await new Promise((r) => setTimeout(r, PERIOD_S * 1000));
+    const before = { ...proxy.counts, cpu: cpuSecondsOf(pid), at: performance.now() };
+    await new Promise((r) => setTimeout(r, windowS * 1000));
+    return {
+      requests: proxy.counts.requests - before.requests,
+      calls: proxy.counts.calls - before.calls,
+      cpu: cpuSecondsOf(pid) - before.cpu,
+      seconds: (performance.now() - before.at) / 1000,
+    };
+  };
+
+  // Baseline: the same N Orchestrators without an account address, so nothing is read on chain
+  // (ChainHealthy Unknown, NoAccountAddress): the controller's own cost of holding them.
+  let idle: Awaited<ReturnType<typeof measure>> | undefined;
+  if (!values["skip-baseline"]) {
+    await apply(false);
+    await until("Unknown", "NoAccountAddress");
+    idle = await measure(controller.pid);
+  }
+  const t0 = Date.now();
+  await apply(true);
+  await until("True");
+  const converged = (Date.now() - t0) / 1000;
+  const measured = await measure(controller.pid);
+  const seconds = measured.seconds;
+  const checks = N * (seconds / PERIOD_S);
+  const ctl = measured;
   await controller.stop();
   controller = undefined;
 
@@ -235,13 +261,31 @@ try {
   console.log(
     `${N} on-chain Orchestrators on one RPC (devnet, a block a second), doctor period ${PERIOD_S} s, ${PERIODS} periods; 2 shared cores`,
   );
-  console.log(`controller: every Orchestrator ChainHealthy=True ${converged.toFixed(1)} s after the apply`);
+  console.log(
+    `controller: every Orchestrator ChainHealthy=True ${converged.toFixed(1)} s after the apply${idle ? " of their account addresses" : ""}`,
+  );
+  if (idle) {
+    console.log(
+      line(
+        "the controller process holding the same Orchestrators without chain reads (no account address)",
+        idle,
+        idle.seconds,
+        N * (idle.seconds / PERIOD_S),
+      ),
+    );
+  }
   console.log(
     line("the controller process (chain watch, its wakes, everything else it does)", ctl, seconds, checks),
   );
   console.log(
     line("bare checks in one process (shared ChainReads, no Kubernetes)", bare, bareSeconds, bareChecks),
   );
+  if (idle) {
+    const chainCpu = ctl.cpu / checks - idle.cpu / (N * (idle.seconds / PERIOD_S));
+    console.log(
+      `controller, chain share (minus the baseline): ${(chainCpu * 1000).toFixed(3)} ms CPU per resource per period = ${(chainCpu / (bare.cpu / bareChecks)).toFixed(2)} x the bare reads`,
+    );
+  }
   console.log(
     `controller / bare: requests ${(ctl.requests / checks / (bare.requests / bareChecks)).toFixed(2)}, CPU ${(ctl.cpu / checks / (bare.cpu / bareChecks)).toFixed(2)} (per resource per period)`,
   );
