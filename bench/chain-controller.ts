@@ -134,7 +134,6 @@ try {
     `--node-doctor-period=${PERIOD_S}`,
     "--controllers=orchestrator",
   ]);
-  await controller.metricsUrl();
   const items = (withAccount: boolean) =>
     Array.from({ length: N }, (_, i) => ({
       apiVersion: "livepeer.org/v1alpha1",
@@ -179,15 +178,39 @@ try {
   };
   const windowS = PERIOD_S * PERIODS;
   /** What the controller and the RPC do over the window, one settling period after convergence. */
+  const metrics = await controller.metricsUrl();
+  const wakes = async () =>
+    Number(
+      /^livepeer_operator_enqueues_total\{controller="orchestrator",cause="wake"\} (\S+)$/m.exec(
+        await (await fetch(`${metrics}/metrics`)).text(),
+      )?.[1] ?? 0,
+    );
+  const versions = async () =>
+    new Map(
+      (await client.list<StoredOrchestrator>(Orchestrators, { namespace: NS })).items.map((o) => [
+        o.metadata?.name,
+        o.metadata?.resourceVersion,
+      ]),
+    );
   const measure = async (pid: number) => {
     await new Promise((r) => setTimeout(r, PERIOD_S * 1000));
+    const rvs = await versions();
+    const woken = await wakes();
     const before = { ...proxy.counts, cpu: cpuSecondsOf(pid), at: performance.now() };
     await new Promise((r) => setTimeout(r, windowS * 1000));
+    const cpu = cpuSecondsOf(pid) - before.cpu;
+    const seconds = (performance.now() - before.at) / 1000;
+    const requests = proxy.counts.requests - before.requests;
+    const calls = proxy.counts.calls - before.calls;
+    const after = await versions();
     return {
-      requests: proxy.counts.requests - before.requests,
-      calls: proxy.counts.calls - before.calls,
-      cpu: cpuSecondsOf(pid) - before.cpu,
-      seconds: (performance.now() - before.at) / 1000,
+      requests,
+      calls,
+      cpu,
+      seconds,
+      wakes: (await wakes()) - woken,
+      /** Orchestrators whose object (status included) was written in the window. */
+      written: [...after].filter(([name, rv]) => rvs.get(name) !== rv).length,
     };
   };
 
@@ -277,6 +300,16 @@ try {
   console.log(
     line("the controller process (chain watch, its wakes, everything else it does)", ctl, seconds, checks),
   );
+  for (const [what, m] of [
+    ["baseline", idle],
+    ["with chain reads", ctl],
+  ] as const) {
+    if (!m) continue;
+    const periods = m.seconds / PERIOD_S;
+    console.log(
+      `  ${what}: wakes ${m.wakes} = ${(m.wakes / N / periods).toFixed(2)} per resource per period; Orchestrators written in the window: ${m.written} of ${N}`,
+    );
+  }
   console.log(
     line("bare checks in one process (shared ChainReads, no Kubernetes)", bare, bareSeconds, bareChecks),
   );
