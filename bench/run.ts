@@ -37,6 +37,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     what: "chain checks of many Orchestrators on one RPC (requests/s to the RPC, CPU), shared vs not",
     quick: ["--orchestrators", "1000", "--period", "30", "--periods", "1"],
   },
+  "chain-controller": {
+    what: "the real controller's chain checks of 1,000 Orchestrators on one RPC (requests/s through a counting proxy, controller CPU) vs bare shared reads",
+    quick: ["--orchestrators", "1000", "--period", "30", "--periods", "1"],
+  },
   delivery: {
     what: "webhook delivery on SQLite and PostgreSQL vs a bare keep-alive POST loop (deliveries/s, ratio, p99 at half rate)",
     quick: ["--n", "5000", "--seconds", "5"],

@@ -11,7 +11,8 @@ import { runKubectl, startControlPlane } from "./cluster/control-plane.ts";
 import { applyFleet } from "./cluster/fleet.ts";
 import { defaultFleet } from "./cluster/nodes.ts";
 import { freePorts } from "./cluster/ports.ts";
-import { announceReady, clearState, type DevState } from "./ready.ts";
+import { type EmbeddedChain, startEmbeddedChain } from "./devnet.ts";
+import { announceReady, clearState, type DevState, stateFile } from "./ready.ts";
 import { startCommand, waitHealthy } from "./services.ts";
 import { startSimulatorFleet } from "./simulators.ts";
 
@@ -24,6 +25,12 @@ export interface EmbeddedOptions {
   baseDir: string;
   /** Use this cluster instead of starting the local control plane. */
   kubeconfig?: string;
+  /**
+   * The devnet's round ticker (a block every `blockIntervalMs`, a round every `roundLength`
+   * blocks); false: no chain. Only with the local control plane: an existing cluster's pods
+   * cannot reach this machine's loopback.
+   */
+  chain?: { blockIntervalMs: number; roundLength: number } | false;
   log?: (line: string) => void;
 }
 
@@ -43,6 +50,8 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
     let kubeconfig = opts.kubeconfig;
     let kubectl = "kubectl";
     let track: (pid: number) => void = () => undefined;
+    let untrack: (pid: number) => void = () => undefined;
+    let trackCleanup: (argv: string[]) => void = () => undefined;
     if (kubeconfig) {
       log(`[dev] using the cluster in ${kubeconfig} (KUBECONFIG); no local control plane`);
     } else {
@@ -63,6 +72,15 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
       kubeconfig = cp.kubeconfig;
       kubectl = cp.binaries.kubectl;
       track = (pid) => cp.track(pid);
+      untrack = (pid) => cp.untrack(pid);
+      trackCleanup = (argv) => cp.trackCleanup(argv);
+      // Killed abruptly, no state may claim a run that is gone.
+      trackCleanup([
+        "rm",
+        "-f",
+        path.resolve(stateFile(opts.baseDir)),
+        path.resolve(opts.baseDir, ".dev", "jwt-secret"),
+      ]);
       const fleet = startSimulatorFleet(kc, path.join(opts.baseDir, ".dev", "simulators"), log);
       stops.push(() => fleet.stop());
     }
@@ -83,6 +101,27 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
     await k(["create", "namespace", DEV_NAMESPACE]).catch((e: Error) => {
       if (!/AlreadyExists/.test(e.message)) throw e;
     });
+    // The chain deploys while the controller and the API start; READY waits for both.
+    const chainStart =
+      opts.chain && !opts.kubeconfig
+        ? startEmbeddedChain({
+            devDir,
+            ...opts.chain,
+            applyServerSide: (json) =>
+              k(["apply", "--server-side", "--field-manager=livepeer-operator-dev", "-f", "-"], json),
+            track,
+            untrack,
+            trackCleanup,
+            log,
+          })
+        : undefined;
+    chainStart?.catch(() => undefined);
+    stops.push(async () => (await chainStart?.catch(() => undefined))?.stop());
+    if (opts.chain && opts.kubeconfig) {
+      log(
+        "[dev] no devnet: pods of the cluster in KUBECONFIG cannot reach this machine's loopback (run 'livepeer-operator devnet up', then 'devnet configmap --eth-url URL' with a URL they reach)",
+      );
+    }
     const [metricsPort, apiPort] = await freePorts(2);
     const logDir = path.join(devDir, "logs");
     const controller = startCommand(
@@ -129,6 +168,7 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
       waitHealthy(controller, `http://127.0.0.1:${metricsPort}/readyz`),
       waitHealthy(api, `http://127.0.0.1:${apiPort}/readyz`),
     ]);
+    const chain: EmbeddedChain | undefined = await chainStart;
     const token = await mintToken({
       secret: new TextEncoder().encode(secret),
       sub: "dev",
@@ -139,6 +179,7 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
       kubeconfig: path.resolve(kubeconfig),
       apiUrl: `http://127.0.0.1:${apiPort}/api`,
       metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+      ...(chain ? { ethUrl: chain.ethUrl, deployments: chain.deployments } : {}),
       token,
       pid: process.pid,
     };

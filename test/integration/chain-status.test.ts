@@ -1,8 +1,8 @@
 // Chain truth in status, end to end: a real devnet (the protocol's contracts, a round ticker),
 // its deployment ConfigMap in the real control plane, and the Orchestrator and Gateway
-// controllers sharing one ChainReads. What the chain does (`devnet drain`, `devnet service-uri`)
-// shows in the resources' conditions, findings, facts, Events and the findings gauge without
-// anyone touching them.
+// controllers sharing one ChainReads. What the chain does (`devnet drain`, `service-uri`,
+// `reward`, `unbond`, `round`, `pause`/`resume`) shows in the resources' conditions, findings,
+// facts, Events and the findings gauge without anyone touching them.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -202,5 +202,111 @@ describe("chain truth in status on a devnet", () => {
       "warning",
     ]);
     expect(condition(o, "Ready")?.reason).not.toBe("ServiceURIMismatch");
+  });
+
+  it("an active Orchestrator that has not called reward in a passing round has RewardNotCalled, cleared by a reward call", async () => {
+    const orchestrators = orchestratorKit(client, () => ns.name);
+    await orchestrators.apply("rewarder", {
+      ...onDevnet("orchestrator-1"),
+      pricePerUnit: "1000",
+      serviceAddr: "127.0.0.1:8936",
+      reward: true,
+    });
+    // A fresh round: ~25 s (50 blocks of 0.5 s) to see the finding and clear it in.
+    const started = Number(/round (\d+) started/.exec(await devnet("round"))?.[1]);
+    let o = await orchestrators.until(
+      "rewarder",
+      (x) =>
+        (x.status?.findings ?? []).some(
+          (f) => f.id === "RewardNotCalled" && f.message.includes(`in round ${started} `),
+        ),
+      20_000,
+    );
+    const finding = o.status?.findings?.find((f) => f.id === "RewardNotCalled");
+    expect(finding?.severity).toBe("warning");
+    expect(finding?.message).toMatch(
+      new RegExp(
+        `${account("orchestrator-1").address} has not called reward in round ${started} .*left in the round`,
+      ),
+    );
+    expect(o.status?.activeSet).toBe(true);
+    // A warning: the node still serves as far as the chain is concerned.
+    expect(condition(o, "Ready")?.reason).not.toBe("RewardNotCalled");
+    await waitFor(
+      "a RewardNotCalled Event about rewarder",
+      async () => (await events("rewarder")).some((e) => e.reason === "RewardNotCalled"),
+      15_000,
+    );
+
+    expect(await devnet("reward", "--account", "orchestrator-1")).toMatch(
+      new RegExp(`called reward in round ${started}`),
+    );
+    o = await orchestrators.until(
+      "rewarder",
+      (x) =>
+        x.status?.lastRewardRound === started &&
+        !(x.status?.findings ?? []).some((f) => f.id === "RewardNotCalled"),
+      15_000,
+    );
+    expect(o.status?.lastRewardRound).toBe(started);
+  });
+
+  it("an Orchestrator that unbonded is out of the active set from the next round: NotInActiveSet, and no reward is asked of it", async () => {
+    const orchestrators = orchestratorKit(client, () => ns.name);
+    await orchestrators.apply("rewarder", {
+      ...onDevnet("orchestrator-1"),
+      pricePerUnit: "1000",
+      serviceAddr: "127.0.0.1:8936",
+      reward: true,
+    });
+    expect(await devnet("unbond", "--account", "orchestrator-1")).toMatch(/unbonded 1000\.\d* LPT/);
+    await devnet("round");
+    const o = await orchestrators.until(
+      "rewarder",
+      (x) => (x.status?.findings ?? []).some((f) => f.id === "NotInActiveSet"),
+      20_000,
+    );
+    const finding = o.status?.findings?.find((f) => f.id === "NotInActiveSet");
+    expect(finding?.severity).toBe("warning");
+    expect(finding?.message).toContain(
+      `${account("orchestrator-1").address} is not in the active set in round`,
+    );
+    expect(finding?.message).toContain("its stake is 0 LPT");
+    expect(o.status?.activeSet).toBe(false);
+    // Reward is only asked of active orchestrators.
+    expect((o.status?.findings ?? []).map((f) => f.id)).not.toContain("RewardNotCalled");
+    const series = `livepeer_operator_findings{kind="Orchestrator",namespace="${ns.name}",name="rewarder",id="NotInActiveSet",severity="warning"} 1`;
+    expect(await manager.metrics.registry.metrics()).toContain(series);
+  });
+
+  it("an RPC that stops answering (the chain paused) makes ChainHealthy False, naming why; resumed, it recovers", async () => {
+    const g = await untilGateway("gw", (x) => gwCondition(x, "ChainHealthy")?.status === "True");
+    expect(gwCondition(g, "ChainHealthy")?.reason).toBe("RPCHealthy");
+    await devnet("pause");
+    try {
+      const paused = await untilGateway(
+        "gw",
+        (x) => gwCondition(x, "ChainHealthy")?.status === "False",
+        20_000,
+      );
+      // The port accepts and nothing answers: each read times out (2 s here), as a hung RPC's do.
+      expect(gwCondition(paused, "ChainHealthy")).toMatchObject({ reason: "RPCUnreachable" });
+      expect(gwCondition(paused, "ChainHealthy")?.message).toContain(state.url);
+      expect(paused.status?.findings?.map((f) => [f.id, f.severity])).toContainEqual([
+        "EthereumUnreachable",
+        "error",
+      ]);
+      // An error finding: the gateway cannot pay, so it is not Ready, and says why first.
+      expect(gwCondition(paused, "Ready")).toMatchObject({ status: "False", reason: "EthereumUnreachable" });
+    } finally {
+      await devnet("resume");
+    }
+    const resumed = await untilGateway(
+      "gw",
+      (x) => gwCondition(x, "ChainHealthy")?.status === "True",
+      20_000,
+    );
+    expect(gwCondition(resumed, "ChainHealthy")?.reason).toBe("RPCHealthy");
+    expect((resumed.status?.findings ?? []).map((f) => f.id)).not.toContain("EthereumUnreachable");
   });
 });
