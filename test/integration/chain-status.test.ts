@@ -226,7 +226,7 @@ describe("chain truth in status on a devnet", () => {
     expect(finding?.severity).toBe("warning");
     expect(finding?.message).toMatch(
       new RegExp(
-        `${account("orchestrator-1").address} has not called reward in round ${started} .*left in the round`,
+        `${account("orchestrator-1").address} has not called reward in round ${started} .*the round ends at block \\d+`,
       ),
     );
     expect(o.status?.activeSet).toBe(true);

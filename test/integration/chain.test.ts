@@ -186,12 +186,12 @@ describe("chain truth on a moving devnet", () => {
     expect(refunded.findings).toEqual([]);
   });
 
-  it("a round that passes without a reward call shows RewardNotCalled with the time left; a reward call clears it", async () => {
+  it("a round that passes without a reward call shows RewardNotCalled with the round's end block; a reward call clears it", async () => {
     const orch = target("orchestrator-0", { serviceAddr: "127.0.0.1:8935" });
     // Never called yet: the finding is there from the start (no grace in this policy).
     const before = await until(orch, (c) => ids(c).includes("RewardNotCalled"));
     expect(before.findings.find((f) => f.id === "RewardNotCalled")?.message).toMatch(
-      /has not called reward in round \d+ \(never called before\); \d+ blocks? \(about [\d.]+ s\) left in the round/,
+      /has not called reward in round \d+ \(never called before\); the round ends at block \d+, after which/,
     );
     // Rounds stand still while the reward is called and checked (a round is only 2 s here).
     await stopPid(state.ticker!.pid);

@@ -64,7 +64,10 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
         nodeImage: built.simulator.ref,
         controller: placement,
         // No storage provisioner on the local node: the SQLite delivery store on an emptyDir.
-        api: { ...placement, delivery: { allowCidrs: [SERVICE_CIDR], sqlite: { persistence: { enabled: false } } } },
+        api: {
+          ...placement,
+          delivery: { allowCidrs: [SERVICE_CIDR], sqlite: { persistence: { enabled: false } } },
+        },
       }),
     );
     await cluster.kubectl(["create", "namespace", NS]);

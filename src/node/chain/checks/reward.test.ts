@@ -52,20 +52,23 @@ describe("RewardNotCalled", () => {
     if (finding) expect(finding).toMatchObject({ id: "RewardNotCalled", severity: "warning" });
   });
 
-  it("says the round, the last reward and the time left", () => {
+  it("says the round, the last reward and the block the round ends at (stable from check to check)", () => {
     const finding = rewardNotCalled({ ...base, facts: facts() });
     expect(finding?.message).toBe(
-      `${ADDRESS} has not called reward in round 3500 (last called in round 3499); 4760 blocks (about 15 h 52 min) left in the round, after which its inflation is lost.`,
+      `${ADDRESS} has not called reward in round 3500 (last called in round 3499); the round ends at block 20165760, after which its inflation is lost.`,
     );
+    const later = facts();
+    later.round!.blockNum += 100n;
+    expect(rewardNotCalled({ ...base, facts: later })?.message).toBe(finding?.message);
   });
 
-  it("without a block time, only blocks; a never-rewarded orchestrator and an uninitialized round say so", () => {
+  it("a never-rewarded orchestrator and an uninitialized round say so", () => {
     const finding = rewardNotCalled({
       ...base,
       secondsPerBlock: undefined,
       facts: facts({ lastRewardRound: 0n }, { initialized: false }),
     });
-    expect(finding?.message).toMatch(/never called before\); 4760 blocks left/);
+    expect(finding?.message).toMatch(/never called before\); the round ends at block \d+/);
     expect(finding?.message).toMatch(/not initialized yet/);
   });
 });

@@ -1,11 +1,10 @@
 // RewardNotCalled (orchestrators): an active orchestrator with -reward on (or left to the node's
 // default, which calls reward once registered) should call reward every round; go-livepeer does
 // it as soon as it sees the round start. Past a grace share of the round without it, the round's
-// inflation is at risk: a warning (money, not service) with the time left to act.
+// inflation is at risk: a warning (money, not service) naming the block the round ends at.
 import type { Finding } from "../../diagnosis/types.ts";
 import { chainFinding } from "../chain-finding.ts";
 import type { NodeChainFacts } from "../facts.ts";
-import { roundTimeLeft, timeLeftText } from "./round-time.ts";
 
 export interface RewardInput {
   address: string;
@@ -27,12 +26,14 @@ export function rewardNotCalled(input: RewardInput): Finding | undefined {
   const grace = BigInt(Math.ceil(Number(round.length) * Math.min(1, Math.max(0, input.graceFraction))));
   if (into < grace) return undefined;
   const last = o.lastRewardRound === 0n ? "never called before" : `last called in round ${o.lastRewardRound}`;
-  const left = timeLeftText(roundTimeLeft(round, input.secondsPerBlock));
+  // The round's end block, not the time left: a status message must not change on every check
+  // (each change is a status write); `doctor` prints the time left beside the facts.
+  const end = round.startBlock + round.length;
   const uninitialized = round.initialized
     ? ""
     : " The round is not initialized yet, so nobody can call reward until someone does (a node with -initializeRound).";
   return chainFinding(
     "RewardNotCalled",
-    `${input.address} has not called reward in round ${round.current} (${last}); ${left} left in the round, after which its inflation is lost.${uninitialized}`,
+    `${input.address} has not called reward in round ${round.current} (${last}); the round ends at block ${end}, after which its inflation is lost.${uninitialized}`,
   );
 }
