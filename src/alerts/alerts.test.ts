@@ -175,7 +175,7 @@ describe("docs/troubleshooting.md", () => {
 
   it("names the alert that carries a finding, and says when none does", () => {
     const section = (id: string) => doc.slice(doc.indexOf(`### ${id}\n`)).split("\n### ")[0]!;
-    expect(section("RewardFailed")).toContain("`LivepeerRewardFailed` (critical)");
+    expect(section("RewardFailed")).toContain("`LivepeerRewardFailed` (warning)");
     expect(section("TranscodeLoopTimedOut")).toContain("**Alert:** none of its own");
     expect(section("KeystoreNotFound")).toContain("`LivepeerNodeError` (critical), which links here");
     expect(section("GatewayUnfunded")).toContain("`Ready=False` with reason `GatewayUnfunded`");

@@ -622,111 +622,111 @@ export const CATALOG: readonly CatalogEntry[] = [
   // and what it says when that did not happen. The chart's alerts page on these ids.
   {
     id: "RewardPending",
-    condition: "reward not called past the reward deadline",
+    condition: "reward not called past the operator's deadline in the round",
     severity: "warning",
     recognizedBy: [
       {
         kind: "chain",
-        read: "BondingManager.getTranscoder(orchestrator).lastRewardRound, RoundsManager.currentRound and the round's progress",
-        rule: "active, reward on, lastRewardRound < currentRound and the round past spec.rewardAssurance's deadline (default 80 %)",
+        read: "BondingManager.getTranscoder(orchestrator).lastRewardRound, RoundsManager round progress",
+        rule: "active, reward assurance on, lastRewardRound < currentRound past spec.rewardAssurance.deadline",
       },
     ],
     meaning:
-      "The round is past its reward deadline and reward has not been called yet: the operator is asking the node to call it and retries under the gas price cap, but the round's inflation is lost if the round ends first.",
+      "The node has not called reward this round and the round is past the declared deadline: the operator asks the node to call it (POST /reward on its CLI port), or waits while gas is above the cap.",
     action:
-      "Watch the next Event on the Orchestrator; if it does not clear, check the node's wallet ETH (gas), the gas price against spec.rewardAssurance's cap, and the node's CLI port; call reward with livepeer_cli before the round ends.",
+      "Usually nothing: the operator's call follows. If it stays pending, check the gas price against spec.rewardAssurance.maxGasPriceGwei and the node's wallet ETH.",
     seenOn: ["orchestrator"],
     origin: "spec-limit",
   },
   {
     id: "RewardFailed",
-    condition: "the reward call the operator asked for failed",
-    severity: "error",
+    condition: "the operator's reward call through the node failed",
+    severity: "warning",
     recognizedBy: [
       {
         kind: "endpoint",
         endpoint: "POST /reward (CLI port)",
-        rule: "the node answered an error, or the chain shows no reward after it",
+        rule: "the node answers non-200 ('Error calling reward: ...')",
       },
     ],
     meaning:
-      "The operator asked the node to call reward and the call failed (out of gas, gas price above the cap, the node's RPC, a revert); it tries again later in the round.",
+      "The node could not call reward when the operator asked (out of gas, RPC error, round not initialized, nonce trouble): the round's inflation is lost unless a later try in the round succeeds.",
     action:
-      "Read status.reward.lastError and the node's log: fund the wallet if gas ran out, raise the gas price cap if prices are above it, fix the RPC if it failed; the operator retries on its own.",
+      "Read the cause in the message; fund the node's account with ETH when it says 'insufficient funds'. The operator tries again later in the round.",
     seenOn: ["orchestrator"],
     origin: "real-node",
   },
   {
     id: "RewardMissed",
     condition: "a round ended without a reward call",
-    severity: "error",
+    severity: "warning",
     recognizedBy: [
       {
         kind: "chain",
         read: "BondingManager.getTranscoder(orchestrator).lastRewardRound, RoundsManager.currentRound",
-        rule: "the orchestrator was active in a round that ended with lastRewardRound below it",
+        rule: "a round seen without reward is over and lastRewardRound is still before it",
       },
     ],
     meaning:
-      "An active orchestrator did not call reward in a round that has ended: that round's inflation is lost for it and its delegators, for good.",
+      "An active orchestrator did not call reward in a round that is over: that round's inflation is lost for it and its delegators.",
     action:
-      "Find why (status.reward.lastError, Events of the past round: gas, RPC, the node down) and fix it before the next round's deadline; tell delegators if they expect every round.",
+      "Find why (the RewardFailed or RewardPending before it, the node's log); fund the wallet or raise the gas cap so this round does not go the same way.",
     seenOn: ["orchestrator"],
     origin: "spec-limit",
   },
   {
     id: "TopUpFailed",
-    condition: "the deposit or reserve top-up the operator asked for failed",
-    severity: "error",
+    condition: "the operator's top-up of a gateway's deposit or reserve failed",
+    severity: "warning",
     recognizedBy: [
       {
         kind: "endpoint",
         endpoint: "POST /fundDepositAndReserve (CLI port)",
-        rule: "the node answered an error, or the chain shows no new deposit or reserve after it",
+        rule: "the node answers non-200 ('could not execute fundDepositAndReserve: ...')",
       },
     ],
     meaning:
-      "The gateway's deposit or reserve is below spec.funding's minimum and the top-up the operator asked the node for failed, so the gateway may soon stop paying orchestrators.",
+      "The gateway is below its declared minimum deposit or reserve and the node could not add funds: once either reaches 0 it stops paying orchestrators, silently.",
     action:
-      "Read the Gateway's status and Events for the cause: usually too little ETH in the gateway's wallet for the amount plus gas; fund the wallet, the operator tries again for the same shortfall.",
+      "Read the cause in the message; usually send ETH to the gateway's account (the top-up is paid from it plus gas).",
     seenOn: ["gateway"],
     origin: "real-node",
   },
   {
     id: "TopUpCapped",
-    condition: "a top-up would exceed spec.funding's daily cap",
-    severity: "error",
-    recognizedBy: [
-      {
-        kind: "chain",
-        read: "TicketBroker.getSenderInfo(gateway) and the top-ups done in the last 24 h",
-        rule: "below a minimum while the top-ups of the day already reach the cap",
-      },
-    ],
-    meaning:
-      "The gateway's deposit or reserve ran below its minimum again, but topping it up would exceed the daily cap, so the operator sends no transaction: something spends faster than expected.",
-    action:
-      "Find out why the gateway spends more than planned (traffic, prices, a leak); raise spec.funding's cap or top up by hand (livepeer-operator deposit) if the spending is right.",
-    seenOn: ["gateway"],
-    origin: "real-node",
-  },
-  {
-    id: "OnchainSettingsDrift",
-    condition: "on-chain reward cut, fee share or service URI differ from the spec",
+    condition: "a top-up would exceed the gateway's daily cap",
     severity: "warning",
     recognizedBy: [
       {
         kind: "chain",
-        read: "BondingManager.getTranscoder(orchestrator), ServiceRegistry.getServiceURI(orchestrator)",
-        rule: "rewardCut, feeShare or the service URI differ from spec.onchain (manage: false)",
+        read: "TicketBroker.getSenderInfo(gateway), the operator's top-ups of the last 24 hours",
+        rule: "below a minimum, and the top-up would take the 24-hour total past spec.funding.maxPerDay",
       },
     ],
     meaning:
-      "The orchestrator's settings on chain are not the ones its spec declares, and nobody decided the change here: a changed cut is a security signal (a leaked key or another tool), not only a notice to delegators.",
+      "The gateway spends faster than its declared daily cap allows the operator to refill: no transaction is sent, and it runs down.",
     action:
-      "Check who changed it (the transaction on the chain's explorer); if the spec is right, set manage: true (the operator sets them back, at most once per round) or set them with livepeer_cli; if the chain is right, update spec.onchain.",
+      "Find what spends (streams, ticket value); raise spec.funding.maxPerDay if the spending is expected, or fund it by hand with 'livepeer-operator deposit'.",
+    seenOn: ["gateway"],
+    origin: "spec-limit",
+  },
+  {
+    id: "OnchainSettingsDrift",
+    condition: "the orchestrator's reward cut or fee share on chain differ from its spec",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "chain",
+        read: "BondingManager.getTranscoder(orchestrator).rewardCut, .feeShare",
+        rule: "differs from spec.onchain.rewardCut / feeShare",
+      },
+    ],
+    meaning:
+      "The cut delegators see on chain is not the declared one: a change nobody declared can mean a leaked key or a manual edit, not only a delegator notice.",
+    action:
+      "If the chain is right, change spec.onchain; if the spec is right, set spec.onchain.manage: true and the operator sets it back through the node (a transaction, at most once a round), or use livepeer_cli.",
     seenOn: ["orchestrator"],
-    origin: "real-node",
+    origin: "spec-limit",
   },
 ];
 
