@@ -12,6 +12,7 @@ import { applyFleet } from "./cluster/fleet.ts";
 import { defaultFleet } from "./cluster/nodes.ts";
 import { freePorts } from "./cluster/ports.ts";
 import { announceReady, clearState, type DevState } from "./ready.ts";
+import { aiRunnerSimulatorFactory } from "./runner-simulators.ts";
 import { startCommand, waitHealthy } from "./services.ts";
 import { startSimulatorFleet } from "./simulators.ts";
 
@@ -63,7 +64,10 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
       kubeconfig = cp.kubeconfig;
       kubectl = cp.binaries.kubectl;
       track = (pid) => cp.track(pid);
-      const fleet = startSimulatorFleet(kc, path.join(opts.baseDir, ".dev", "simulators"), log);
+      // Runner pods of spec.ai get the AI runner simulator (a 5 s cold start, not the spec's minutes).
+      const fleet = startSimulatorFleet(kc, path.join(opts.baseDir, ".dev", "simulators"), log, {
+        runnerSimulator: aiRunnerSimulatorFactory(),
+      });
       stops.push(() => fleet.stop());
     }
     const devDir = path.join(opts.baseDir, ".dev");

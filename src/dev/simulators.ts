@@ -16,6 +16,7 @@ import {
 import { type NodeSimulatorOptions, startNodeSimulator } from "../node/simulator/simulator.ts";
 import { attachPodLogs } from "./cluster/fleet.ts";
 import { criLogLine } from "./cluster/kwok.ts";
+import { routeModelsFile, serviceEndpoint, serviceKey, servicesInModelsFile } from "./service-urls.ts";
 
 const SIMULATED = "livepeer.org/simulated";
 /** Runner pods of an Orchestrator's spec.ai (see src/controller/ai/names.ts). */
@@ -100,7 +101,31 @@ async function materializeVolumes(core: CoreV1Api, pod: V1Pod, dir: string): Pro
       } catch {}
     }
   }
+  for (const local of mounts.values()) await routeRunnerUrls(core, path.join(local, AI_MODELS_FILE));
   return mounts;
+}
+
+const AI_MODELS_FILE = "aiModels.json";
+/** How long a node's start waits for the runner pods behind its aiModels.json to be running. */
+const RUNNER_POD_WAIT_MS = 60_000;
+
+/** Points the local aiModels.json's runner Service URLs at their pods (no cluster DNS here). */
+async function routeRunnerUrls(core: CoreV1Api, file: string): Promise<void> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return;
+  }
+  const endpoints = new Map<string, string | undefined>();
+  for (const service of servicesInModelsFile(text)) {
+    endpoints.set(serviceKey(service), await serviceEndpoint(core, service, RUNNER_POD_WAIT_MS));
+  }
+  writeFileSync(
+    file,
+    routeModelsFile(text, (service) => endpoints.get(serviceKey(service))),
+    { mode: 0o600 },
+  );
 }
 
 /**
@@ -153,6 +178,9 @@ export function startSimulatorFleet(
   const running = new Map<string, Running>();
   let stopped = false;
 
+  /** False once the pod is gone or the fleet stopped while its simulator was starting. */
+  const current = (uid: string, entry: Running) => !stopped && running.get(uid) === entry;
+
   async function start(pod: V1Pod): Promise<void> {
     const uid = pod.metadata!.uid!;
     const name = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
@@ -185,6 +213,7 @@ export function startSimulatorFleet(
         availabilityCheckDelayMs: 0,
       });
       entry.sim = sim;
+      if (!current(uid, entry)) return void (await sim.stop());
       await core.patchNamespacedPod(
         {
           name: pod.metadata!.name!,
@@ -210,7 +239,7 @@ export function startSimulatorFleet(
     const uid = pod.metadata!.uid!;
     await portsFree(pod.status!.podIP!, [RUNNER_PORT], 15_000);
     try {
-      entry.sim = await factory({
+      const sim = await factory({
         host: pod.status!.podIP!,
         port: RUNNER_PORT,
         env: await containerEnv(core, pod),
@@ -218,6 +247,8 @@ export function startSimulatorFleet(
           if (running.get(uid) === entry) appendFileSync(logFile, criLogLine(line));
         },
       });
+      entry.sim = sim;
+      if (!current(uid, entry)) return void (await sim.stop());
       await core.patchNamespacedPod(
         {
           name: pod.metadata!.name!,
@@ -255,9 +286,11 @@ export function startSimulatorFleet(
     const uids = new Set(live.map((pod) => pod.metadata!.uid!));
     // Gone pods first: a replacement pod often gets the same IP, and its ports must be free.
     for (const uid of [...running.keys()]) if (!uids.has(uid)) await stopOne(uid);
+    // Not awaited: a node's start waits for its AI runners (their pods, then their cold start),
+    // which this loop starts too.
     for (const pod of live) {
       if (!running.has(pod.metadata!.uid!))
-        await start(pod).catch((e: Error) => log(`[simulator] ${e.message}`));
+        void start(pod).catch((e: Error) => log(`[simulator] ${e.message}`));
     }
   }
 
