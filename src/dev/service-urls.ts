@@ -81,6 +81,7 @@ export async function serviceEndpoint(
   core: CoreV1Api,
   ref: ServiceRef,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<string | undefined> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -101,7 +102,7 @@ export async function serviceEndpoint(
         return pod ? `${pod.status!.podIP}:${target}` : undefined;
       })
       .catch(() => undefined);
-    if (found || Date.now() > deadline) return found;
+    if (found || Date.now() > deadline || signal?.aborted) return found;
     await new Promise((r) => setTimeout(r, 500));
   }
 }

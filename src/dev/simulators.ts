@@ -42,6 +42,8 @@ export type RunnerSimulatorFactory = (o: {
 interface Running {
   sim?: { stop(): Promise<void> };
   dir: string;
+  /** Aborted when the pod goes (or the fleet stops) while its simulator is still starting. */
+  abort: AbortController;
 }
 
 const isRunnerPod = (pod: V1Pod) =>
@@ -66,7 +68,12 @@ export interface SimulatorFleet {
 }
 
 /** Writes the pod's ConfigMap and Secret volumes under `dir`; returns mount path -> local path. */
-async function materializeVolumes(core: CoreV1Api, pod: V1Pod, dir: string): Promise<Map<string, string>> {
+async function materializeVolumes(
+  core: CoreV1Api,
+  pod: V1Pod,
+  dir: string,
+  signal: AbortSignal,
+): Promise<Map<string, string>> {
   const ns = pod.metadata?.namespace ?? "default";
   const mounts = new Map<string, string>();
   const container = pod.spec?.containers[0];
@@ -101,7 +108,7 @@ async function materializeVolumes(core: CoreV1Api, pod: V1Pod, dir: string): Pro
       } catch {}
     }
   }
-  for (const local of mounts.values()) await routeRunnerUrls(core, path.join(local, AI_MODELS_FILE));
+  for (const local of mounts.values()) await routeRunnerUrls(core, path.join(local, AI_MODELS_FILE), signal);
   return mounts;
 }
 
@@ -110,7 +117,7 @@ const AI_MODELS_FILE = "aiModels.json";
 const RUNNER_POD_WAIT_MS = 60_000;
 
 /** Points the local aiModels.json's runner Service URLs at their pods (no cluster DNS here). */
-async function routeRunnerUrls(core: CoreV1Api, file: string): Promise<void> {
+async function routeRunnerUrls(core: CoreV1Api, file: string, signal: AbortSignal): Promise<void> {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -119,7 +126,7 @@ async function routeRunnerUrls(core: CoreV1Api, file: string): Promise<void> {
   }
   const endpoints = new Map<string, string | undefined>();
   for (const service of servicesInModelsFile(text)) {
-    endpoints.set(serviceKey(service), await serviceEndpoint(core, service, RUNNER_POD_WAIT_MS));
+    endpoints.set(serviceKey(service), await serviceEndpoint(core, service, RUNNER_POD_WAIT_MS, signal));
   }
   writeFileSync(
     file,
@@ -185,14 +192,14 @@ export function startSimulatorFleet(
     const uid = pod.metadata!.uid!;
     const name = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
     const dir = path.join(baseDir, uid);
-    const entry: Running = { dir };
+    const entry: Running = { dir, abort: new AbortController() };
     running.set(uid, entry);
     mkdirSync(dir, { recursive: true });
     const logFile = path.join(dir, "node.log");
     writeFileSync(logFile, "");
     await attachPodLogs(kc, { namespace: pod.metadata!.namespace!, pod: pod.metadata!.name!, file: logFile });
     if (isRunnerPod(pod)) return startRunner(pod, entry, logFile);
-    const mounts = await materializeVolumes(core, pod, dir);
+    const mounts = await materializeVolumes(core, pod, dir, entry.abort.signal);
     // The in-cluster service address has no DNS here: skip the node's self-check of it.
     const argv = [...rewrite(pod.spec?.containers[0]?.args ?? [], mounts), "-startupAvailabilityCheck=false"];
     // Another fleet (a test file running beside this one) may not have stopped the simulator of
@@ -211,6 +218,7 @@ export function startSimulatorFleet(
           if (running.get(uid) === entry) appendFileSync(logFile, criLogLine(line));
         },
         availabilityCheckDelayMs: 0,
+        signal: entry.abort.signal,
       });
       entry.sim = sim;
       if (!current(uid, entry)) return void (await sim.stop());
@@ -224,6 +232,7 @@ export function startSimulatorFleet(
       );
       log(`[simulator] ${name}: node simulator on ${pod.status?.podIP} (${sim.urls.cli})`);
     } catch (err) {
+      if (!current(uid, entry)) return;
       appendFileSync(logFile, criLogLine(`node simulator refused to start: ${(err as Error).message}`));
       log(`[simulator] ${name}: could not start: ${(err as Error).message}`);
     }
@@ -259,6 +268,7 @@ export function startSimulatorFleet(
       );
       log(`[simulator] ${name}: AI runner simulator on ${pod.status?.podIP}:${RUNNER_PORT}`);
     } catch (err) {
+      if (!current(uid, entry)) return;
       appendFileSync(logFile, criLogLine(`AI runner simulator refused to start: ${(err as Error).message}`));
       log(`[simulator] ${name}: could not start the AI runner simulator: ${(err as Error).message}`);
     }
@@ -267,6 +277,7 @@ export function startSimulatorFleet(
   async function stopOne(uid: string): Promise<void> {
     const entry = running.get(uid);
     running.delete(uid);
+    entry?.abort.abort();
     await entry?.sim?.stop().catch(() => undefined);
     if (entry) rmSync(entry.dir, { recursive: true, force: true });
   }
@@ -290,7 +301,10 @@ export function startSimulatorFleet(
     // which this loop starts too.
     for (const pod of live) {
       if (!running.has(pod.metadata!.uid!))
-        void start(pod).catch((e: Error) => log(`[simulator] ${e.message}`));
+        // A start cut short by the pod going away has nothing to report.
+        void start(pod).catch((e: Error) => {
+          if (!stopped && running.has(pod.metadata!.uid!)) log(`[simulator] ${e.message}`);
+        });
     }
   }
 
