@@ -13,6 +13,7 @@ import { defaultFleet } from "./cluster/nodes.ts";
 import { freePorts } from "./cluster/ports.ts";
 import { type EmbeddedChain, startEmbeddedChain } from "./devnet.ts";
 import { announceReady, clearState, type DevState, stateFile } from "./ready.ts";
+import { aiRunnerSimulatorFactory } from "./runner-simulators.ts";
 import { startCommand, waitHealthy } from "./services.ts";
 import { startSimulatorFleet } from "./simulators.ts";
 
@@ -81,7 +82,10 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
         path.resolve(stateFile(opts.baseDir)),
         path.resolve(opts.baseDir, ".dev", "jwt-secret"),
       ]);
-      const fleet = startSimulatorFleet(kc, path.join(opts.baseDir, ".dev", "simulators"), log);
+      // Runner pods of spec.ai get the AI runner simulator (a 5 s cold start, not the spec's minutes).
+      const fleet = startSimulatorFleet(kc, path.join(opts.baseDir, ".dev", "simulators"), log, {
+        runnerSimulator: aiRunnerSimulatorFactory(),
+      });
       stops.push(() => fleet.stop());
     }
     const devDir = path.join(opts.baseDir, ".dev");

@@ -16,6 +16,7 @@ import {
 import { type NodeSimulatorOptions, startNodeSimulator } from "../node/simulator/simulator.ts";
 import { attachPodLogs } from "./cluster/fleet.ts";
 import { criLogLine } from "./cluster/kwok.ts";
+import { routeModelsFile, serviceEndpoint, serviceKey, servicesInModelsFile } from "./service-urls.ts";
 
 const SIMULATED = "livepeer.org/simulated";
 /** Runner pods of an Orchestrator's spec.ai (see src/controller/ai/names.ts). */
@@ -41,6 +42,8 @@ export type RunnerSimulatorFactory = (o: {
 interface Running {
   sim?: { stop(): Promise<void> };
   dir: string;
+  /** Aborted when the pod goes (or the fleet stops) while its simulator is still starting. */
+  abort: AbortController;
 }
 
 const isRunnerPod = (pod: V1Pod) =>
@@ -65,7 +68,12 @@ export interface SimulatorFleet {
 }
 
 /** Writes the pod's ConfigMap and Secret volumes under `dir`; returns mount path -> local path. */
-async function materializeVolumes(core: CoreV1Api, pod: V1Pod, dir: string): Promise<Map<string, string>> {
+async function materializeVolumes(
+  core: CoreV1Api,
+  pod: V1Pod,
+  dir: string,
+  signal: AbortSignal,
+): Promise<Map<string, string>> {
   const ns = pod.metadata?.namespace ?? "default";
   const mounts = new Map<string, string>();
   const container = pod.spec?.containers[0];
@@ -100,7 +108,31 @@ async function materializeVolumes(core: CoreV1Api, pod: V1Pod, dir: string): Pro
       } catch {}
     }
   }
+  for (const local of mounts.values()) await routeRunnerUrls(core, path.join(local, AI_MODELS_FILE), signal);
   return mounts;
+}
+
+const AI_MODELS_FILE = "aiModels.json";
+/** How long a node's start waits for the runner pods behind its aiModels.json to be running. */
+const RUNNER_POD_WAIT_MS = 60_000;
+
+/** Points the local aiModels.json's runner Service URLs at their pods (no cluster DNS here). */
+async function routeRunnerUrls(core: CoreV1Api, file: string, signal: AbortSignal): Promise<void> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return;
+  }
+  const endpoints = new Map<string, string | undefined>();
+  for (const service of servicesInModelsFile(text)) {
+    endpoints.set(serviceKey(service), await serviceEndpoint(core, service, RUNNER_POD_WAIT_MS, signal));
+  }
+  writeFileSync(
+    file,
+    routeModelsFile(text, (service) => endpoints.get(serviceKey(service))),
+    { mode: 0o600 },
+  );
 }
 
 /**
@@ -153,18 +185,21 @@ export function startSimulatorFleet(
   const running = new Map<string, Running>();
   let stopped = false;
 
+  /** False once the pod is gone or the fleet stopped while its simulator was starting. */
+  const current = (uid: string, entry: Running) => !stopped && running.get(uid) === entry;
+
   async function start(pod: V1Pod): Promise<void> {
     const uid = pod.metadata!.uid!;
     const name = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
     const dir = path.join(baseDir, uid);
-    const entry: Running = { dir };
+    const entry: Running = { dir, abort: new AbortController() };
     running.set(uid, entry);
     mkdirSync(dir, { recursive: true });
     const logFile = path.join(dir, "node.log");
     writeFileSync(logFile, "");
     await attachPodLogs(kc, { namespace: pod.metadata!.namespace!, pod: pod.metadata!.name!, file: logFile });
     if (isRunnerPod(pod)) return startRunner(pod, entry, logFile);
-    const mounts = await materializeVolumes(core, pod, dir);
+    const mounts = await materializeVolumes(core, pod, dir, entry.abort.signal);
     // The in-cluster service address has no DNS here: skip the node's self-check of it.
     const argv = [...rewrite(pod.spec?.containers[0]?.args ?? [], mounts), "-startupAvailabilityCheck=false"];
     // Another fleet (a test file running beside this one) may not have stopped the simulator of
@@ -183,8 +218,10 @@ export function startSimulatorFleet(
           if (running.get(uid) === entry) appendFileSync(logFile, criLogLine(line));
         },
         availabilityCheckDelayMs: 0,
+        signal: entry.abort.signal,
       });
       entry.sim = sim;
+      if (!current(uid, entry)) return void (await sim.stop());
       await core.patchNamespacedPod(
         {
           name: pod.metadata!.name!,
@@ -195,6 +232,7 @@ export function startSimulatorFleet(
       );
       log(`[simulator] ${name}: node simulator on ${pod.status?.podIP} (${sim.urls.cli})`);
     } catch (err) {
+      if (!current(uid, entry)) return;
       appendFileSync(logFile, criLogLine(`node simulator refused to start: ${(err as Error).message}`));
       log(`[simulator] ${name}: could not start: ${(err as Error).message}`);
     }
@@ -210,7 +248,7 @@ export function startSimulatorFleet(
     const uid = pod.metadata!.uid!;
     await portsFree(pod.status!.podIP!, [RUNNER_PORT], 15_000);
     try {
-      entry.sim = await factory({
+      const sim = await factory({
         host: pod.status!.podIP!,
         port: RUNNER_PORT,
         env: await containerEnv(core, pod),
@@ -218,6 +256,8 @@ export function startSimulatorFleet(
           if (running.get(uid) === entry) appendFileSync(logFile, criLogLine(line));
         },
       });
+      entry.sim = sim;
+      if (!current(uid, entry)) return void (await sim.stop());
       await core.patchNamespacedPod(
         {
           name: pod.metadata!.name!,
@@ -228,6 +268,7 @@ export function startSimulatorFleet(
       );
       log(`[simulator] ${name}: AI runner simulator on ${pod.status?.podIP}:${RUNNER_PORT}`);
     } catch (err) {
+      if (!current(uid, entry)) return;
       appendFileSync(logFile, criLogLine(`AI runner simulator refused to start: ${(err as Error).message}`));
       log(`[simulator] ${name}: could not start the AI runner simulator: ${(err as Error).message}`);
     }
@@ -236,6 +277,7 @@ export function startSimulatorFleet(
   async function stopOne(uid: string): Promise<void> {
     const entry = running.get(uid);
     running.delete(uid);
+    entry?.abort.abort();
     await entry?.sim?.stop().catch(() => undefined);
     if (entry) rmSync(entry.dir, { recursive: true, force: true });
   }
@@ -255,9 +297,14 @@ export function startSimulatorFleet(
     const uids = new Set(live.map((pod) => pod.metadata!.uid!));
     // Gone pods first: a replacement pod often gets the same IP, and its ports must be free.
     for (const uid of [...running.keys()]) if (!uids.has(uid)) await stopOne(uid);
+    // Not awaited: a node's start waits for its AI runners (their pods, then their cold start),
+    // which this loop starts too.
     for (const pod of live) {
       if (!running.has(pod.metadata!.uid!))
-        await start(pod).catch((e: Error) => log(`[simulator] ${e.message}`));
+        // A start cut short by the pod going away has nothing to report.
+        void start(pod).catch((e: Error) => {
+          if (!stopped && running.has(pod.metadata!.uid!)) log(`[simulator] ${e.message}`);
+        });
     }
   }
 

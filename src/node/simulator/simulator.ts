@@ -66,6 +66,8 @@ export interface NodeSimulatorOptions {
   timings?: RoleTimings;
   /** How long an orchestrator waits for each external AI runner's /health at start (the node: 2 min). */
   aiRunnerTimeoutMs?: number;
+  /** Aborts the start while it waits for external AI runners (the pod went away meanwhile). */
+  signal?: AbortSignal;
 }
 
 export interface NodeSimulator {
@@ -127,7 +129,7 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
   let orchestratorAi: OrchestratorAi | undefined;
   if (node.role === "orchestrator") {
     try {
-      orchestratorAi = await OrchestratorAi.start(node, log, sink, options.aiRunnerTimeoutMs);
+      orchestratorAi = await OrchestratorAi.start(node, log, sink, options.aiRunnerTimeoutMs, options.signal);
     } catch (err) {
       if (err instanceof OrchestratorAiStartError) throw new NodeStartError(err.message, 1);
       throw err;

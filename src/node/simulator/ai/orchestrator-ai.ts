@@ -45,6 +45,8 @@ export class OrchestratorAi {
     log: Log,
     sink: (line: string) => void,
     runnerTimeoutMs?: number,
+    /** Ends the wait for the runners (the node's process stopped before they answered). */
+    signal?: AbortSignal,
   ): Promise<OrchestratorAi> {
     if (!node.aiWorker) return new OrchestratorAi([], [], log, sink);
     if (node.aiModels.length === 0) {
@@ -70,7 +72,7 @@ export class OrchestratorAi {
         continue;
       }
       try {
-        const runner = await warmExternalRunner({ ...model, url: model.url }, sink, runnerTimeoutMs);
+        const runner = await warmExternalRunner({ ...model, url: model.url }, sink, runnerTimeoutMs, signal);
         model.runnerVersion = runner.version;
         runners.push(runner);
       } catch (err) {
