@@ -102,7 +102,16 @@ describe("ChainHealthy", () => {
       facts: facts({}, { blockTimestamp: NOW / 1000 - 600 }),
     });
     expect(stale.condition?.severity).toBe("warning");
-    expect(stale.condition?.message).toMatch(/block 100 is 10 min old \(stale after 2 min\)/);
+    const minedAt = new Date(NOW - 600_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    expect(stale.condition?.message).toContain(`block 100 was mined at ${minedAt} (stale after 2 min)`);
+    // The same head a minute later: the same message (no status write for nothing).
+    const later = chainHealth({
+      ...base,
+      now: NOW + 60_000,
+      rpc: local,
+      facts: facts({}, { blockTimestamp: NOW / 1000 - 600 }),
+    });
+    expect(later.condition?.message).toBe(stale.condition?.message);
   });
 
   it("a configurable stale time: 10 s makes a 30 s old head stale", () => {

@@ -103,13 +103,14 @@ export function chainHealth(input: ChainHealthInput): CheckResult {
 /** Why the head looks stale, or undefined. */
 function staleness(facts: NodeChainFacts, staleAfterMs: number, now: number): string | undefined {
   if (!facts.rpc.ok) return undefined;
-  const ageMs = now - facts.rpc.blockTimestamp * 1000;
+  // Times, not ages: the message stays the same from check to check while the head stands still.
+  const at = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
   const limit = `stale after ${durationText(staleAfterMs / 1000)}`;
-  if (ageMs > staleAfterMs)
-    return `is ${durationText(ageMs / 1000)} old (${limit}): the chain is not advancing there`;
-  const unchangedMs = now - facts.rpc.blockSeenSince;
-  if (unchangedMs > staleAfterMs) {
-    return `has not changed for ${durationText(unchangedMs / 1000)} (${limit}): the chain is not advancing there`;
+  const minedMs = facts.rpc.blockTimestamp * 1000;
+  if (now - minedMs > staleAfterMs)
+    return `was mined at ${at(minedMs)} (${limit}): the chain is not advancing there`;
+  if (now - facts.rpc.blockSeenSince > staleAfterMs) {
+    return `has been the head since ${at(facts.rpc.blockSeenSince)} (${limit}): the chain is not advancing there`;
   }
   return undefined;
 }
