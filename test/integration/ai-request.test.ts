@@ -4,100 +4,52 @@
 // node reaches it through its Service URL as the simulator fleet routes it, and a Gateway that
 // selects the orchestrator turns `POST /text-to-image` into a PNG. A gateway whose pool has only a
 // video orchestrator refuses the same request as the node does.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { gatewayController } from "../../src/controller/gateway/controller.ts";
-import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
-import type { Manager } from "../../src/controller/runtime/index.ts";
-import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
-import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { aiRunnerSimulatorFactory } from "../../src/dev/runner-simulators.ts";
-import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
 import { KubeClient, type KubeObject, Pods, PooledKubeConfig } from "../../src/kube/index.ts";
 import { readSolidPng } from "../../src/node/simulator/ai-runner/png.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import { Gateways } from "../../src/schema/resources.ts";
-import { startTestApi, type TestApi } from "./api-harness.ts";
-import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
-import { installCrds } from "./support/crds.ts";
-import { startTestManager } from "./support/manager.ts";
+import { kubectl } from "./support/cluster.ts";
+import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { condition, isServing, orchestratorKit } from "./support/orchestrators.ts";
 
 const kc = new PooledKubeConfig();
 kc.loadFromFile(inject("kubeconfig"));
 const client = new KubeClient(kc);
 
-let ns: Awaited<ReturnType<typeof testNamespace>>;
-let manager: Manager;
-let api: TestApi;
-let pool: NodePool;
-let sims: SimulatorFleet;
-const simDir = mkdtempSync(path.join(tmpdir(), "ai-request-sims-"));
-const simLog: string[] = [];
-const controllerLog: string[] = [];
-const node = (name: string) => defaultFleet.find((n) => n.name === name)!;
 const SD_TURBO = "stabilityai/sd-turbo";
 const A100 = "NVIDIA-A100-SXM4-40GB";
 const GATEWAY_HTTP_PORT = 8935;
 const GATEWAY_CLI_PORT = 5935;
 
+let bed: NodeBed;
+
 beforeAll(async () => {
-  ns = await testNamespace("ai-request");
-  await installCrds(kubectl);
-  pool = await createNodePool(kubeConfig(), `${ns.name}-ai`, [
-    node("gpu-a100"),
-    node("gpu-rtx3090-a"),
-    node("cpu-only"),
-  ]);
-  sims = startSimulatorFleet(kubeConfig(), simDir, (l) => simLog.push(l), {
-    namespace: ns.name,
+  bed = await startNodeBed({
+    name: "ai-request",
+    nodes: ["gpu-a100", "gpu-rtx3090-a", "cpu-only"],
     timings: { orchWebhookRefreshMs: 500 },
     runnerSimulator: aiRunnerSimulatorFactory({ coldStartSeconds: 2 }),
+    doctorPeriodMs: 1_000,
   });
-  api = await startTestApi("default", { nodeHooks: true });
-  const doctor = { periodMs: 1_000, retryMs: 500, tickMs: 200, endpointTimeoutMs: 1_000 };
-  manager = await startTestManager(
-    "ai-request-test",
-    ns.name,
-    [
-      orchestratorController({ defaultImage: "livepeer/go-livepeer:test", doctor }),
-      gatewayController({
-        defaultImage: "livepeer/go-livepeer:test",
-        doctor,
-        nodeHooksUrl: new URL(api.url).origin,
-        orchestratorAddresses: "pod-ip",
-      }),
-    ],
-    controllerLog,
-  );
 });
 afterAll(async () => {
-  await manager?.stop("tests done");
-  await api?.close();
-  await sims?.stop();
-  await pool?.delete();
-  await ns?.remove();
+  await bed?.stop();
   await kc.close();
-  rmSync(simDir, { recursive: true, force: true });
 });
 
-const context = () =>
-  `${simLog.slice(-10).join("\n")}\n${controllerLog
-    .filter((l) => /warn|error/i.test(l))
-    .slice(-8)
-    .join("\n")}`;
-const kit = orchestratorKit(client, () => ns.name, context);
+const context = () => bed.context();
+const kit = orchestratorKit(client, () => bed.ns.name, context);
 
 async function applyGateway(name: string, poolLabel: string): Promise<void> {
   const body = {
     apiVersion: "livepeer.org/v1alpha1",
     kind: "Gateway",
-    metadata: { name, namespace: ns.name },
+    metadata: { name, namespace: bed.ns.name },
     spec: {
-      podTemplate: { nodeSelector: pool.nodeSelector, tolerations: pool.tolerations },
+      podTemplate: { nodeSelector: bed.pool.nodeSelector, tolerations: bed.pool.tolerations },
       orchestrators: { selector: { matchLabels: { pool: poolLabel } } },
     },
   };
@@ -110,7 +62,7 @@ async function readyGateway(name: string, orchestrator: string): Promise<string>
   await waitFor(
     `Gateway ${name} Ready with ${orchestrator}`,
     async () => {
-      last = await client.get<StoredGateway>(Gateways, ns.name, name).catch(() => undefined);
+      last = await client.get<StoredGateway>(Gateways, bed.ns.name, name).catch(() => undefined);
       return (
         last?.status?.conditions?.find((c) => c.type === "Ready")?.status === "True" &&
         (last.status.orchestrators ?? []).some((o) => o.name === orchestrator)
@@ -119,7 +71,7 @@ async function readyGateway(name: string, orchestrator: string): Promise<string>
     90_000,
     () => `${JSON.stringify(last?.status, null, 1)}\n${context()}`,
   );
-  const pod = await client.get<KubeObject & { status?: { podIP?: string } }>(Pods, ns.name, `${name}-0`);
+  const pod = await client.get<KubeObject & { status?: { podIP?: string } }>(Pods, bed.ns.name, `${name}-0`);
   return pod.status!.podIP!;
 }
 
@@ -164,9 +116,9 @@ describe("an AI request through gateway -> orchestrator -> runner", () => {
           ],
         },
       },
-      pool,
+      bed.pool,
     );
-    await kubectl(["label", "orchestrator", "a100", "-n", ns.name, "pool=ai", "--overwrite"]);
+    await kubectl(["label", "orchestrator", "a100", "-n", bed.ns.name, "pool=ai", "--overwrite"]);
     const orch = await kit.until(
       "a100",
       (o) => isServing(o) && condition(o, "AIReady")?.status === "True",
@@ -194,8 +146,8 @@ describe("an AI request through gateway -> orchestrator -> runner", () => {
   });
 
   it("is refused with 503 Service Unavailable by a gateway whose pool has only a video orchestrator", async () => {
-    await kit.apply("video", { pricePerUnit: "100" }, pool);
-    await kubectl(["label", "orchestrator", "video", "-n", ns.name, "pool=video", "--overwrite"]);
+    await kit.apply("video", { pricePerUnit: "100" }, bed.pool);
+    await kubectl(["label", "orchestrator", "video", "-n", bed.ns.name, "pool=video", "--overwrite"]);
     await kit.until("video", isServing, 90_000);
     await applyGateway("gw-video", "video");
     const ip = await readyGateway("gw-video", "video");

@@ -3,17 +3,8 @@
 // answering the gateway node's discovery hook. What a user sees: the gateway's children, the
 // orchestrators it was given (live, no restart), the price check, and a stream that comes out as
 // HLS.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { gatewayController } from "../../src/controller/gateway/controller.ts";
-import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
-import type { Manager } from "../../src/controller/runtime/index.ts";
-import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
-import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
-import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
 import {
   ConfigMaps,
   Events,
@@ -28,81 +19,44 @@ import {
 import { pushStream } from "../../src/node/media/push-stream.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import { Gateways } from "../../src/schema/resources.ts";
-import { startTestApi, type TestApi } from "./api-harness.ts";
-import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
-import { installCrds } from "./support/crds.ts";
-import { startTestManager } from "./support/manager.ts";
+import { kubectl } from "./support/cluster.ts";
+import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { isServing, orchestratorKit } from "./support/orchestrators.ts";
 
 const kc = new PooledKubeConfig();
 kc.loadFromFile(inject("kubeconfig"));
 const client = new KubeClient(kc);
-let ns: Awaited<ReturnType<typeof testNamespace>>;
-let manager: Manager;
-let api: TestApi;
-let pool: NodePool;
-let sims: SimulatorFleet;
-const simDir = mkdtempSync(path.join(tmpdir(), "gateway-sims-"));
-const simLog: string[] = [];
-const controllerLog: string[] = [];
+
+let bed: NodeBed;
 
 beforeAll(async () => {
-  ns = await testNamespace("gateway");
-  await installCrds(kubectl);
-  pool = await createNodePool(kubeConfig(), `${ns.name}-cpu`, [
-    defaultFleet.find((n) => n.name === "cpu-only")!,
-  ]);
   // The node asks its discovery hook once a minute; here every 500 ms, so a change shows quickly.
-  sims = startSimulatorFleet(kubeConfig(), simDir, (l) => simLog.push(l), {
-    namespace: ns.name,
+  bed = await startNodeBed({
+    name: "gateway",
+    nodes: ["cpu-only"],
     timings: { orchWebhookRefreshMs: 500, streamTimeoutMs: 3_000, sessionTimeoutMs: 3_000 },
   });
-  api = await startTestApi("default", { nodeHooks: true });
-  const doctor = { periodMs: 2_000, retryMs: 1_000, tickMs: 200, endpointTimeoutMs: 1_000 };
-  manager = await startTestManager(
-    "gateway-test",
-    ns.name,
-    [
-      orchestratorController({ defaultImage: "livepeer/go-livepeer:test", doctor }),
-      gatewayController({
-        defaultImage: "livepeer/go-livepeer:test",
-        doctor,
-        nodeHooksUrl: new URL(api.url).origin,
-        orchestratorAddresses: "pod-ip",
-      }),
-    ],
-    controllerLog,
-  );
 });
 afterAll(async () => {
-  await manager?.stop("tests done");
-  await api?.close();
-  await sims?.stop();
-  await pool?.delete();
-  await ns?.remove();
+  await bed?.stop();
   await kc.close();
-  rmSync(simDir, { recursive: true, force: true });
 });
 
-const context = () =>
-  `${simLog.slice(-8).join("\n")}\n${controllerLog
-    .filter((l) => /gateway|warn|error/i.test(l))
-    .slice(-8)
-    .join("\n")}`;
-const orchestrators = orchestratorKit(client, () => ns.name, context);
-const fence = () => ({ nodeSelector: pool.nodeSelector, tolerations: pool.tolerations });
+const context = () => bed.context(/gateway|warn|error/i);
+const orchestrators = orchestratorKit(client, () => bed.ns.name, context);
+const fence = () => bed.fence();
 
 async function applyGateway(name: string, spec: Record<string, unknown>): Promise<void> {
   const body = {
     apiVersion: "livepeer.org/v1alpha1",
     kind: "Gateway",
-    metadata: { name, namespace: ns.name },
+    metadata: { name, namespace: bed.ns.name },
     spec: { podTemplate: fence(), ...spec },
   };
   await kubectl(["apply", "--server-side", "--field-manager=test", "-f", "-"], JSON.stringify(body));
 }
 
-const readGateway = (name: string) => client.get<StoredGateway>(Gateways, ns.name, name);
+const readGateway = (name: string) => client.get<StoredGateway>(Gateways, bed.ns.name, name);
 
 async function untilGateway(name: string, ok: (g: StoredGateway) => boolean, timeoutMs = 60_000) {
   let last: StoredGateway | undefined;
@@ -121,7 +75,7 @@ async function untilGateway(name: string, ok: (g: StoredGateway) => boolean, tim
 type PodView = KubeObject & {
   status?: { podIP?: string; containerStatuses?: { restartCount: number }[] };
 };
-const gatewayPod = (name: string) => client.get<PodView>(Pods, ns.name, `${name}-0`);
+const gatewayPod = (name: string) => client.get<PodView>(Pods, bed.ns.name, `${name}-0`);
 
 /** The gateway node's own /status (its CLI port, on the pod's loopback IP). */
 async function nodeStatus(name: string): Promise<{ OrchestratorPool?: string[] } & Record<string, unknown>> {
@@ -140,7 +94,7 @@ async function untilEvent(regarding: string, reason: string, note: RegExp = /./)
     async () => {
       const list = await client.list<
         KubeObject & { reason?: string; note?: string; regarding?: { name?: string } }
-      >(Events, { namespace: ns.name });
+      >(Events, { namespace: bed.ns.name });
       found =
         list.items.find(
           (e) => e.reason === reason && e.regarding?.name === regarding && note.test(e.note ?? ""),
@@ -158,8 +112,8 @@ const given = (g: StoredGateway) => (g.status?.orchestrators ?? []).map((o) => o
 
 describe("a Gateway that selects the cluster's Orchestrators", () => {
   it("runs the node with its config file, Services without the CLI port, and its hooks Secret", async () => {
-    await orchestrators.apply("orch-a", orchSpec("100"), pool);
-    await kubectl(["label", "orchestrator", "orch-a", "-n", ns.name, "pool=main", "--overwrite"]);
+    await orchestrators.apply("orch-a", orchSpec("100"), bed.pool);
+    await kubectl(["label", "orchestrator", "orch-a", "-n", bed.ns.name, "pool=main", "--overwrite"]);
     await applyGateway("gw", {
       orchestrators: { selector: { matchLabels: { pool: "main" } } },
       maxPricePerUnit: "300",
@@ -172,7 +126,7 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
     await waitFor(
       "the gateway's StatefulSet",
       async () => {
-        sts = await client.get<Sts>(StatefulSets, ns.name, "gw").catch(() => undefined);
+        sts = await client.get<Sts>(StatefulSets, bed.ns.name, "gw").catch(() => undefined);
         return sts !== undefined;
       },
       30_000,
@@ -189,7 +143,7 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
     ]);
     const config = await client.get<KubeObject & { data: Record<string, string> }>(
       ConfigMaps,
-      ns.name,
+      bed.ns.name,
       "gw-config",
     );
     expect(config.data["livepeer.conf"]).toMatch(/^gateway$/m);
@@ -197,14 +151,14 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
     expect(config.data["livepeer.conf"]).not.toMatch(/token|orchWebhookUrl/i);
     const services = await client.list<
       KubeObject & { spec: { ports: { port: number; targetPort: number }[] } }
-    >(Services, { namespace: ns.name, labelSelector: "app.kubernetes.io/instance=gw" });
+    >(Services, { namespace: bed.ns.name, labelSelector: "app.kubernetes.io/instance=gw" });
     const ports = services.items.flatMap((s) => s.spec.ports.map((p) => p.targetPort));
     expect(ports).toContain(8935);
     expect(ports).toContain(1935);
     expect(ports).not.toContain(5935);
     const secret = await client.get<KubeObject & { data: Record<string, string> }>(
       Secrets,
-      ns.name,
+      bed.ns.name,
       "gw-node-hooks",
     );
     expect(Object.keys(secret.data).sort()).toEqual([
@@ -233,16 +187,16 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
 
   it("a second matching Orchestrator reaches the running node without a restart; unlabelled ones do not", async () => {
     const before = await gatewayPod("gw");
-    await orchestrators.apply("orch-b", orchSpec("200"), pool);
-    await kubectl(["label", "orchestrator", "orch-b", "-n", ns.name, "pool=main", "--overwrite"]);
-    await orchestrators.apply("orch-other", orchSpec("1"), pool);
+    await orchestrators.apply("orch-b", orchSpec("200"), bed.pool);
+    await kubectl(["label", "orchestrator", "orch-b", "-n", bed.ns.name, "pool=main", "--overwrite"]);
+    await orchestrators.apply("orch-other", orchSpec("1"), bed.pool);
     // Matching but never Ready: its node crash-loops.
     await orchestrators.apply(
       "orch-broken",
       { ...orchSpec("1"), image: "crashloop.kwok.invalid/livepeer:1" },
-      pool,
+      bed.pool,
     );
-    await kubectl(["label", "orchestrator", "orch-broken", "-n", ns.name, "pool=main", "--overwrite"]);
+    await kubectl(["label", "orchestrator", "orch-broken", "-n", bed.ns.name, "pool=main", "--overwrite"]);
     await orchestrators.until("orch-b", isServing);
     await orchestrators.until("orch-other", isServing);
     await orchestrators.until(
@@ -306,15 +260,15 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
   });
 
   it("an off-chain Orchestrator's price edit restarts its node (a price is set live only on chain) and the gateway sees it", async () => {
-    const before = await client.get<PodView>(Pods, ns.name, "orch-a-0");
-    await orchestrators.apply("orch-a", orchSpec("150"), pool);
+    const before = await client.get<PodView>(Pods, bed.ns.name, "orch-a-0");
+    await orchestrators.apply("orch-a", orchSpec("150"), bed.pool);
     const o = await orchestrators.until(
       "orch-a",
       (x) => isServing(x) && x.status?.pricePerUnit === "150",
       90_000,
     );
     expect(o.status?.pixelsPerUnit).toBe(1);
-    const after = await client.get<PodView>(Pods, ns.name, "orch-a-0");
+    const after = await client.get<PodView>(Pods, bed.ns.name, "orch-a-0");
     expect(after.metadata?.uid).not.toBe(before.metadata?.uid);
     const g = await untilGateway(
       "gw",
@@ -332,7 +286,7 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
       "generic",
       "chain-keys",
       "-n",
-      ns.name,
+      bed.ns.name,
       "--from-literal=key.json={}",
       "--from-literal=password=not-a-real-password",
     ]);
@@ -343,17 +297,17 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
       keystoreSecret: "chain-keys",
       pixelsPerUnit: 1,
     };
-    await orchestrators.apply("orch-chain", { ...onChain, pricePerUnit: "1000" }, pool);
+    await orchestrators.apply("orch-chain", { ...onChain, pricePerUnit: "1000" }, bed.pool);
     // The node advertises its price with -autoAdjustPrice's overhead (1 %).
     await orchestrators.until("orch-chain", (o) => o.status?.pricePerUnit === "1010", 60_000);
-    const before = await client.get<PodView>(Pods, ns.name, "orch-chain-0");
-    await orchestrators.apply("orch-chain", { ...onChain, pricePerUnit: "2000" }, pool);
+    const before = await client.get<PodView>(Pods, bed.ns.name, "orch-chain-0");
+    await orchestrators.apply("orch-chain", { ...onChain, pricePerUnit: "2000" }, bed.pool);
     expect(await untilEvent("orch-chain", "PriceSetLive", /1000\/1 -> 2000\/1/)).toMatch(
       /price 1000\/1 -> 2000\/1 set live on orch-chain-0 \(POST \/setOrchestratorConfig on the CLI port\): no restart/,
     );
     const o = await orchestrators.until("orch-chain", (x) => x.status?.pricePerUnit === "2020", 60_000);
     expect(o.status?.pixelsPerUnit).toBe(1);
-    const after = await client.get<PodView>(Pods, ns.name, "orch-chain-0");
+    const after = await client.get<PodView>(Pods, bed.ns.name, "orch-chain-0");
     expect(after.metadata?.uid).toBe(before.metadata?.uid);
     expect(after.status?.containerStatuses?.[0]?.restartCount).toBe(
       before.status?.containerStatuses?.[0]?.restartCount,
@@ -361,8 +315,8 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
   });
 
   it("more streams than an orchestrator's session limit: the gateway's OrchestratorCapped is a finding on the Gateway", async () => {
-    await orchestrators.apply("orch-small", { ...orchSpec("1"), maxSessions: 1 }, pool);
-    await kubectl(["label", "orchestrator", "orch-small", "-n", ns.name, "pool=small", "--overwrite"]);
+    await orchestrators.apply("orch-small", { ...orchSpec("1"), maxSessions: 1 }, bed.pool);
+    await kubectl(["label", "orchestrator", "orch-small", "-n", bed.ns.name, "pool=small", "--overwrite"]);
     await applyGateway("gw-small", { orchestrators: { selector: { matchLabels: { pool: "small" } } } });
     await orchestrators.until("orch-small", isServing);
     await untilGateway("gw-small", (x) => condition(x, "Ready")?.status === "True");
@@ -388,7 +342,7 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
   });
 
   it("an Orchestrator that stops matching leaves the list", async () => {
-    await kubectl(["label", "orchestrator", "orch-b", "-n", ns.name, "pool-"]);
+    await kubectl(["label", "orchestrator", "orch-b", "-n", bed.ns.name, "pool-"]);
     const g = await untilGateway("gw", (x) => x.status?.orchestratorCount === 1);
     expect(given(g)).toEqual(["orch-a"]);
   });
@@ -404,12 +358,12 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
   });
 
   it("deleting the Gateway removes its children", async () => {
-    await kubectl(["delete", "gateway", "lonely", "-n", ns.name, "--wait=true"]);
+    await kubectl(["delete", "gateway", "lonely", "-n", bed.ns.name, "--wait=true"]);
     await waitFor(
       "the Gateway's children to be collected",
       async () => {
-        const sts = await client.get(StatefulSets, ns.name, "lonely").catch(() => undefined);
-        const secret = await client.get(Secrets, ns.name, "lonely-node-hooks").catch(() => undefined);
+        const sts = await client.get(StatefulSets, bed.ns.name, "lonely").catch(() => undefined);
+        const secret = await client.get(Secrets, bed.ns.name, "lonely-node-hooks").catch(() => undefined);
         return !sts && !secret;
       },
       60_000,

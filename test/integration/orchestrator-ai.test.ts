@@ -3,17 +3,8 @@
 // node's aiModels.json with each runner's url and token comes from a Secret, AIReady follows the
 // runners' /health, a runner's CUDA out-of-memory line becomes a finding, and a Gateway warns
 // while none of its orchestrators serves a model it caps.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { gatewayController } from "../../src/controller/gateway/controller.ts";
-import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
-import type { Manager } from "../../src/controller/runtime/index.ts";
-import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
-import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
-import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
 import {
   ConfigMaps,
   Deployments,
@@ -27,79 +18,40 @@ import {
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 import { Gateways } from "../../src/schema/resources.ts";
-import { startTestApi, type TestApi } from "./api-harness.ts";
-import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
-import { installCrds } from "./support/crds.ts";
-import { startTestManager } from "./support/manager.ts";
+import { kubectl } from "./support/cluster.ts";
+import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { condition, isServing, orchestratorKit } from "./support/orchestrators.ts";
 import { runnerStandins } from "./support/runner-standin.ts";
 
 const kc = new PooledKubeConfig();
 kc.loadFromFile(inject("kubeconfig"));
 const client = new KubeClient(kc);
-let ns: Awaited<ReturnType<typeof testNamespace>>;
-let manager: Manager;
-let api: TestApi;
-let pool: NodePool;
-let sims: SimulatorFleet;
 const runners = runnerStandins();
-const simDir = mkdtempSync(path.join(tmpdir(), "orch-ai-sims-"));
-const simLog: string[] = [];
-const controllerLog: string[] = [];
-const node = (name: string) => defaultFleet.find((n) => n.name === name)!;
+
+let bed: NodeBed;
 
 beforeAll(async () => {
-  ns = await testNamespace("orch-ai");
-  await installCrds(kubectl);
-  pool = await createNodePool(kubeConfig(), `${ns.name}-ai`, [
-    node("gpu-a100"),
-    node("gpu-rtx3090-a"),
-    node("cpu-only"),
-  ]);
-  sims = startSimulatorFleet(kubeConfig(), simDir, (l) => simLog.push(l), {
-    namespace: ns.name,
+  bed = await startNodeBed({
+    name: "orch-ai",
+    nodes: ["gpu-a100", "gpu-rtx3090-a", "cpu-only"],
     timings: { orchWebhookRefreshMs: 500 },
     runnerSimulator: runners.factory,
+    doctorPeriodMs: 1_000,
   });
-  api = await startTestApi("default", { nodeHooks: true });
-  const doctor = { periodMs: 1_000, retryMs: 500, tickMs: 200, endpointTimeoutMs: 1_000 };
-  manager = await startTestManager(
-    "orchestrator-ai-test",
-    ns.name,
-    [
-      orchestratorController({ defaultImage: "livepeer/go-livepeer:test", doctor }),
-      gatewayController({
-        defaultImage: "livepeer/go-livepeer:test",
-        doctor,
-        nodeHooksUrl: new URL(api.url).origin,
-        orchestratorAddresses: "pod-ip",
-      }),
-    ],
-    controllerLog,
-  );
 });
 afterAll(async () => {
-  await manager?.stop("tests done");
-  await api?.close();
-  await sims?.stop();
-  await pool?.delete();
-  await ns?.remove();
+  await bed?.stop();
   await kc.close();
-  rmSync(simDir, { recursive: true, force: true });
 });
 
-const context = () =>
-  `${simLog.slice(-8).join("\n")}\n${controllerLog
-    .filter((l) => /warn|error/i.test(l))
-    .slice(-8)
-    .join("\n")}`;
-const kit = orchestratorKit(client, () => ns.name, context);
+const context = () => bed.context();
+const kit = orchestratorKit(client, () => bed.ns.name, context);
 
 type PodView = KubeObject & { spec?: { nodeName?: string }; status?: { podIP?: string } };
 const runnerPods = (orch: string) =>
   client
     .list<PodView>(Pods, {
-      namespace: ns.name,
+      namespace: bed.ns.name,
       labelSelector: `app.kubernetes.io/instance=${orch},app.kubernetes.io/component=ai-runner`,
     })
     .then((l) => l.items);
@@ -129,7 +81,7 @@ describe("an AI-only Orchestrator on the A100 node", () => {
           ],
         },
       },
-      pool,
+      bed.pool,
     );
     let pods: PodView[] = [];
     await waitFor(
@@ -141,9 +93,9 @@ describe("an AI-only Orchestrator on the A100 node", () => {
       60_000,
       context,
     );
-    expect(pods[0]!.spec?.nodeName).toBe(`${pool.name}-gpu-a100`);
+    expect(pods[0]!.spec?.nodeName).toBe(`${bed.pool.name}-gpu-a100`);
     const deployments = await client.list<KubeObject & { spec: { replicas: number } }>(Deployments, {
-      namespace: ns.name,
+      namespace: bed.ns.name,
       labelSelector: "app.kubernetes.io/instance=a100",
     });
     expect(deployments.items.map((d) => [d.metadata?.name, d.spec.replicas])).toEqual([
@@ -152,7 +104,7 @@ describe("an AI-only Orchestrator on the A100 node", () => {
     const runner = deployments.items[0]!.metadata!.name!;
     const service = await client.get<KubeObject & { spec: { ports: { port: number }[] } }>(
       Services,
-      ns.name,
+      bed.ns.name,
       runner,
     );
     expect(service.spec.ports.map((p) => p.port)).toEqual([8000]);
@@ -163,7 +115,7 @@ describe("an AI-only Orchestrator on the A100 node", () => {
     await waitFor(
       "the AI Secret",
       async () => {
-        secret = await client.get(Secrets, ns.name, "a100-ai-models").catch(() => undefined);
+        secret = await client.get(Secrets, bed.ns.name, "a100-ai-models").catch(() => undefined);
         return !!secret?.data?.["aiModels.json"];
       },
       30_000,
@@ -179,13 +131,13 @@ describe("an AI-only Orchestrator on the A100 node", () => {
         model_id: SD_TURBO,
         warm: true,
         capacity: 1,
-        url: `http://${runner}.${ns.name}.svc.cluster.local:8000`,
+        url: `http://${runner}.${bed.ns.name}.svc.cluster.local:8000`,
         token,
       },
     ]);
     const config = await client.get<KubeObject & { data: Record<string, string> }>(
       ConfigMaps,
-      ns.name,
+      bed.ns.name,
       "a100-config",
     );
     expect(Object.keys(config.data)).toEqual(["livepeer.conf"]);
@@ -244,13 +196,13 @@ describe("a dual (video + AI) Orchestrator on the RTX 3090 node", () => {
         gpu: { count: 1, product: RTX },
         ai: { models: [{ pipeline: "text-to-image", model_id: SDXL, runner: { gpus: 1, gpuProduct: RTX } }] },
       },
-      pool,
+      bed.pool,
     );
     const o = await kit.until("dual", (x) => condition(x, "AIReady")?.status === "True" && isServing(x));
     // One RTX 3090 for video: the runner's GPU is not counted.
     expect(o.status?.maxSessions).toBe(4);
     const pods = await runnerPods("dual");
-    expect(pods.map((p) => p.spec?.nodeName)).toEqual([`${pool.name}-gpu-rtx3090-a`]);
+    expect(pods.map((p) => p.spec?.nodeName)).toEqual([`${bed.pool.name}-gpu-rtx3090-a`]);
     runners.outOfMemory(SDXL);
     const oom = await kit.until("dual", (x) => !!x.status?.findings?.some((f) => f.id === "GpuOutOfMemory"));
     expect(oom.status?.findings?.find((f) => f.id === "GpuOutOfMemory")?.message).toMatch(
@@ -265,7 +217,7 @@ describe("a dual (video + AI) Orchestrator on the RTX 3090 node", () => {
     const high = await kit.until("dual", (x) => !!x.status?.findings?.some((f) => f.id === "GpuMemoryHigh"));
     const f = high.status?.findings?.find((x) => x.id === "GpuMemoryHigh");
     expect(f?.severity).toBe("warning");
-    expect(f?.message).toMatch(new RegExp(`92%.*Video and AI share node ${pool.name}-gpu-rtx3090-a`));
+    expect(f?.message).toMatch(new RegExp(`92%.*Video and AI share node ${bed.pool.name}-gpu-rtx3090-a`));
     runners.memoryUsed(SDXL, 0.25);
   });
 });
@@ -273,12 +225,12 @@ describe("a dual (video + AI) Orchestrator on the RTX 3090 node", () => {
 describe("a model removed from spec.ai", () => {
   it("has its runner Deployment and Service deleted, and the Orchestrator's AI status and AIReady go", async () => {
     const before = await client.list(Deployments, {
-      namespace: ns.name,
+      namespace: bed.ns.name,
       labelSelector: "app.kubernetes.io/instance=dual",
     });
     expect(before.items).toHaveLength(1);
     const runner = before.items[0]!.metadata!.name!;
-    await kit.apply("dual", { gpu: { count: 1, product: RTX } }, pool);
+    await kit.apply("dual", { gpu: { count: 1, product: RTX } }, bed.pool);
     const o = await kit.until(
       "dual",
       (x) => !condition(x, "AIReady") && x.status?.ai === undefined && isServing(x),
@@ -287,8 +239,8 @@ describe("a model removed from spec.ai", () => {
     await waitFor(
       "the runner Deployment and Service deleted",
       async () =>
-        (await client.get(Deployments, ns.name, runner).catch(() => undefined)) === undefined &&
-        (await client.get(Services, ns.name, runner).catch(() => undefined)) === undefined,
+        (await client.get(Deployments, bed.ns.name, runner).catch(() => undefined)) === undefined &&
+        (await client.get(Services, bed.ns.name, runner).catch(() => undefined)) === undefined,
       30_000,
       context,
     );
@@ -296,7 +248,7 @@ describe("a model removed from spec.ai", () => {
 });
 
 describe("a Gateway capping an AI capability", () => {
-  const readGateway = (name: string) => client.get<StoredGateway>(Gateways, ns.name, name);
+  const readGateway = (name: string) => client.get<StoredGateway>(Gateways, bed.ns.name, name);
   const finding = (g: StoredGateway | undefined) =>
     g?.status?.findings?.find((f) => f.id === "NoAICapableOrchestrator");
   async function untilGateway(ok: (g: StoredGateway) => boolean) {
@@ -314,15 +266,15 @@ describe("a Gateway capping an AI capability", () => {
   }
 
   it("warns NoAICapableOrchestrator while it selects only a video orchestrator, and clears once an AI one joins", async () => {
-    await kit.apply("video", { pricePerUnit: "100" }, pool);
-    await kubectl(["label", "orchestrator", "video", "-n", ns.name, "pool=gw-ai", "--overwrite"]);
+    await kit.apply("video", { pricePerUnit: "100" }, bed.pool);
+    await kubectl(["label", "orchestrator", "video", "-n", bed.ns.name, "pool=gw-ai", "--overwrite"]);
     await kit.until("video", isServing);
     const body = {
       apiVersion: "livepeer.org/v1alpha1",
       kind: "Gateway",
-      metadata: { name: "gw", namespace: ns.name },
+      metadata: { name: "gw", namespace: bed.ns.name },
       spec: {
-        podTemplate: { nodeSelector: pool.nodeSelector, tolerations: pool.tolerations },
+        podTemplate: { nodeSelector: bed.pool.nodeSelector, tolerations: bed.pool.tolerations },
         orchestrators: { selector: { matchLabels: { pool: "gw-ai" } } },
         maxPricePerCapability: [{ pipeline: "text-to-image", modelId: SD_TURBO, maxPricePerUnit: "1000" }],
       },
@@ -333,7 +285,7 @@ describe("a Gateway capping an AI capability", () => {
     expect(finding(without)?.message).toMatch(
       /none of the 1 orchestrator\(s\).*text-to-image stabilityai\/sd-turbo/,
     );
-    await kubectl(["label", "orchestrator", "a100", "-n", ns.name, "pool=gw-ai", "--overwrite"]);
+    await kubectl(["label", "orchestrator", "a100", "-n", bed.ns.name, "pool=gw-ai", "--overwrite"]);
     const withAi = await untilGateway(
       (g) => !finding(g) && (g.status?.orchestrators ?? []).some((x) => x.name === "a100"),
     );
@@ -346,7 +298,7 @@ describe("bad model ids", () => {
     const body = {
       apiVersion: "livepeer.org/v1alpha1",
       kind: "Orchestrator",
-      metadata: { name: "bad-ai", namespace: ns.name },
+      metadata: { name: "bad-ai", namespace: bed.ns.name },
       spec: { ai: { models: [{ pipeline: "llm", model_id: "llama3:8b" }] } },
     };
     const error = await kubectl(
