@@ -25,6 +25,8 @@ install -d -m 0755 "$root/kind" "$root/kind/bin" "$root/etc/containerd" "$root/e
   "$root/etc/kubernetes/manifests" "$root/opt/cni/bin" "$root/kind/images" "$root/kind/manifests"
 install -m 0755 "$files"/usr/local/bin/* "$root/usr/local/bin/"
 install -m 0755 "$files"/kind/bin/* "$root/kind/bin/"
+# Runs before kind's entrypoint (the image's ENTRYPOINT, build.ts): writable cgroups in sandboxes.
+install -m 0755 "$(dirname "$0")/cgroup-rw.sh" "$root/kind/bin/lpo-cgroup-rw.sh"
 install -m 0644 "$files/etc/containerd/config.toml" "$root/etc/containerd/config.toml"
 install -m 0644 "$files/etc/crictl.yaml" "$root/etc/crictl.yaml"
 install -m 0644 "$files/etc/default/kubelet" "$root/etc/default/kubelet"
