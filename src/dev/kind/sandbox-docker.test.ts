@@ -43,6 +43,7 @@ describe("kind's docker calls in a restricted sandbox", () => {
     expect(flags).toContain("apparmor=unconfined");
     expect(flags).toContain("--device-cgroup-rule a *:* rwm");
     expect(flags).not.toContain("/sys/fs/cgroup");
+    expect(flags).toContain("--device /dev/kmsg");
   });
 
   it("recognizes runc's refusal of a privileged container", () => {

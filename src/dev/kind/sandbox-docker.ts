@@ -20,6 +20,10 @@ export const SANDBOX_PRIVILEGES = [
   "apparmor=unconfined",
   "--device-cgroup-rule",
   "a *:* rwm",
+  // The kubelet reads the kernel log (its OOM watcher) and will not start without it; a
+  // privileged container has every host device, ours only those named.
+  "--device",
+  "/dev/kmsg",
 ];
 
 /**
