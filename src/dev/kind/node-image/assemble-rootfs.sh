@@ -41,7 +41,17 @@ for p in host-local loopback ptp portmap bridge; do ln -sf "/usr/lib/cni/$p" "$r
 chmod 755 "$root/kind" "$root/kind/bin"
 
 step "Kubernetes $k8s binaries"
-for b in kubelet kubeadm kubectl kube-proxy; do install -m 0755 "$bin/$b" "$root/usr/bin/$b"; done
+for b in kubelet kubectl kube-proxy; do install -m 0755 "$bin/$b" "$root/usr/bin/$b"; done
+# On cgroup v1 kind runs kubeadm as soon as the entrypoint starts, not once systemd has booted;
+# our nodes import their images at boot (lpo-kind-images.service), and kubeadm's systemctl calls
+# fail while systemd is starting. So kubeadm waits for the boot to finish first.
+install -m 0755 "$bin/kubeadm" "$root/usr/bin/kubeadm.real"
+cat > "$root/usr/bin/kubeadm" <<'SH'
+#!/bin/sh
+timeout 300 systemctl is-system-running --wait >/dev/null 2>&1 || true
+exec /usr/bin/kubeadm.real "$@"
+SH
+chmod 0755 "$root/usr/bin/kubeadm"
 # kubeadm's kube-proxy DaemonSet runs /usr/local/bin/kube-proxy (the same root serves as its image).
 ln -sf /usr/bin/kube-proxy "$root/usr/local/bin/kube-proxy"
 printf '%s' "$k8s" > "$root/kind/version"

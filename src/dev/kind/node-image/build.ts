@@ -114,7 +114,7 @@ export async function ensureNodeImage(log: (l: string) => void): Promise<NodeIma
     await sh("tar", [
       "--numeric-owner",
       "--exclude=./usr/bin/kubelet",
-      "--exclude=./usr/bin/kubeadm",
+      "--exclude=./usr/bin/kubeadm.real",
       "-C",
       root,
       "-cf",
