@@ -48,6 +48,8 @@ for b in kubelet kubectl kube-proxy; do install -m 0755 "$bin/$b" "$root/usr/bin
 install -m 0755 "$bin/kubeadm" "$root/usr/bin/kubeadm.real"
 cat > "$root/usr/bin/kubeadm" <<'SH'
 #!/bin/sh
+# Until systemd is PID 1, systemctl answers "offline" at once; then it can wait for the boot.
+i=0; while [ ! -d /run/systemd/system ] && [ $i -lt 600 ]; do sleep 0.5; i=$((i + 1)); done
 timeout 300 systemctl is-system-running --wait >/dev/null 2>&1 || true
 exec /usr/bin/kubeadm.real "$@"
 SH
