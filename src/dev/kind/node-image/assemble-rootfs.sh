@@ -27,7 +27,12 @@ install -m 0755 "$files"/usr/local/bin/* "$root/usr/local/bin/"
 install -m 0755 "$files"/kind/bin/* "$root/kind/bin/"
 # Runs before kind's entrypoint (the image's ENTRYPOINT, build.ts): writable cgroups in sandboxes.
 install -m 0755 "$(dirname "$0")/cgroup-rw.sh" "$root/kind/bin/lpo-cgroup-rw.sh"
-install -m 0644 "$files/etc/containerd/config.toml" "$root/etc/containerd/config.toml"
+# restrict_oom_score_adj: where the node lacks CAP_SYS_RESOURCE (a restricted sandbox), runc cannot
+# lower a pod's oom_score_adj below containerd's own and every sandbox fails ("can't get final
+# child's PID from pipe"); restricting clamps it instead. Harmless elsewhere.
+sed 's/restrict_oom_score_adj = false/restrict_oom_score_adj = true/' "$files/etc/containerd/config.toml" \
+  > "$root/etc/containerd/config.toml"
+chmod 0644 "$root/etc/containerd/config.toml"
 install -m 0644 "$files/etc/crictl.yaml" "$root/etc/crictl.yaml"
 install -m 0644 "$files/etc/default/kubelet" "$root/etc/default/kubelet"
 install -m 0644 "$files"/etc/sysctl.d/* "$root/etc/sysctl.d/"
