@@ -1,3 +1,4 @@
+import { load } from "js-yaml";
 // The kind cluster's shape and the fake device plugin's DaemonSet.
 import { describe, expect, it } from "vitest";
 import { rtx3090 } from "../cluster/nodes.ts";
@@ -25,6 +26,16 @@ describe("the kind cluster", () => {
     [{ name: "lpo", workers: 0 }, /workers: 0: give at least 1 worker/],
   ])("refuses %j, naming the field", (o, message) => {
     expect(() => kindClusterConfig({ ...o, gpu: rtx3090 })).toThrow(message);
+  });
+
+  it("lets every node's kubelet run on a cgroup v1 host (refused by default since 1.35)", () => {
+    const config = kindClusterConfig({ name: "lpo-e2e", workers: 2, gpu: rtx3090 });
+    const patch = load(config.kubeadmConfigPatches[0]!) as Record<string, unknown>;
+    expect(patch).toEqual({
+      apiVersion: "kubelet.config.k8s.io/v1beta1",
+      kind: "KubeletConfiguration",
+      failCgroupV1: false,
+    });
   });
 
   it("runs the fake device plugin on GPU workers only, as root, with the kubelet's plugin dir", () => {

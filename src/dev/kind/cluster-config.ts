@@ -5,6 +5,17 @@ import { type FakeGpu, gpuLabels } from "../cluster/nodes.ts";
 
 export const KIND_CLUSTER_API = "kind.x-k8s.io/v1alpha4";
 
+/**
+ * The kubelet refuses cgroup v1 hosts by default since Kubernetes 1.35; some CI and sandbox hosts
+ * (this project's development machines) still are. Allowing it changes nothing on cgroup v2.
+ */
+export const ALLOW_CGROUP_V1_PATCH = [
+  "apiVersion: kubelet.config.k8s.io/v1beta1",
+  "kind: KubeletConfiguration",
+  "failCgroupV1: false",
+  "",
+].join("\n");
+
 export interface KindClusterOptions {
   name: string;
   workers: number;
@@ -26,6 +37,7 @@ export function kindClusterConfig(o: KindClusterOptions) {
     kind: "Cluster",
     apiVersion: KIND_CLUSTER_API,
     name: o.name,
+    kubeadmConfigPatches: [ALLOW_CGROUP_V1_PATCH],
     nodes: [
       { role: "control-plane" },
       ...Array.from({ length: o.workers }, () => ({ role: "worker", labels: gpuLabels(o.gpu) })),

@@ -11,9 +11,10 @@ import { fileURLToPath } from "node:url";
 import { dump } from "js-yaml";
 import { rtx3090 } from "../cluster/nodes.ts";
 import { buildImages } from "../image/build.ts";
-import { ensureBinaries, versions } from "../toolchain/binaries.ts";
+import { ensureBinaries } from "../toolchain/binaries.ts";
 import { kindClusterConfig } from "./cluster-config.ts";
 import { DEVICE_PLUGIN_NAME, devicePluginDaemonSet } from "./device-plugin-daemonset.ts";
+import { ensureNodeImage } from "./node-image/build.ts";
 import { type KindFacts, kindVerdict, SKIP_VARIABLE } from "./preflight.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -49,18 +50,42 @@ async function must(cmd: string, args: string[], env?: NodeJS.ProcessEnv): Promi
   return r.out;
 }
 
-async function gatherFacts(nodeImage: string): Promise<KindFacts> {
-  const facts: KindFacts = { nodeImage };
+/**
+ * The node image: LPO_KIND_NODE_IMAGE when set (pulled if absent), otherwise our own, built here
+ * without a registry and cached by its inputs (node-image/build.ts).
+ */
+async function nodeImageFacts(
+  named: string | undefined,
+): Promise<Pick<KindFacts, "nodeImage" | "nodeImageError">> {
+  if (!named) {
+    try {
+      return { nodeImage: (await ensureNodeImage(log)).ref };
+    } catch (err) {
+      return {
+        nodeImage: "livepeer-operator/kind-node (built locally)",
+        nodeImageError: (err as Error).message,
+      };
+    }
+  }
+  if ((await run("docker", ["image", "inspect", named])).code !== 0) {
+    log(`pulling ${named}`);
+    const pull = await run("docker", ["pull", named], process.env, 300_000);
+    if (pull.code !== 0) return { nodeImage: named, nodeImageError: pull.out };
+  }
+  return { nodeImage: named };
+}
+
+async function gatherFacts(named: string | undefined): Promise<KindFacts> {
+  const facts: KindFacts = { nodeImage: named ?? "livepeer-operator/kind-node (built locally)" };
   const cli = await run("docker", ["version", "--format", "{{.Client.Version}}"]);
   if (cli.code === 127 || /ENOENT/.test(cli.out)) return facts;
   facts.dockerCli = cli.out.trim().split("\n")[0] ?? "unknown";
   const info = await run("docker", ["info", "--format", "{{.ServerVersion}}"]);
   if (info.code !== 0) return { ...facts, daemonError: info.out };
-  if ((await run("docker", ["image", "inspect", nodeImage])).code !== 0) {
-    log(`pulling ${nodeImage}`);
-    const pull = await run("docker", ["pull", nodeImage], process.env, 300_000);
-    if (pull.code !== 0) return { ...facts, nodeImageError: pull.out };
-  }
+  const image = await nodeImageFacts(named);
+  if (image.nodeImageError) return { ...facts, ...image };
+  const nodeImage = image.nodeImage;
+  facts.nodeImage = nodeImage;
   // Named, and removed whatever happens: a refused create can leave a container behind.
   const probeName = `lpo-kind-probe-${process.pid}`;
   const probe = await run("docker", [
@@ -94,8 +119,9 @@ async function main(): Promise<number> {
     return 0;
   }
   const t0 = Date.now();
-  const nodeImage = process.env.LPO_KIND_NODE_IMAGE || `kindest/node:${versions.kubernetes}`;
-  const verdict = kindVerdict(await gatherFacts(nodeImage));
+  const facts = await gatherFacts(process.env.LPO_KIND_NODE_IMAGE || undefined);
+  const nodeImage = facts.nodeImage;
+  const verdict = kindVerdict(facts);
   if (!verdict.run) {
     process.stderr.write(`\nKIND TIER NOT RUN: ${verdict.why}\n\n`);
     return 1;

@@ -2,9 +2,11 @@
 // development machines among them) withhold one capability, CAP_SYS_RESOURCE, from everything
 // they run, and runc then refuses a privileged container ("unable to apply caps: operation not
 // permitted"). This rewrites kind's docker calls to ask for every capability but that one, with
-// the confinement --privileged would lift lifted explicitly and the host's cgroups mounted (cgroup
-// v1, cgroupfs driver). Specific to restricted sandboxes: on ordinary machines kind runs
-// unwrapped. Pure; the wrapper script only calls it.
+// the confinement --privileged would lift lifted explicitly. The node's cgroup mounts are then
+// read-only: our node image makes them writable at start (kind's --cgroupns=private keeps them
+// scoped to the node; mounting the host's hierarchy instead would let three kubelets share and
+// clean up one another's cgroups). Specific to restricted sandboxes: on ordinary machines kind
+// runs unwrapped. Pure; the wrapper script only calls it.
 
 /** What `--privileged` becomes on `docker run`/`docker create`. */
 export const SANDBOX_PRIVILEGES = [
@@ -18,8 +20,10 @@ export const SANDBOX_PRIVILEGES = [
   "apparmor=unconfined",
   "--device-cgroup-rule",
   "a *:* rwm",
-  "--volume",
-  "/sys/fs/cgroup:/sys/fs/cgroup:rw",
+  // The kubelet reads the kernel log (its OOM watcher) and will not start without it; a
+  // privileged container has every host device, ours only those named.
+  "--device",
+  "/dev/kmsg",
 ];
 
 /**

@@ -18,6 +18,7 @@ export interface Versions {
   helm: string;
   kind: string;
   promtool: string;
+  coredns: string;
 }
 
 export const versions: Versions = JSON.parse(readFileSync(path.join(here, "versions.json"), "utf8"));
@@ -32,6 +33,8 @@ export type BinaryName =
   | "helm"
   | "kubelet"
   | "kube-proxy"
+  | "kubeadm"
+  | "coredns"
   | "kind"
   | "promtool";
 
@@ -48,6 +51,10 @@ const componentOf: Record<BinaryName, { component: string; version: keyof Versio
   kubelet: { component: "kubelet", version: "kubernetes" },
   // On demand too: a real node whose pods reach Services (the API server's included) runs it.
   "kube-proxy": { component: "kube-proxy", version: "kubernetes" },
+  // On demand: only the kind node image (src/dev/kind/node-image) needs it.
+  kubeadm: { component: "kubeadm", version: "kubernetes" },
+  // On demand: the kind node image's cluster DNS.
+  coredns: { component: "coredns", version: "coredns" },
   // On demand: only the kind tier (`npm run test:kind`) needs it.
   kind: { component: "kind", version: "kind" },
   // On demand: the chart's tests lint and unit-test its alert rules with it.

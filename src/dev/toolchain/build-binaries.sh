@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the control-plane binaries from the Go module proxy into a cache outside the repo.
-#   build-binaries.sh <cache-dir> <component>...   components: etcd kwok kubernetes kubelet kube-proxy helm kind promtool
+#   build-binaries.sh <cache-dir> <component>...   components: etcd kwok kubernetes kubelet kube-proxy kubeadm coredns helm kind promtool
 # Each component lands in <cache-dir>/<component>-<version>/ and is marked complete by a
 # `.complete` file, so an interrupted build is redone instead of trusted.
 # Versions come from versions.json beside this file: the one place they are pinned.
@@ -8,7 +8,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${1:?usage: build-binaries.sh <cache-dir> <component>...}; shift
 version() { sed -n "s/.*\"$1\": *\"\([^\"]*\)\".*/\1/p" "$here/versions.json"; }
-K8S=$(version kubernetes); ETCD=$(version etcd); KWOK=$(version kwok); HELM=$(version helm); KIND=$(version kind); PROMTOOL=$(version promtool)
+K8S=$(version kubernetes); ETCD=$(version etcd); KWOK=$(version kwok); HELM=$(version helm); KIND=$(version kind); COREDNS=$(version coredns); PROMTOOL=$(version promtool)
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false" GOTOOLCHAIN=local CGO_ENABLED=0
 mkdir -p "$cache"
 step() { printf '[build] %s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -92,6 +92,7 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"
 	_ "k8s.io/kubernetes/cmd/kube-proxy/app"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler/app"
+	_ "k8s.io/kubernetes/cmd/kubeadm/app"
 	_ "k8s.io/kubernetes/cmd/kubelet/app"
 )
 GO
@@ -135,6 +136,8 @@ build_kubernetes() {
 }
 build_kubelet() { build_k8s_cmds kubelet kubelet; }
 build_kube_proxy() { build_k8s_cmds kube-proxy kube-proxy; }
+# Only the kind node image needs it (kind runs kubeadm init/join inside its nodes).
+build_kubeadm() { build_k8s_cmds kubeadm kubeadm; }
 
 build_helm() {
   local out="$cache/helm-$HELM"
@@ -142,6 +145,15 @@ build_helm() {
   step "helm $HELM (about 4 min cold)"
   local tmp="$out.tmp"; rm -rf "$tmp"; mkdir -p "$tmp"
   GOBIN="$tmp" go install -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM" "helm.sh/helm/v3/cmd/helm@$HELM"
+  finish "$tmp" "$out"
+}
+
+build_coredns() { # the kind node image's cluster DNS (kubeadm's addon); nothing else runs it
+  local out="$cache/coredns-$COREDNS"
+  [ -f "$out/.complete" ] && return 0
+  step "coredns $COREDNS (about 8 min cold)"
+  local tmp="$out.tmp"; rm -rf "$tmp"; mkdir -p "$tmp"
+  GOBIN="$tmp" go install -ldflags "-s -w" "github.com/coredns/coredns@$COREDNS"
   finish "$tmp" "$out"
 }
 
@@ -171,7 +183,7 @@ build_promtool() {
 for c in "$@"; do
   case "$c" in
     etcd) build_etcd ;; kwok) build_kwok ;; kubernetes) build_kubernetes ;;
-    kubelet) build_kubelet ;; kube-proxy) build_kube_proxy ;; helm) build_helm ;;
+    kubelet) build_kubelet ;; kube-proxy) build_kube_proxy ;; kubeadm) build_kubeadm ;; coredns) build_coredns ;; helm) build_helm ;;
     kind) build_kind ;; promtool) build_promtool ;;
     *) echo "unknown component: $c" >&2; exit 2 ;;
   esac
