@@ -4,7 +4,6 @@
 // ticker are children of this process, registered with the control plane's watchdog; stopping
 // removes them and the devnet's files, so nothing outlives `npm start`.
 import path from "node:path";
-import { devnetConfigMapJson } from "../cli/devnet-configmap.ts";
 import {
   DEFAULT_CHAIN_PORT,
   DEVNET_PROTOCOL_PARAMS,
@@ -13,6 +12,7 @@ import {
   devnetUp,
 } from "../node/devnet/index.ts";
 import { isPortListening } from "../process/ports.ts";
+import { devnetConfigMapJson } from "./devnet-configmap.ts";
 
 /** The ConfigMap the examples' `spec.devnet` names. */
 export const DEV_DEVNET_CONFIGMAP = "livepeer-devnet";

@@ -188,15 +188,20 @@ async function status(values: Record<string, string | boolean | undefined>): Pro
 }
 
 async function configMap(values: Record<string, string | boolean | undefined>): Promise<number> {
-  const { devnetConfigMapJson } = await import("../devnet-configmap.ts");
-  process.stdout.write(
-    devnetConfigMapJson({
-      dir: values.dir as string,
-      name: (values.name as string | undefined) ?? "devnet",
-      ...(typeof values.namespace === "string" ? { namespace: values.namespace } : {}),
-      ...(typeof values["eth-url"] === "string" ? { ethUrl: values["eth-url"] } : {}),
-    }),
-  );
+  const { DevnetConfigMapError, devnetConfigMapJson } = await import("../../dev/devnet-configmap.ts");
+  try {
+    process.stdout.write(
+      devnetConfigMapJson({
+        dir: values.dir as string,
+        name: (values.name as string | undefined) ?? "devnet",
+        ...(typeof values.namespace === "string" ? { namespace: values.namespace } : {}),
+        ...(typeof values["eth-url"] === "string" ? { ethUrl: values["eth-url"] } : {}),
+      }),
+    );
+  } catch (err) {
+    if (err instanceof DevnetConfigMapError) throw new UsageError(err.message, err.exitCode);
+    throw err;
+  }
   return 0;
 }
 
