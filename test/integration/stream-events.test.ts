@@ -4,28 +4,18 @@
 // operator's auth hook) records stream.started; the node's "Ended stream" log line, read by the
 // controller's node doctor and reported to the stream-events hook, records stream.idle.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { gatewayController } from "../../src/controller/gateway/controller.ts";
-import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
-import type { Manager } from "../../src/controller/runtime/index.ts";
-import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
-import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { type Postgres, startPostgres } from "../../src/dev/postgres.ts";
-import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
 import { KubeClient, type KubeObject, Pods, PooledKubeConfig } from "../../src/kube/index.ts";
 import { pushStream } from "../../src/node/media/push-stream.ts";
 import { publishRtmp } from "../../src/node/media/rtmp/publisher.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import { Gateways } from "../../src/schema/resources.ts";
-import { call, startTestApi, type TestApi } from "./api-harness.ts";
-import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
-import { installCrds } from "./support/crds.ts";
-import { startTestManager } from "./support/manager.ts";
+import { call } from "./api-harness.ts";
+import { kubectl } from "./support/cluster.ts";
+import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { isServing, orchestratorKit } from "./support/orchestrators.ts";
 
 const kc = new PooledKubeConfig();
@@ -34,19 +24,11 @@ const client = new KubeClient(kc);
 const SECRET = "stream-events-secret";
 /** The tenant of this file's Webhooks and Gateway (tenants isolate test files sharing the API namespace). */
 const USER = `streams-${randomBytes(4).toString("hex")}`;
-let ns: Awaited<ReturnType<typeof testNamespace>>;
-let manager: Manager;
-let api: TestApi;
-let pool: NodePool;
-let sims: SimulatorFleet;
 let receiver: Server;
 let receiverUrl: string;
-const simDir = mkdtempSync(path.join(tmpdir(), "stream-events-sims-"));
 let postgres: Postgres | undefined;
 let postgresStopped: Promise<void> | undefined;
 const stopPostgres = () => (postgresStopped ??= postgres?.stop() ?? Promise.resolve());
-const simLog: string[] = [];
-const controllerLog: string[] = [];
 
 interface Received {
   path: string;
@@ -63,9 +45,9 @@ interface Received {
 }
 const received: Received[] = [];
 
+let bed: NodeBed;
+
 beforeAll(async () => {
-  ns = await testNamespace("streams");
-  await installCrds(kubectl);
   receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -78,63 +60,42 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   const address = receiver.address();
   receiverUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-  pool = await createNodePool(kubeConfig(), `${ns.name}-cpu`, [
-    defaultFleet.find((n) => n.name === "cpu-only")!,
-  ]);
   // Streams end 3-6 s after their last segment (the node: 60-120 s); the doctor reads logs every 2 s.
-  sims = startSimulatorFleet(kubeConfig(), simDir, (l) => simLog.push(l), {
-    namespace: ns.name,
+  bed = await startNodeBed({
+    name: "streams",
+    nodes: ["cpu-only"],
     timings: { orchWebhookRefreshMs: 500, streamTimeoutMs: 3_000, sessionTimeoutMs: 3_000 },
-  });
-  // PostgreSQL (Debian's package, as the delivery store tests run it): stopping it is an outage
-  // the API sees as failing writes, as several replicas would.
-  postgres = await startPostgres({ fsync: false, progress: (l) => process.stderr.write(`${l}\n`) });
-  api = await startTestApi("default", {
-    nodeHooks: true,
-    allowLoopbackTargets: true,
-    delivery: {
-      store: { backend: "postgres", connectionString: await postgres.createDatabase("stream_events") },
+    // PostgreSQL (Debian's package, as the delivery store tests run it): stopping it is an outage
+    // the API sees as failing writes, as several replicas would.
+    api: async () => {
+      postgres = await startPostgres({ fsync: false, progress: (l) => process.stderr.write(`${l}\n`) });
+      return {
+        allowLoopbackTargets: true,
+        delivery: {
+          store: { backend: "postgres", connectionString: await postgres.createDatabase("stream_events") },
+        },
+      };
     },
   });
-  const doctor = { periodMs: 2_000, retryMs: 1_000, tickMs: 200, endpointTimeoutMs: 1_000 };
-  manager = await startTestManager(
-    "stream-events-test",
-    ns.name,
-    [
-      orchestratorController({ defaultImage: "livepeer/go-livepeer:test", doctor }),
-      gatewayController({
-        defaultImage: "livepeer/go-livepeer:test",
-        doctor,
-        nodeHooksUrl: new URL(api.url).origin,
-        orchestratorAddresses: "pod-ip",
-      }),
-    ],
-    controllerLog,
-  );
 });
 afterAll(async () => {
-  await manager?.stop("tests done");
-  await api?.close();
+  await bed?.stop();
   await stopPostgres();
-  await sims?.stop();
-  await pool?.delete();
-  await ns?.remove();
   await kc.close();
   await new Promise((resolve) => receiver?.close(resolve));
-  rmSync(simDir, { recursive: true, force: true });
 });
 
 const context = () =>
-  `received: ${JSON.stringify(received.map((r) => [r.path, r.body.event, r.body.stream?.id]))}\n${simLog
+  `received: ${JSON.stringify(received.map((r) => [r.path, r.body.event, r.body.stream?.id]))}\n${bed.simLog
     .slice(-10)
-    .join("\n")}\n${controllerLog
+    .join("\n")}\n${bed.controllerLog
     .filter((l) => /gateway|stream|warn|error/i.test(l))
     .slice(-8)
-    .join("\n")}\n${api.logs
+    .join("\n")}\n${bed.api.logs
     .filter((l) => /stream|warn|error/i.test(l))
     .slice(-8)
     .join("\n")}`;
-const orchestrators = orchestratorKit(client, () => ns.name, context);
+const orchestrators = orchestratorKit(client, () => bed.ns.name, context);
 
 /** Livepeer-Signature checked as a receiver would, with node:crypto only. */
 function livepeerSignatureValid(r: Received, secret: string): boolean {
@@ -145,8 +106,8 @@ function livepeerSignatureValid(r: Received, secret: string): boolean {
 }
 
 async function createWebhook(name: string, streamId: string): Promise<string> {
-  const token = await api.token({ sub: USER });
-  const res = await call(api.url, "POST", "/webhook", {
+  const token = await bed.api.token({ sub: USER });
+  const res = await call(bed.api.url, "POST", "/webhook", {
     token,
     body: {
       name,
@@ -167,14 +128,14 @@ describe("a Gateway with stream events on", () => {
   it("a stream pushed through the simulated network: signed stream.started, later stream.idle; a webhook for another stream gets nothing", async () => {
     const mine = await createWebhook("mine", "ev-stream");
     await createWebhook("other", "some-other-stream");
-    await orchestrators.apply("orch-a", { pricePerUnit: "100", pixelsPerUnit: 1 }, pool);
-    await kubectl(["label", "orchestrator", "orch-a", "-n", ns.name, "pool=main", "--overwrite"]);
+    await orchestrators.apply("orch-a", { pricePerUnit: "100", pixelsPerUnit: 1 }, bed.pool);
+    await kubectl(["label", "orchestrator", "orch-a", "-n", bed.ns.name, "pool=main", "--overwrite"]);
     const body = {
       apiVersion: "livepeer.org/v1alpha1",
       kind: "Gateway",
-      metadata: { name: "gw", namespace: ns.name },
+      metadata: { name: "gw", namespace: bed.ns.name },
       spec: {
-        podTemplate: { nodeSelector: pool.nodeSelector, tolerations: pool.tolerations },
+        podTemplate: { nodeSelector: bed.pool.nodeSelector, tolerations: bed.pool.tolerations },
         orchestrators: { selector: { matchLabels: { pool: "main" } } },
         streamEvents: { enabled: true, userId: USER },
       },
@@ -185,13 +146,13 @@ describe("a Gateway with stream events on", () => {
     await waitFor(
       "the Gateway Ready",
       async () => {
-        gw = await client.get<StoredGateway>(Gateways, ns.name, "gw").catch(() => undefined);
+        gw = await client.get<StoredGateway>(Gateways, bed.ns.name, "gw").catch(() => undefined);
         return gw?.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
       },
       90_000,
       () => `${JSON.stringify(gw?.status, null, 1)}\n${context()}`,
     );
-    const pod = await client.get<KubeObject & { status?: { podIP?: string } }>(Pods, ns.name, "gw-0");
+    const pod = await client.get<KubeObject & { status?: { podIP?: string } }>(Pods, bed.ns.name, "gw-0");
     const ip = pod.status?.podIP ?? "";
     expect(ip).toMatch(/^127\./);
     // The node's own /status lists the orchestrator before a stream can be transcoded.
@@ -240,7 +201,7 @@ describe("a Gateway with stream events on", () => {
     expect(idle.body).toMatchObject({ event: "stream.idle", webhookId: mine, stream: { id: "ev-stream" } });
     expect(idle.body.createdAt).toBeGreaterThanOrEqual(started.body.createdAt);
     // The signal: the node's own end line, in the pod's log.
-    expect(await kubectl(["logs", "gw-0", "-n", ns.name])).toMatch(
+    expect(await kubectl(["logs", "gw-0", "-n", bed.ns.name])).toMatch(
       /mediaserver\.go:\d+\] Ended stream with manifestID=ev-stream external manifestID=ev-stream/,
     );
 
@@ -248,11 +209,11 @@ describe("a Gateway with stream events on", () => {
     expect(at("mine").map((r) => r.body.event)).toEqual(["stream.started", "stream.idle"]);
     expect(at("other")).toEqual([]);
 
-    const token = await api.token({ sub: USER });
+    const token = await bed.api.token({ sub: USER });
     await waitFor(
       "the Webhook's status.lastTriggeredAt",
       async () => {
-        const res = await call(api.url, "GET", `/webhook/${mine}`, { token });
+        const res = await call(bed.api.url, "GET", `/webhook/${mine}`, { token });
         const t = (res.json as { status?: { lastTriggeredAt?: number } }).status?.lastTriggeredAt;
         return typeof t === "number" && t >= started.body.createdAt;
       },
@@ -263,7 +224,7 @@ describe("a Gateway with stream events on", () => {
 
   it("an RTMP stream: stream.started names it with protocol rtmp; its unpublish is a stream.idle", async () => {
     const hook = await createWebhook("rtmp", "rtmp-stream");
-    const pod = await client.get<KubeObject & { status?: { podIP?: string } }>(Pods, ns.name, "gw-0");
+    const pod = await client.get<KubeObject & { status?: { podIP?: string } }>(Pods, bed.ns.name, "gw-0");
     await publishRtmp({
       url: `rtmp://${pod.status?.podIP}:1935/live/rtmp-stream`,
       segments: 2,
@@ -291,7 +252,7 @@ describe("a Gateway with stream events on", () => {
   });
 
   it("the event store unavailable: a new stream is still accepted at once; the lost stream.started is counted and logged once", async () => {
-    const pod = await client.get<KubeObject & { status?: { podIP?: string } }>(Pods, ns.name, "gw-0");
+    const pod = await client.get<KubeObject & { status?: { podIP?: string } }>(Pods, bed.ns.name, "gw-0");
     const ip = pod.status?.podIP ?? "";
     await stopPostgres();
     const result = await pushStream({
@@ -302,14 +263,14 @@ describe("a Gateway with stream events on", () => {
     });
     expect(result.segments.map((s) => s.status)).toEqual([200]);
     // The node waited on the auth hook less than a second (the hook's budget is 500 ms).
-    const served = api.logs
+    const served = bed.api.logs
       .map((l) => JSON.parse(l) as { path?: string; ms?: number; msg?: string })
       .filter((l) => l.msg === "request served" && l.path?.endsWith("/auth"));
     expect(served.at(-1)?.ms).toBeLessThan(1_000);
     await expect
       .poll(
         async () => {
-          const metrics = await (await fetch(`${new URL(api.url).origin}/metrics`)).text();
+          const metrics = await (await fetch(`${new URL(bed.api.url).origin}/metrics`)).text();
           return Number(
             /^livepeer_stream_events_total\{event="stream.started",result="unrecorded"\} (\d+)$/m.exec(
               metrics,
@@ -319,6 +280,6 @@ describe("a Gateway with stream events on", () => {
         { timeout: 15_000, interval: 500 },
       )
       .toBeGreaterThanOrEqual(1);
-    expect(api.logs.filter((l) => l.includes("cannot record stream events"))).toHaveLength(1);
+    expect(bed.api.logs.filter((l) => l.includes("cannot record stream events"))).toHaveLength(1);
   });
 });
