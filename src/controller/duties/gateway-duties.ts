@@ -12,9 +12,9 @@ import type { StoredGateway } from "../../schema/gateway.ts";
 import type { ChainSubject } from "../node-status/chain-status.ts";
 import type { PodFacts } from "../node-status/facts.ts";
 import type { Verdict } from "../runtime/index.ts";
+import { DutyKeeper, type GasMemory } from "./duty-keeper.ts";
 import { DAY_MS, type DoneTopUp, type FundingPlan, fundingDecision, weiOf } from "./funding-policy.ts";
-import { balanceBefore, dutyFinding, measureGas, nodeAnswer, nodeCliUrl, Revisits } from "./node-calls.ts";
-import type { DutyOptions } from "./orchestrator-duties.ts";
+import { balanceBefore, dutyFinding, measureGas, nodeAnswer, nodeCliUrl } from "./node-calls.ts";
 import { walletShortfall } from "./wallet-policy.ts";
 
 export interface GatewayDutyInput {
@@ -31,38 +31,15 @@ export interface GatewayDutyStatus {
   funding?: FundingStatus;
 }
 
-interface Memory {
+interface Memory extends GasMemory {
   topUps: (DoneTopUp & { shortfall: string })[];
   handled?: string;
   failure?: { atMs: number; error: string };
   /** The capped shortfall already told as an Event. */
   toldCapped?: string;
-  busy: boolean;
-  /** Gas of this node's recent duty transactions (latest last), measured from its balance. */
-  recentGas: bigint[];
-  /** A finished transaction whose cost is not measured yet. */
-  measure?: { before: NonNullable<ReturnType<typeof balanceBefore>>; finishedAt: number };
 }
 
-export class GatewayDuties {
-  readonly #o: Required<Omit<DutyOptions, "now">> & { now: () => number };
-  readonly #memory = new Map<ObjectKey, Memory>();
-  readonly #revisits: Revisits;
-
-  constructor(o: DutyOptions) {
-    this.#o = { periodMs: 30_000, callTimeoutMs: 120_000, now: Date.now, ...o };
-    this.#revisits = new Revisits(o.wake, this.#o.periodMs);
-  }
-
-  forget(key: ObjectKey): void {
-    this.#memory.delete(key);
-    this.#revisits.forget(key);
-  }
-
-  stop(): void {
-    this.#revisits.stop();
-  }
-
+export class GatewayDuties extends DutyKeeper<Memory> {
   observe(key: ObjectKey, i: GatewayDutyInput): GatewayDutyStatus {
     const spec = i.gateway.spec.funding;
     if (!spec || i.subject.state !== "target") {
@@ -77,7 +54,7 @@ export class GatewayDuties {
       maxPerDay: weiOf(spec.maxPerDay),
     };
     const m = this.#remember(key, i.gateway);
-    const now = this.#o.now();
+    const now = this.o.now();
     m.topUps = m.topUps.filter((t) => now - t.atMs < DAY_MS);
     const read = i.report?.read;
     measureGas(m, read);
@@ -102,7 +79,7 @@ export class GatewayDuties {
         findings.push(dutyFinding("TopUpCapped", d.message));
         if (m.toldCapped !== d.shortfall) {
           m.toldCapped = d.shortfall;
-          this.#o.events.event(i.gateway, {
+          this.o.events.event(i.gateway, {
             type: "Warning",
             reason: "TopUpCapped",
             message: d.message,
@@ -110,7 +87,7 @@ export class GatewayDuties {
           });
         }
       } else if (d.kind === "top-up") {
-        const retryDue = !m.failure || now - m.failure.atMs >= this.#o.periodMs;
+        const retryDue = !m.failure || now - m.failure.atMs >= this.o.periodMs;
         const node = nodeCliUrl(i.pods, "gateway", i.cliPort);
         if (!m.busy && retryDue && node) {
           void this.#topUp(key, i.gateway, node, d, balanceBefore(read, d.deposit + d.reserve));
@@ -120,11 +97,11 @@ export class GatewayDuties {
         findings.push(
           dutyFinding(
             "TopUpFailed",
-            `the top-up of ${shortfallOf(g.deposit, g.reserve)} failed: ${m.failure.error}; the operator tries again every ${Math.round(this.#o.periodMs / 1000)} s`,
+            `the top-up of ${shortfallOf(g.deposit, g.reserve)} failed: ${m.failure.error}; the operator tries again every ${Math.round(this.o.periodMs / 1000)} s`,
           ),
         );
       }
-      if (d.kind !== "funded") this.#revisits.after(key);
+      if (d.kind !== "funded") this.revisits.after(key);
     }
     if (read?.balanceWei !== undefined && read.gasPriceWei !== undefined) {
       const short = walletShortfall({
@@ -140,7 +117,7 @@ export class GatewayDuties {
   }
 
   #remember(key: ObjectKey, gateway: StoredGateway): Memory {
-    let m = this.#memory.get(key);
+    let m = this.memory.get(key);
     if (m) return m;
     const f = gateway.status?.funding;
     m = {
@@ -155,7 +132,7 @@ export class GatewayDuties {
       ...(f?.pending ? { handled: f.pending } : {}),
       ...(f?.lastError ? { failure: { atMs: 0, error: f.lastError } } : {}),
     };
-    this.#memory.set(key, m);
+    this.memory.set(key, m);
     return m;
   }
 
@@ -166,27 +143,27 @@ export class GatewayDuties {
     d: { shortfall: string; deposit: bigint; reserve: bigint; message: string },
     before: ReturnType<typeof balanceBefore>,
   ): Promise<void> {
-    const m = this.#memory.get(key)!;
+    const m = this.memory.get(key)!;
     m.busy = true;
     try {
       await fundDepositAndReserve(
         node.url,
         { depositWei: d.deposit, reserveWei: d.reserve },
-        { timeoutMs: this.#o.callTimeoutMs },
+        { timeoutMs: this.o.callTimeoutMs },
       );
-      m.topUps.push({ atMs: this.#o.now(), deposit: d.deposit, reserve: d.reserve, shortfall: d.shortfall });
+      m.topUps.push({ atMs: this.o.now(), deposit: d.deposit, reserve: d.reserve, shortfall: d.shortfall });
       m.handled = d.shortfall;
       delete m.failure;
-      if (before) m.measure = { before, finishedAt: this.#o.now() };
-      this.#o.events.event(gateway, {
+      if (before) m.measure = { before, finishedAt: this.o.now() };
+      this.o.events.event(gateway, {
         type: "Normal",
         reason: "ToppedUp",
         message: `${d.message}: done through pod ${node.pod} (POST /fundDepositAndReserve)`,
         action: "FundDepositAndReserve",
       });
     } catch (err) {
-      m.failure = { atMs: this.#o.now(), error: nodeAnswer(err) };
-      this.#o.events.event(gateway, {
+      m.failure = { atMs: this.o.now(), error: nodeAnswer(err) };
+      this.o.events.event(gateway, {
         type: "Warning",
         reason: "TopUpFailed",
         message: `${d.message}: failed through pod ${node.pod}: ${m.failure.error}`,
@@ -194,7 +171,7 @@ export class GatewayDuties {
       });
     } finally {
       m.busy = false;
-      this.#o.wake(key);
+      this.o.wake(key);
     }
   }
 }

@@ -13,21 +13,14 @@ import type { Finding } from "../../schema/finding.ts";
 import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
 import type { ChainSubject } from "../node-status/chain-status.ts";
 import type { PodFacts } from "../node-status/facts.ts";
-import type { Recorder, Verdict } from "../runtime/index.ts";
-import { balanceBefore, dutyFinding, measureGas, nodeAnswer, nodeCliUrl, Revisits } from "./node-calls.ts";
+import type { Verdict } from "../runtime/index.ts";
+import { DutyKeeper, type GasMemory } from "./duty-keeper.ts";
+import { balanceBefore, dutyFinding, measureGas, nodeAnswer, nodeCliUrl } from "./node-calls.ts";
 import { type RewardAttempt, rewardDecision } from "./reward-policy.ts";
 import { settingsDecision } from "./settings-policy.ts";
 import { walletShortfall } from "./wallet-policy.ts";
 
-export interface DutyOptions {
-  events: Recorder;
-  wake(key: ObjectKey): void;
-  /** Between two looks at a waiting duty, and between reward retries (default 30 s). */
-  periodMs?: number;
-  /** Bound on one call to the node (a transaction is mined meanwhile; default 120 s). */
-  callTimeoutMs?: number;
-  now?: () => number;
-}
+export type { DutyOptions } from "./duty-keeper.ts";
 
 export interface OrchestratorDutyInput {
   orch: StoredOrchestrator;
@@ -44,37 +37,14 @@ export interface OrchestratorDutyStatus {
   onchain?: OnchainStatus;
 }
 
-interface Memory {
+interface Memory extends GasMemory {
   attempt?: RewardAttempt;
   pendingRound?: { round: bigint; cause: string };
   lastSetRound?: bigint;
   setError?: string;
-  busy: boolean;
-  /** Gas of this node's recent duty transactions (latest last), measured from its balance. */
-  recentGas: bigint[];
-  /** A finished transaction whose cost is not measured yet. */
-  measure?: { before: NonNullable<ReturnType<typeof balanceBefore>>; finishedAt: number };
 }
 
-export class OrchestratorDuties {
-  readonly #o: Required<Omit<DutyOptions, "now">> & { now: () => number };
-  readonly #memory = new Map<ObjectKey, Memory>();
-  readonly #revisits: Revisits;
-
-  constructor(o: DutyOptions) {
-    this.#o = { periodMs: 30_000, callTimeoutMs: 120_000, now: Date.now, ...o };
-    this.#revisits = new Revisits(o.wake, this.#o.periodMs);
-  }
-
-  forget(key: ObjectKey): void {
-    this.#memory.delete(key);
-    this.#revisits.forget(key);
-  }
-
-  stop(): void {
-    this.#revisits.stop();
-  }
-
+export class OrchestratorDuties extends DutyKeeper<Memory> {
   observe(key: ObjectKey, i: OrchestratorDutyInput): OrchestratorDutyStatus {
     const { orch, subject } = i;
     if (subject.state === "offchain") {
@@ -84,7 +54,7 @@ export class OrchestratorDuties {
     if (subject.state === "unknown")
       return { conditions: [["RewardCurrent", subject.verdict]], findings: [] };
     const m = this.#remember(key, orch);
-    const now = this.#o.now();
+    const now = this.o.now();
     const read = i.report?.read;
     const o = read?.orchestrator;
     const round = read?.round;
@@ -112,7 +82,7 @@ export class OrchestratorDuties {
       ...(m.attempt ? { lastAttempt: m.attempt } : {}),
       ...(m.pendingRound ? { pendingRound: m.pendingRound } : {}),
       nowMs: now,
-      retryAfterMs: this.#o.periodMs,
+      retryAfterMs: this.o.periodMs,
     });
     if (decision.pending) m.pendingRound = decision.pending;
     const findings: Omit<Finding, "since">[] = [];
@@ -146,8 +116,8 @@ export class OrchestratorDuties {
       if (short) findings.push(dutyFinding("WalletCannotPayDuty", short));
     }
     // Before the deadline nothing is urgent: look again every few periods (a round is hours long).
-    if (decision.verdict.reason === "AwaitingNode") this.#revisits.after(key, 5 * this.#o.periodMs);
-    else if (decision.verdict.status !== "True" || findings.length) this.#revisits.after(key);
+    if (decision.verdict.reason === "AwaitingNode") this.revisits.after(key, 5 * this.o.periodMs);
+    else if (decision.verdict.status !== "True" || findings.length) this.revisits.after(key);
     return {
       conditions: [["RewardCurrent", decision.verdict]],
       findings,
@@ -165,7 +135,7 @@ export class OrchestratorDuties {
 
   /** This resource's memory, seeded from its status after a restart (or another replica's lead). */
   #remember(key: ObjectKey, orch: StoredOrchestrator): Memory {
-    let m = this.#memory.get(key);
+    let m = this.memory.get(key);
     if (m) return m;
     const r = orch.status?.reward;
     const s = orch.status?.onchain;
@@ -184,7 +154,7 @@ export class OrchestratorDuties {
       ...(s?.lastSetRound !== undefined ? { lastSetRound: BigInt(s.lastSetRound) } : {}),
       ...(s?.lastError ? { setError: s.lastError } : {}),
     };
-    this.#memory.set(key, m);
+    this.memory.set(key, m);
     return m;
   }
 
@@ -195,14 +165,14 @@ export class OrchestratorDuties {
     round: bigint,
     before: ReturnType<typeof balanceBefore>,
   ) {
-    const m = this.#memory.get(key)!;
+    const m = this.memory.get(key)!;
     m.busy = true;
-    const atMs = this.#o.now();
+    const atMs = this.o.now();
     try {
-      await callReward(node.url, { timeoutMs: this.#o.callTimeoutMs });
+      await callReward(node.url, { timeoutMs: this.o.callTimeoutMs });
       m.attempt = { round, atMs };
-      if (before) m.measure = { before, finishedAt: this.#o.now() };
-      this.#o.events.event(orch, {
+      if (before) m.measure = { before, finishedAt: this.o.now() };
+      this.o.events.event(orch, {
         type: "Normal",
         reason: "RewardCalled",
         message: `reward was not called by the deadline in round ${round}: the operator asked the node (POST /reward on pod ${node.pod}) and the call succeeded`,
@@ -211,7 +181,7 @@ export class OrchestratorDuties {
     } catch (err) {
       const answer = nodeAnswer(err);
       m.attempt = { round, atMs, error: answer };
-      this.#o.events.event(orch, {
+      this.o.events.event(orch, {
         type: "Warning",
         reason: "RewardFailed",
         message: `reward call in round ${round} through pod ${node.pod} failed: ${answer}`,
@@ -219,7 +189,7 @@ export class OrchestratorDuties {
       });
     } finally {
       m.busy = false;
-      this.#o.wake(key);
+      this.o.wake(key);
     }
   }
 
@@ -230,17 +200,17 @@ export class OrchestratorDuties {
     round: bigint,
     s: { rewardCut: number; feeShare: number; message: string },
   ) {
-    const m = this.#memory.get(key)!;
+    const m = this.memory.get(key)!;
     m.busy = true;
     m.lastSetRound = round;
     try {
       await setOrchestratorConfig(
         node.url,
         { blockRewardCut: s.rewardCut, feeShare: s.feeShare },
-        { timeoutMs: this.#o.callTimeoutMs },
+        { timeoutMs: this.o.callTimeoutMs },
       );
       delete m.setError;
-      this.#o.events.event(orch, {
+      this.o.events.event(orch, {
         type: "Normal",
         reason: "OnchainSettingsSet",
         message: `${s.message}: set to reward cut ${s.rewardCut} %, fee share ${s.feeShare} % in round ${round} (pod ${node.pod})`,
@@ -248,7 +218,7 @@ export class OrchestratorDuties {
       });
     } catch (err) {
       m.setError = nodeAnswer(err);
-      this.#o.events.event(orch, {
+      this.o.events.event(orch, {
         type: "Warning",
         reason: "OnchainSettingsNotSet",
         message: `could not set reward cut ${s.rewardCut} %, fee share ${s.feeShare} % in round ${round} through pod ${node.pod}: ${m.setError}; next try next round`,
@@ -256,7 +226,7 @@ export class OrchestratorDuties {
       });
     } finally {
       m.busy = false;
-      this.#o.wake(key);
+      this.o.wake(key);
     }
   }
 }
