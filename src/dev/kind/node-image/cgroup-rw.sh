@@ -9,4 +9,18 @@ if grep -qs ' /sys/fs/cgroup[/ ].* ro[, ]' /proc/self/mounts; then
     mount -o remount,bind,rw "$m"
   done
 fi
+# Likewise /proc/sys (read-only without --privileged): writable for the node's own network
+# namespace (CNI, kube-proxy), but the host-wide tunables the kubelet sets at start (kernel.panic,
+# vm.overcommit_memory, ...) get node-private files bound over them so that it never changes the
+# host's values (a privileged kind node would; ours need not).
+if grep -qs ' /proc/sys proc ro[, ]' /proc/self/mounts; then
+  mount -o remount,bind,rw /proc/sys
+  mkdir -p /run/lpo-sysctl
+  for t in kernel/panic kernel/panic_on_oops kernel/keys/root_maxkeys kernel/keys/root_maxbytes \
+    vm/overcommit_memory vm/panic_on_oom; do
+    f="/run/lpo-sysctl/$(echo "$t" | tr / .)"
+    cat "/proc/sys/$t" > "$f"
+    mount --bind "$f" "/proc/sys/$t"
+  done
+fi
 exec "$@"
