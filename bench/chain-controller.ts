@@ -89,6 +89,19 @@ async function countingProxy(upstream: string) {
   };
 }
 
+/** The leaf paths whose values differ between two objects ("status.x.y: a -> b"), metadata aside. */
+function changedFields(a: unknown, b: unknown, at = ""): string[] {
+  if (at === "metadata") return [];
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+  if (isObject(a) && isObject(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    return [...keys].flatMap((k) => changedFields(a[k], b[k], at ? `${at}.${k}` : k));
+  }
+  return JSON.stringify(a) === JSON.stringify(b)
+    ? []
+    : [`${at}: ${JSON.stringify(a)} -> ${JSON.stringify(b)}`];
+}
+
 function cpuSecondsOf(pid: number): number {
   // Fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -185,16 +198,16 @@ try {
         await (await fetch(`${metrics}/metrics`)).text(),
       )?.[1] ?? 0,
     );
-  const versions = async () =>
+  const snapshot = async () =>
     new Map(
       (await client.list<StoredOrchestrator>(Orchestrators, { namespace: NS })).items.map((o) => [
         o.metadata?.name,
-        o.metadata?.resourceVersion,
+        o,
       ]),
     );
   const measure = async (pid: number) => {
     await new Promise((r) => setTimeout(r, PERIOD_S * 1000));
-    const rvs = await versions();
+    const before0 = await snapshot();
     const woken = await wakes();
     const before = { ...proxy.counts, cpu: cpuSecondsOf(pid), at: performance.now() };
     await new Promise((r) => setTimeout(r, windowS * 1000));
@@ -202,7 +215,10 @@ try {
     const seconds = (performance.now() - before.at) / 1000;
     const requests = proxy.counts.requests - before.requests;
     const calls = proxy.counts.calls - before.calls;
-    const after = await versions();
+    const after = await snapshot();
+    const written = [...after].filter(
+      ([name, o]) => before0.get(name)?.metadata?.resourceVersion !== o.metadata?.resourceVersion,
+    );
     return {
       requests,
       calls,
@@ -210,7 +226,9 @@ try {
       seconds,
       wakes: (await wakes()) - woken,
       /** Orchestrators whose object (status included) was written in the window. */
-      written: [...after].filter(([name, rv]) => rvs.get(name) !== rv).length,
+      written: written.length,
+      /** What changed in the first written Orchestrator: why it was written. */
+      example: written[0] ? changedFields(before0.get(written[0][0]), written[0][1]) : [],
     };
   };
 
@@ -309,6 +327,7 @@ try {
     console.log(
       `  ${what}: wakes ${m.wakes} = ${(m.wakes / N / periods).toFixed(2)} per resource per period; Orchestrators written in the window: ${m.written} of ${N}`,
     );
+    for (const change of m.example) console.log(`    changed in the first one written: ${change}`);
   }
   console.log(
     line("bare checks in one process (shared ChainReads, no Kubernetes)", bare, bareSeconds, bareChecks),

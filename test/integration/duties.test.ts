@@ -255,10 +255,14 @@ describe("reward assurance on a devnet", () => {
     const o = await orchestrators.until("orch-c", (x) => rewardCurrent(x)?.reason === "NotActive", 60_000);
     expect(rewardCurrent(o)?.status).toBe("Unknown");
     expect(rewardCurrent(o)?.message).toMatch(/not in the active set in round \d+.*leaves it alone/);
-    // Two more rounds: never asked.
+    // Two more rounds (forced, not waited for), seen by the operator: never asked.
     const round = o.status?.lastRewardRound;
-    await new Promise((r) => setTimeout(r, 20_000));
-    const later = (await orchestrators.read("orch-c"))!;
+    const seenIn = (x: StoredOrchestrator) =>
+      Number(/active set in round (\d+)/.exec(rewardCurrent(x)?.message ?? "")?.[1] ?? 0);
+    const first = seenIn(o);
+    await devnet("round");
+    await devnet("round");
+    const later = await orchestrators.until("orch-c", (x) => seenIn(x) >= first + 2, 30_000);
     expect(rewardCurrent(later)?.reason).toBe("NotActive");
     expect(later.status?.reward?.lastAttemptRound).toBeUndefined();
     expect(later.status?.lastRewardRound).toBe(round);

@@ -1,6 +1,6 @@
 // RTMP ingest of the simulated gateway, with our own publisher and, when installed, ffmpeg.
 import { execFile, execFileSync, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -150,14 +150,19 @@ describe("gateway simulator: RTMP ingest", () => {
         const segment = Buffer.from(
           await (await fetch(`${g.sim.urls.http}/stream/ff/source/1.ts`)).arrayBuffer(),
         );
-        const file = path.join(tmpdir(), `rtmp-ff-${process.pid}.ts`);
-        writeFileSync(file, segment);
-        const { stdout } = await promisify(execFile)(
-          "ffprobe",
-          ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", file],
-          { encoding: "utf8" },
-        );
-        expect(new Set(stdout.trim().split(/\n+/))).toEqual(new Set(["h264", "aac"]));
+        const dir = mkdtempSync(path.join(tmpdir(), "rtmp-ff-"));
+        try {
+          const file = path.join(dir, "segment.ts");
+          writeFileSync(file, segment);
+          const { stdout } = await promisify(execFile)(
+            "ffprobe",
+            ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", file],
+            { encoding: "utf8" },
+          );
+          expect(new Set(stdout.trim().split(/\n+/))).toEqual(new Set(["h264", "aac"]));
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
       } finally {
         if (ffmpeg.exitCode === null) ffmpeg.kill("SIGKILL");
         await exited;
