@@ -3,23 +3,20 @@
 // controllers sharing one ChainReads. What the chain does (`devnet drain`, `service-uri`,
 // `reward`, `unbond`, `round`, `pause`/`resume`) shows in the resources' conditions, findings,
 // facts, Events and the findings gauge without anyone touching them.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { gatewayController } from "../../src/controller/gateway/controller.ts";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
 import type { Manager } from "../../src/controller/runtime/index.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
-import { Events, KubeClient, type KubeObject, PooledKubeConfig } from "../../src/kube/index.ts";
+import { KubeClient, PooledKubeConfig } from "../../src/kube/index.ts";
 import { ChainReads } from "../../src/node/chain/index.ts";
-import { freePort, isAlive, stopPid } from "../../src/node/devnet/processes.ts";
-import type { DevnetState } from "../../src/node/devnet/state.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import { Gateways } from "../../src/schema/resources.ts";
 import { cli } from "./support/cli.ts";
 import { kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
+import { type DevnetBed, startDevnetBed } from "./support/devnet-bed.ts";
+import { eventsAbout } from "./support/events.ts";
 import { startTestManager } from "./support/manager.ts";
 import { condition, orchestratorKit } from "./support/orchestrators.ts";
 
@@ -28,39 +25,20 @@ kc.loadFromFile(inject("kubeconfig"));
 const client = new KubeClient(kc);
 let ns: Awaited<ReturnType<typeof testNamespace>>;
 let manager: Manager;
-let dir: string;
-let state: DevnetState;
+let bed: DevnetBed;
 const controllerLog: string[] = [];
 // Shared by both controllers, as in `livepeer-operator controller`; heads reused briefly.
 const chain = new ChainReads({ headTtlMs: 500, timeoutMs: 2_000 });
 
-const account = (name: string) => state.accounts.find((a) => a.name === name)!;
-
-async function devnet(...args: string[]): Promise<string> {
-  const r = await cli(["devnet", ...args, "--dir", dir]);
-  expect(r.code, `devnet ${args.join(" ")}: ${r.stderr}`).toBe(0);
-  return r.stdout;
-}
+const account = (name: string) => bed.account(name);
+const devnet = (...args: string[]) => bed.devnet(...args);
 
 async function apply(object: object): Promise<void> {
   await kubectl(["apply", "--server-side", "--field-manager=test", "-f", "-"], JSON.stringify(object));
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "chain-status-it-"));
-  const up = await cli([
-    "devnet",
-    "up",
-    "--dir",
-    dir,
-    "--port",
-    String(await freePort()),
-    "--block-interval",
-    "0.5",
-    "--json",
-  ]);
-  expect(up.code, up.stderr).toBe(0);
-  state = JSON.parse(up.stdout) as DevnetState;
+  bed = await startDevnetBed("chain-status-it", ["--block-interval", "0.5"]);
   ns = await testNamespace("chain-status");
   await installCrds(kubectl);
   await apply(JSON.parse(await devnet("configmap", "--name", "dn", "--namespace", ns.name)) as object);
@@ -89,13 +67,7 @@ afterAll(async () => {
   await manager?.stop("tests done");
   await ns?.remove();
   await kc.close();
-  for (const file of ["ticker.pid", "chain.pid"]) {
-    const pidFile = path.join(dir, ".devnet", file);
-    if (!existsSync(pidFile)) continue;
-    const pid = Number(readFileSync(pidFile, "utf8"));
-    if (isAlive(pid)) await stopPid(pid);
-  }
-  rmSync(dir, { recursive: true, force: true });
+  await bed?.stop();
 });
 
 const onDevnet = (name: string) => ({
@@ -122,12 +94,7 @@ async function untilGateway(name: string, ok: (g: StoredGateway) => boolean, tim
   return last!;
 }
 
-async function events(regarding: string): Promise<{ reason?: string; note?: string }[]> {
-  const list = await client.list<
-    KubeObject & { reason?: string; note?: string; regarding?: { name?: string } }
-  >(Events, { namespace: ns.name });
-  return list.items.filter((e) => e.regarding?.name === regarding);
-}
+const events = (regarding: string) => eventsAbout(client, ns.name, regarding);
 
 describe("chain truth in status on a devnet", () => {
   it("a Gateway with deposit and reserve is Funded; drained on chain it is not (nor Ready); funded again it is", async () => {
@@ -163,7 +130,7 @@ describe("chain truth in status on a devnet", () => {
     const deposit = await cli([
       "deposit",
       "--dir",
-      dir,
+      bed.dir,
       "--account",
       "gateway-0",
       "--deposit",
@@ -291,7 +258,7 @@ describe("chain truth in status on a devnet", () => {
       );
       // The port accepts and nothing answers: each read times out (2 s here), as a hung RPC's do.
       expect(gwCondition(paused, "ChainHealthy")).toMatchObject({ reason: "RPCUnreachable" });
-      expect(gwCondition(paused, "ChainHealthy")?.message).toContain(state.url);
+      expect(gwCondition(paused, "ChainHealthy")?.message).toContain(bed.state.url);
       expect(paused.status?.findings?.map((f) => [f.id, f.severity])).toContainEqual([
         "EthereumUnreachable",
         "error",

@@ -3,8 +3,6 @@
 // (`devnet drain|reward|unbond|service-uri|round|pause|resume`, `deposit`), and judged by the
 // same checkNodeChain the controller runs (and `livepeer-operator doctor`, tested here too).
 // No Kubernetes involved.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -15,14 +13,16 @@ import {
   type NodeChainCheck,
   type NodeChainTarget,
 } from "../../src/node/chain/index.ts";
-import { freePort, isAlive, stopPid } from "../../src/node/devnet/processes.ts";
+import { isAlive, stopPid } from "../../src/node/devnet/processes.ts";
 import type { DevnetState } from "../../src/node/devnet/state.ts";
 import type { DevnetStatus } from "../../src/node/devnet/status.ts";
 import { cli } from "./support/cli.ts";
+import { type DevnetBed, startDevnetBed } from "./support/devnet-bed.ts";
 
 const BLOCK_MS = 250;
 const ROUND_BLOCKS = 8;
 
+let bed: DevnetBed;
 let dir: string;
 let state: DevnetState;
 // Every check reads afresh (no head reuse), so what the chain just did shows at once.
@@ -64,55 +64,28 @@ async function until(t: NodeChainTarget, ok: (c: NodeChainCheck) => boolean, tim
   return last;
 }
 
-async function devnet(...args: string[]) {
-  const r = await cli(["devnet", ...args, "--dir", dir]);
-  expect(r.code, `devnet ${args.join(" ")}: ${r.stderr}`).toBe(0);
-  return r.stdout;
-}
+const devnet = (...args: string[]) => bed.devnet(...args);
 
 /** `devnet up` on the running devnet starts its ticker again. */
 async function restartTicker(): Promise<void> {
-  const up = await cli(["devnet", "up", "--dir", dir, "--block-interval", String(BLOCK_MS / 1000), "--json"]);
-  expect(up.code, up.stderr).toBe(0);
-  state = JSON.parse(up.stdout) as DevnetState;
+  state = await bed.up(["--block-interval", String(BLOCK_MS / 1000)]);
   expect(state.reused).toBe(true);
   expect(isAlive(state.ticker!.pid)).toBe(true);
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "chain-it-"));
-  const port = await freePort();
-  const up = await cli([
-    "devnet",
-    "up",
-    "--dir",
-    dir,
-    "--port",
-    String(port),
+  bed = await startDevnetBed("chain-it", [
     "--block-interval",
     String(BLOCK_MS / 1000),
     "--round-length",
     String(ROUND_BLOCKS),
-    "--json",
   ]);
-  expect(up.code, up.stderr).toBe(0);
-  state = JSON.parse(up.stdout) as DevnetState;
+  ({ dir, state } = bed);
   expect(state.ticker?.pid).toBeGreaterThan(0);
 });
 
-afterAll(async () => {
-  // Whatever a failed test left behind: a paused chain resumed, the ticker and chain stopped.
-  for (const file of ["chain.pid", "ticker.pid"]) {
-    const pidFile = path.join(dir, ".devnet", file);
-    if (!existsSync(pidFile)) continue;
-    const pid = Number(readFileSync(pidFile, "utf8"));
-    if (isAlive(pid)) {
-      process.kill(pid, "SIGCONT");
-      await stopPid(pid);
-    }
-  }
-  rmSync(dir, { recursive: true, force: true });
-});
+// Whatever a failed test left behind: a paused chain resumed, the ticker and chain stopped.
+afterAll(() => bed?.stop());
 
 describe("chain truth on a moving devnet", () => {
   it("rounds pass on their own: the ticker mines a block every interval and initializes each round", async () => {

@@ -3,7 +3,7 @@
 // simulators that send real transactions from the accounts' keystores, and the Orchestrator and
 // Gateway controllers asking those nodes to call reward, top up and set their commission when
 // the chain says they should. Nobody but the operator touches the resources.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { JsonRpcProvider, parseEther, type Wallet } from "ethers";
@@ -15,20 +15,19 @@ import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
 import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
-import { Events, KubeClient, type KubeObject, Pods, PooledKubeConfig } from "../../src/kube/index.ts";
+import { KubeClient, type KubeObject, Pods, PooledKubeConfig } from "../../src/kube/index.ts";
 import { ChainReads } from "../../src/node/chain/index.ts";
 import { deployerWallet, roleWallet } from "../../src/node/devnet/accounts.ts";
 import { contractAt } from "../../src/node/devnet/deploy.ts";
 import { readDeployments } from "../../src/node/devnet/deployment-record.ts";
-import { freePort, isAlive, stopPid } from "../../src/node/devnet/processes.ts";
-import type { DevnetState } from "../../src/node/devnet/state.ts";
 import { read } from "../../src/node/devnet/transact.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 import { Gateways } from "../../src/schema/resources.ts";
-import { cli } from "./support/cli.ts";
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
+import { type DevnetBed, startDevnetBed } from "./support/devnet-bed.ts";
+import { eventsAbout } from "./support/events.ts";
 import { startTestManager } from "./support/manager.ts";
 import { condition, orchestratorKit } from "./support/orchestrators.ts";
 
@@ -39,21 +38,15 @@ let ns: Awaited<ReturnType<typeof testNamespace>>;
 let manager: Manager;
 let pool: NodePool;
 let sims: SimulatorFleet;
-let dir: string;
-let state: DevnetState;
+let bed: DevnetBed;
 let provider: JsonRpcProvider;
 const simDir = mkdtempSync(path.join(tmpdir(), "duties-sims-"));
 const simLog: string[] = [];
 const controllerLog: string[] = [];
 const chain = new ChainReads({ headTtlMs: 500, timeoutMs: 2_000 });
 
-const account = (name: string) => state.accounts.find((a) => a.name === name)!;
-
-async function devnet(...args: string[]): Promise<string> {
-  const r = await cli(["devnet", ...args, "--dir", dir]);
-  expect(r.code, `devnet ${args.join(" ")}: ${r.stderr}`).toBe(0);
-  return r.stdout;
-}
+const account = (name: string) => bed.account(name);
+const devnet = (...args: string[]) => bed.devnet(...args);
 
 async function apply(object: object): Promise<void> {
   await kubectl(["apply", "--server-side", "--field-manager=test", "-f", "-"], JSON.stringify(object));
@@ -75,25 +68,15 @@ async function keystoreSecret(name: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "duties-it-"));
-  const up = await cli([
-    "devnet",
-    "up",
-    "--dir",
-    dir,
-    "--port",
-    String(await freePort()),
+  bed = await startDevnetBed("duties-it", [
     "--block-interval",
     "0.5",
     "--round-length",
     "20",
     "--orchestrators",
     "3",
-    "--json",
   ]);
-  expect(up.code, up.stderr).toBe(0);
-  state = JSON.parse(up.stdout) as DevnetState;
-  provider = new JsonRpcProvider(state.url, undefined, {
+  provider = new JsonRpcProvider(bed.state.url, undefined, {
     staticNetwork: true,
     pollingInterval: 100,
     cacheTimeout: -1,
@@ -129,13 +112,7 @@ afterAll(async () => {
   await ns?.remove();
   provider?.destroy();
   await kc.close();
-  for (const file of ["ticker.pid", "chain.pid"]) {
-    const pidFile = path.join(dir, ".devnet", file);
-    if (!existsSync(pidFile)) continue;
-    const pid = Number(readFileSync(pidFile, "utf8"));
-    if (isAlive(pid)) await stopPid(pid);
-  }
-  rmSync(dir, { recursive: true, force: true });
+  await bed?.stop();
   rmSync(simDir, { recursive: true, force: true });
 });
 
@@ -159,12 +136,7 @@ async function applyOrchestrator(name: string, accountName: string, extra: Recor
   await orchestrators.apply(name, { ...(await onDevnet(accountName)), pricePerUnit: "1000", ...extra }, pool);
 }
 
-async function events(regarding: string): Promise<{ reason?: string; note?: string }[]> {
-  const list = await client.list<
-    KubeObject & { reason?: string; note?: string; regarding?: { name?: string } }
-  >(Events, { namespace: ns.name });
-  return list.items.filter((e) => e.regarding?.name === regarding);
-}
+const events = (regarding: string) => eventsAbout(client, ns.name, regarding);
 
 async function untilEvent(regarding: string, reason: string, timeoutMs = 60_000) {
   await waitFor(
@@ -313,7 +285,7 @@ describe("declared on-chain settings on a devnet", () => {
     expect(o.status?.onchain?.lastError).toBeUndefined();
     // The chain says so, not only the status.
     const bonding = contractAt(
-      readDeployments(path.join(dir, "deployments", "devnet"))!,
+      readDeployments(path.join(bed.dir, "deployments", "devnet"))!,
       "BondingManager",
       provider,
     );
