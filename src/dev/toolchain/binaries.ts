@@ -19,6 +19,11 @@ export interface Versions {
   kind: string;
   promtool: string;
   coredns: string;
+  /**
+   * The stock kind node image where registries answer (users' machines, GitHub): one the pinned
+   * kind release published, by digest as kind's release notes require (same Kubernetes minor).
+   */
+  kindNodeImage: string;
 }
 
 export const versions: Versions = JSON.parse(readFileSync(path.join(here, "versions.json"), "utf8"));
