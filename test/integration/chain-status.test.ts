@@ -17,7 +17,7 @@ import { kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { type DevnetBed, startDevnetBed } from "./support/devnet-bed.ts";
 import { eventsAbout } from "./support/events.ts";
-import { startTestManager } from "./support/manager.ts";
+import { FAST_DOCTOR, startTestManager } from "./support/manager.ts";
 import { condition, orchestratorKit } from "./support/orchestrators.ts";
 
 const kc = new PooledKubeConfig();
@@ -48,7 +48,7 @@ beforeAll(async () => {
     metadata: { name: "ks", namespace: ns.name },
     stringData: { "key.json": "{}", password: "dev" },
   });
-  const doctor = { periodMs: 1_000, retryMs: 1_000, tickMs: 200, endpointTimeoutMs: 1_000 };
+  const doctor = FAST_DOCTOR;
   manager = await startTestManager(
     "chain-status-test",
     ns.name,

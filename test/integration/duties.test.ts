@@ -28,7 +28,7 @@ import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { type DevnetBed, startDevnetBed } from "./support/devnet-bed.ts";
 import { eventsAbout } from "./support/events.ts";
-import { startTestManager } from "./support/manager.ts";
+import { FAST_DOCTOR, startTestManager } from "./support/manager.ts";
 import { condition, orchestratorKit } from "./support/orchestrators.ts";
 
 const kc = new PooledKubeConfig();
@@ -88,7 +88,7 @@ beforeAll(async () => {
     defaultFleet.find((n) => n.name === "cpu-only")!,
   ]);
   sims = startSimulatorFleet(kubeConfig(), simDir, (l) => simLog.push(l), { namespace: ns.name });
-  const doctor = { periodMs: 1_000, retryMs: 1_000, tickMs: 200, endpointTimeoutMs: 1_000 };
+  const doctor = FAST_DOCTOR;
   manager = await startTestManager(
     "duties-test",
     ns.name,

@@ -15,7 +15,7 @@ import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulato
 import { KubeClient, PooledKubeConfig } from "../../src/kube/index.ts";
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
-import { startTestManager } from "./support/manager.ts";
+import { FAST_DOCTOR, startTestManager } from "./support/manager.ts";
 import { isServing, orchestratorKit } from "./support/orchestrators.ts";
 
 const kc = new PooledKubeConfig();
@@ -31,7 +31,7 @@ beforeAll(async () => {
   ns = await testNamespace("status-metrics");
   await installCrds(kubectl);
   manager = await startTestManager("status-metrics-test", ns.name, [
-    orchestratorController({ defaultImage: "livepeer/go-livepeer:test" }),
+    orchestratorController({ defaultImage: "livepeer/go-livepeer:test", doctor: FAST_DOCTOR }),
   ]);
   sims = startSimulatorFleet(kubeConfig(), simDir, () => undefined, { namespace: ns.name });
   pool = await createNodePool(kubeConfig(), `${ns.name}-rtx`, [

@@ -25,3 +25,11 @@ export async function startTestManager(
   await manager.start();
   return manager;
 }
+
+/** Node doctor timings for tests: a node's /status read every second (the default is minutes). */
+export const FAST_DOCTOR = {
+  periodMs: 1_000,
+  retryMs: 1_000,
+  tickMs: 200,
+  endpointTimeoutMs: 1_000,
+} as const;
