@@ -15,6 +15,7 @@
 // period as bench/chain-reads.ts does) through the same proxy, for comparison. Not a test.
 //
 //   node bench/chain-controller.ts [--orchestrators 1000] [--period 30] [--periods 2] [--skip-baseline]
+//                                  [--round-length 50]
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -37,6 +38,9 @@ const { values } = parseArgs({
     period: { type: "string", default: "30" },
     periods: { type: "string", default: "2" },
     "skip-baseline": { type: "boolean", default: false },
+    // Blocks per round (a block a second): a round that passes in the window writes every
+    // Orchestrator once (its reward state is news); longer rounds show the steady state.
+    "round-length": { type: "string", default: "50" },
   },
 });
 const N = Number(values.orchestrators);
@@ -110,7 +114,13 @@ function cpuSecondsOf(pid: number): number {
 }
 
 const dir = mkdtempSync(path.join(tmpdir(), "chain-controller-bench-"));
-const state = await devnetUp({ dir, port: 0, detached: false, blockIntervalMs: 1000 });
+const state = await devnetUp({
+  dir,
+  port: 0,
+  detached: false,
+  blockIntervalMs: 1000,
+  roundLength: Number(values["round-length"]),
+});
 const proxy = await countingProxy(state.url);
 const cp = await startControlPlane({});
 let controller: ReturnType<typeof startController> | undefined;
@@ -300,7 +310,7 @@ try {
       `  CPU:                      ${(m.cpu * 1000).toFixed(0)} ms = ${((m.cpu / s) * 100).toFixed(1)}% of a core, ${((m.cpu * 1000) / perPeriod).toFixed(3)} ms per resource per period`,
     ].join("\n");
   console.log(
-    `${N} on-chain Orchestrators on one RPC (devnet, a block a second), doctor period ${PERIOD_S} s, ${PERIODS} periods; 2 shared cores`,
+    `${N} on-chain Orchestrators on one RPC (devnet, a block a second, ${values["round-length"]} blocks a round), doctor period ${PERIOD_S} s, ${PERIODS} periods; 2 shared cores`,
   );
   console.log(
     `controller: every Orchestrator ChainHealthy=True ${converged.toFixed(1)} s after the apply${idle ? " of their account addresses" : ""}`,
