@@ -11,6 +11,7 @@ import { KubeClient, type KubeObject, Pods, PooledKubeConfig } from "../../src/k
 import { readSolidPng } from "../../src/node/simulator/ai-runner/png.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import { Gateways } from "../../src/schema/resources.ts";
+import { aiOnlyOnA100, SD_TURBO } from "./support/ai-specs.ts";
 import { kubectl } from "./support/cluster.ts";
 import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { condition, isServing, orchestratorKit } from "./support/orchestrators.ts";
@@ -19,8 +20,6 @@ const kc = new PooledKubeConfig();
 kc.loadFromFile(inject("kubeconfig"));
 const client = new KubeClient(kc);
 
-const SD_TURBO = "stabilityai/sd-turbo";
-const A100 = "NVIDIA-A100-SXM4-40GB";
 const GATEWAY_HTTP_PORT = 8935;
 const GATEWAY_CLI_PORT = 5935;
 
@@ -100,24 +99,7 @@ const textToImage = (ip: string) =>
 
 describe("an AI request through gateway -> orchestrator -> runner", () => {
   it("returns a PNG from the real runner simulator behind an AI-only orchestrator on the A100 node", async () => {
-    await kit.apply(
-      "a100",
-      {
-        ai: {
-          only: true,
-          models: [
-            {
-              pipeline: "text-to-image",
-              model_id: SD_TURBO,
-              warm: true,
-              capacity: 1,
-              runner: { gpus: 1, gpuProduct: A100, weights: { hostPath: "/var/lib/livepeer/models" } },
-            },
-          ],
-        },
-      },
-      bed.pool,
-    );
+    await kit.apply("a100", aiOnlyOnA100(), bed.pool);
     await kubectl(["label", "orchestrator", "a100", "-n", bed.ns.name, "pool=ai", "--overwrite"]);
     const orch = await kit.until(
       "a100",

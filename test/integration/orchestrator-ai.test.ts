@@ -18,6 +18,7 @@ import {
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 import { Gateways } from "../../src/schema/resources.ts";
+import { aiOnlyOnA100, SD_TURBO } from "./support/ai-specs.ts";
 import { kubectl } from "./support/cluster.ts";
 import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { condition, isServing, orchestratorKit } from "./support/orchestrators.ts";
@@ -56,33 +57,14 @@ const runnerPods = (orch: string) =>
     })
     .then((l) => l.items);
 
-const SD_TURBO = "stabilityai/sd-turbo";
 const SDXL = "ByteDance/SDXL-Lightning";
-const A100 = "NVIDIA-A100-SXM4-40GB";
 const RTX = "NVIDIA-GeForce-RTX-3090";
 const aiModel = (o: StoredOrchestrator, modelId: string) =>
   o.status?.ai?.models.find((m) => m.modelId === modelId);
 
 describe("an AI-only Orchestrator on the A100 node", () => {
   it("runs the model's runner as a Deployment on the encoder-less A100, behind a Service", async () => {
-    await kit.apply(
-      "a100",
-      {
-        ai: {
-          only: true,
-          models: [
-            {
-              pipeline: "text-to-image",
-              model_id: SD_TURBO,
-              warm: true,
-              capacity: 1,
-              runner: { gpus: 1, gpuProduct: A100, weights: { hostPath: "/var/lib/livepeer/models" } },
-            },
-          ],
-        },
-      },
-      bed.pool,
-    );
+    await kit.apply("a100", aiOnlyOnA100(), bed.pool);
     let pods: PodView[] = [];
     await waitFor(
       "the runner pod placed",
