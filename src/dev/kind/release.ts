@@ -39,6 +39,8 @@ export async function helmInstall(
   inNetns: (argv: readonly string[]) => string[],
   images: { operator: string; simulator: string },
   work: string,
+  /** Our locally built node image (no local-path-provisioner), rather than a stock kindest/node. */
+  ownNodeImage: boolean,
 ): Promise<string> {
   const [repository, tag] = images.operator.split(":");
   const valuesFile = path.join(work, "values.yaml");
@@ -47,7 +49,14 @@ export async function helmInstall(
     dump({
       image: { repository, tag, pullPolicy: "Never" },
       nodeImage: images.simulator,
-      api: { delivery: { allowCidrs: [KIND_SERVICE_SUBNET] } },
+      api: {
+        delivery: {
+          allowCidrs: [KIND_SERVICE_SUBNET],
+          // Our node image has no local-path-provisioner: kind's legacy host-path provisioner makes
+          // root-owned directories the API (uid 65532) cannot write. An emptyDir, as on the real node.
+          sqlite: { persistence: { enabled: !ownNodeImage } },
+        },
+      },
     }),
   );
   const chart = path.join(root, "deploy/helm/livepeer-operator");

@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { stopPid } from "../../process/pids.ts";
 import { buildImages } from "../image/build.ts";
 import { ensureBinaries } from "../toolchain/binaries.ts";
 import { createCluster, kindCluster, loadImages } from "./cluster.ts";
@@ -72,11 +73,13 @@ async function main(): Promise<number> {
   await installDevicePlugin(cluster, built.operator.ref);
   const images = { operator: built.operator.ref, simulator: built.simulator.ref };
   log("helm install");
-  const valuesFile = await helmInstall(cluster, bin.helm, inNetns, images, work);
+  const ownNodeImage = !process.env.LPO_KIND_NODE_IMAGE;
+  const valuesFile = await helmInstall(cluster, bin.helm, inNetns, images, work, ownNodeImage);
   log(`cluster and release up after ${elapsed()}; running the e2e suite`);
 
   // 6. The e2e suite.
   const code = await runSuite({
+    onStart: (pid) => undo.push(() => stopPid(pid)),
     kubeconfig: cluster.kubeconfig,
     kubectl: bin.kubectl,
     helm: bin.helm,

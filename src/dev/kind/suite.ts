@@ -14,6 +14,8 @@ export interface SuiteTarget {
   valuesFile: string;
   images: { operator: string; simulator: string };
   inNetns(argv: readonly string[]): string[];
+  /** The suite's pid, to stop it should we be stopped first. */
+  onStart(pid: number): void;
 }
 
 export function runSuite(t: SuiteTarget): Promise<number> {
@@ -39,5 +41,6 @@ export function runSuite(t: SuiteTarget): Promise<number> {
       LPO_E2E_SIMULATOR_IMAGE: t.images.simulator,
     },
   });
+  if (suite.pid) t.onStart(suite.pid);
   return new Promise<number>((resolve) => suite.on("exit", (c) => resolve(c ?? 1)));
 }
