@@ -140,6 +140,13 @@ export async function startPrivateDocker(log: (line: string) => void): Promise<P
       60_000,
       () => logTail(layout.logs.dockerd),
     );
+    // A run killed outright leaves its containers in the data root (kind's restart on start). The
+    // data root is ours alone (the lock), so anything in it is a leftover.
+    const leftovers = (await docker(host, ["ps", "-aq"])).split("\n").filter(Boolean);
+    if (leftovers.length > 0) {
+      log(`removing ${leftovers.length} containers a killed run left`);
+      await docker(host, ["rm", "-f", "-v", ...leftovers], 120_000);
+    }
     log(`our dockerd answers on ${host} (network namespace ${layout.netns}, data root ${layout.dataRoot})`);
     return { dockerHost: host, layout, inNetns: (argv) => inNetns(layout, argv), stop };
   } catch (err) {

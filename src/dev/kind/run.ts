@@ -15,9 +15,9 @@ import { kindVerdict, SKIP_VARIABLE } from "./preflight.ts";
 import { helmInstall, installDevicePlugin } from "./release.ts";
 import { runSuite } from "./suite.ts";
 
-const log = (line: string) => process.stderr.write(`[kind] ${line}\n`);
 const t0 = Date.now();
 const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(0)} s`;
+const log = (line: string) => process.stderr.write(`[kind +${elapsed()}] ${line}\n`);
 
 class NotRun extends Error {}
 
@@ -65,10 +65,13 @@ async function main(): Promise<number> {
     return cluster.delete();
   });
   log(`kind create cluster --name ${cluster.name} (1 control plane + 2 GPU workers)`);
+  // Our images build meanwhile (kind mostly waits for its nodes to boot).
+  const building = buildImages({ log });
+  building.catch(() => {}); // awaited below; not an unhandled rejection should the cluster fail first
   await createCluster(cluster, nodeImage, work);
 
   // 5. Our images, the device plugin, the chart.
-  const built = await buildImages({ log });
+  const built = await building;
   await loadImages(cluster, [built.operator.archive, built.simulator.archive], log);
   await installDevicePlugin(cluster, built.operator.ref);
   const images = { operator: built.operator.ref, simulator: built.simulator.ref };
