@@ -34,6 +34,16 @@ export function lockDecision(
   return { take: true, stale: holder };
 }
 
+/** Alive and not a zombie (a killed holder whose parent has not reaped it yet holds nothing). */
+function running(pid: number): boolean {
+  if (!isAlive(pid)) return false;
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return true; // no /proc: trust kill(0)
+  }
+}
+
 function readRecord(file: string): LockRecord | undefined {
   try {
     const record = JSON.parse(readFileSync(file, "utf8")) as LockRecord;
@@ -75,7 +85,7 @@ export async function takeLock(
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     }
-    const decision = lockDecision(dataRoot, readRecord(lockFile), isAlive);
+    const decision = lockDecision(dataRoot, readRecord(lockFile), running);
     if (!decision.take) throw new Error(decision.why);
     if (decision.stale) await cleanStale(decision.stale);
     rmSync(lockFile, { force: true });
