@@ -2,6 +2,7 @@
 // answers), otherwise the project's own (src/dev/docker), installed and started here as root. The
 // choice is pure (preflight.ts); this gathers its facts and acts on it.
 import { execFileSync } from "node:child_process";
+import { tmpdir } from "node:os";
 import { ensureDockerPackages } from "../docker/packages.ts";
 import { removeNetwork, startPrivateDocker } from "../docker/private-daemon.ts";
 import { run } from "./exec.ts";
@@ -12,6 +13,9 @@ export interface KindDocker {
   whose: string;
   /** The project's own daemon (its images are ours to prune). */
   own: boolean;
+  /** Where the run's temporary files go: inside our daemon's run directory, so that the next run
+   * removes them should this one be killed outright. */
+  tempRoot: string;
   /** Commands that reach the cluster's forwarded ports (kind, kubectl, helm, the suite). */
   inNetns(argv: readonly string[]): string[];
   /** Our own daemon: what kind leaves on it removed, the daemon stopped. The user's: nothing. */
@@ -51,7 +55,13 @@ export async function useDocker(log: (line: string) => void): Promise<DockerOutc
     log(`using your Docker (${choice.why})`);
     return {
       ok: true,
-      docker: { whose: choice.why, own: false, inNetns: (argv) => [...argv], stop: async () => {} },
+      docker: {
+        whose: choice.why,
+        own: false,
+        tempRoot: tmpdir(),
+        inNetns: (argv) => [...argv],
+        stop: async () => {},
+      },
     };
   }
   log(
@@ -66,6 +76,7 @@ export async function useDocker(log: (line: string) => void): Promise<DockerOutc
       docker: {
         whose: `the project's own dockerd (${own.dockerHost})`,
         own: true,
+        tempRoot: own.layout.runDir,
         inNetns: own.inNetns,
         stop: async () => {
           // kind keeps its `kind` network for the next cluster; on our daemon nothing else uses it.

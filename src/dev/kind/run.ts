@@ -3,7 +3,6 @@
 // started (the cluster, the project's own Docker, its temporary directory) goes on every exit,
 // signals included.
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { stopPid } from "../../process/pids.ts";
 import { buildImages } from "../image/build.ts";
@@ -55,7 +54,7 @@ async function main(): Promise<number> {
 
   // 3. kind, helm and kubectl (pinned, cached), a temporary directory.
   const bin = await ensureBinaries(["kind", "helm", "kubectl"], log);
-  const work = mkdtempSync(path.join(tmpdir(), "lpo-kind-"));
+  const work = mkdtempSync(path.join(docker.docker.tempRoot, "lpo-kind-"));
   undo.push(async () => rmSync(work, { recursive: true, force: true }));
 
   // 4. The cluster: 1 control plane + 2 GPU workers, deleted on every exit.
