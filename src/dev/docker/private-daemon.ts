@@ -4,12 +4,21 @@
 // the repo (the kind node image stays between runs) and everything else in a temporary directory.
 // Stopped by pid on every exit; the namespace, its iptables chains and the temporary directory
 // go with it.
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync, spawn } from "node:child_process";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isAlive, stopPid } from "../../process/pids.ts";
-import { logTail, type ManagedProcess, startProcess, waitFor } from "../cluster/process.ts";
+import { logTail, type ManagedProcess, waitFor } from "../cluster/process.ts";
 import { unmountAllUnder } from "../cluster/real-node/mounts.ts";
 import { cacheDir } from "../toolchain/binaries.ts";
 import {
@@ -31,6 +40,19 @@ export interface PrivateDocker {
   /** What talks to the daemon's containers (port forwards to 127.0.0.1) runs inside the namespace. */
   inNetns(argv: readonly string[]): string[];
   stop(): Promise<void>;
+}
+
+/**
+ * A daemon in a process group of its own: a terminal's Ctrl-C goes to our group only, and we stop
+ * the daemons in order (dockerd, then containerd) after kind has deleted its cluster.
+ */
+function startDaemon(name: string, argv: string[], logFile: string): ManagedProcess {
+  const fd = openSync(logFile, "a");
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", fd, fd], detached: true });
+  closeSync(fd);
+  if (child.pid === undefined) throw new Error(`could not start ${name} (${argv[0]})`);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { name, pid: child.pid, logFile, child, exited };
 }
 
 function ip(args: string[]): void {
@@ -114,8 +136,7 @@ export async function startPrivateDocker(log: (line: string) => void): Promise<P
     execFileSync("nsenter", [`--net=${layout.netnsPath}`, "ip", "link", "set", "lo", "up"]);
     mkdirSync(path.dirname(layout.containerdConfig), { recursive: true });
     writeFileSync(layout.containerdConfig, containerdConfigToml(layout));
-    const [cBin, ...cArgs] = containerdArgv(layout);
-    containerd = startProcess("containerd", cBin!, cArgs, layout.logs.containerd);
+    containerd = startDaemon("containerd", containerdArgv(layout), layout.logs.containerd);
     lock.update({ containerdPid: containerd.pid });
     await waitFor(
       "our containerd to serve its socket",
@@ -127,8 +148,7 @@ export async function startPrivateDocker(log: (line: string) => void): Promise<P
       30_000,
       () => logTail(layout.logs.containerd),
     );
-    const [dBin, ...dArgs] = dockerdArgv(layout);
-    dockerd = startProcess("dockerd", dBin!, dArgs, layout.logs.dockerd);
+    dockerd = startDaemon("dockerd", dockerdArgv(layout), layout.logs.dockerd);
     lock.update({ dockerdPid: dockerd.pid });
     const host = dockerHost(layout);
     await waitFor(

@@ -20,15 +20,24 @@ const log = (line: string) => process.stderr.write(`[kind +${elapsed()}] ${line}
 
 class NotRun extends Error {}
 
-/** Undone in reverse order, once, whether we finish, fail or are signalled. */
+/** Undone in reverse order, once, whether we finish, fail or are signalled (both may race: one promise). */
 const undo: (() => Promise<void>)[] = [];
-async function cleanup(): Promise<void> {
-  for (const step of undo.splice(0).reverse()) {
-    await step().catch((err: Error) => log(`cleanup: ${err.message}`));
-  }
+let cleaning: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const step of undo.splice(0).reverse()) {
+      await step().catch((err: Error) => log(`cleanup: ${err.message}`));
+    }
+  })();
+  return cleaning;
 }
+let signalled: string | undefined;
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-  process.once(signal, () => void cleanup().finally(() => process.exit(130)));
+  process.once(signal, () => {
+    signalled = signal;
+    log(`${signal}: cleaning up`);
+    void cleanup().finally(() => process.exit(130));
+  });
 }
 
 async function main(): Promise<number> {
@@ -95,6 +104,8 @@ async function main(): Promise<number> {
 
 main()
   .catch((err: Error) => {
+    // Signalled: our children got the signal too and failed; the handler says so and exits 130.
+    if (signalled) return 130;
     process.stderr.write(
       err instanceof NotRun
         ? `\nKIND TIER NOT RUN: ${err.message}\n\n`
@@ -104,6 +115,7 @@ main()
   })
   .then(async (code) => {
     await cleanup();
+    if (signalled) return; // the signal handler exits
     log(`done after ${elapsed()} (exit ${code})`);
     process.exit(code);
   });
