@@ -1,6 +1,6 @@
 // The kind tier says exactly why it cannot run, and when it needs the sandbox docker wrapper.
 import { describe, expect, it } from "vitest";
-import { kindVerdict } from "./preflight.ts";
+import { dockerChoice, kindVerdict } from "./preflight.ts";
 
 const IMAGE = "kindest/node:v1.36.3";
 const OK = { dockerCli: "20.10.24", nodeImage: IMAGE };
@@ -42,5 +42,41 @@ describe("whether the kind tier can run", () => {
   it("runs kind unwrapped where --privileged works, and through the sandbox wrapper where runc refuses its caps", () => {
     expect(kindVerdict(OK)).toEqual({ run: true, sandboxDocker: false });
     expect(kindVerdict({ ...OK, privilegedError: CAPS })).toEqual({ run: true, sandboxDocker: true });
+  });
+});
+
+describe("whose Docker the kind tier uses", () => {
+  const HERE = { defaultAnswers: false, root: true, debian: true, netnsTools: true };
+  it.each([
+    [
+      { ...HERE, dockerHost: "tcp://10.0.0.5:2376" },
+      { use: "user", why: "DOCKER_HOST=tcp://10.0.0.5:2376" },
+    ],
+    [{ ...HERE, dockerHost: "unix:///run/user/1000/docker.sock", root: false }, { use: "user" }],
+    [
+      { ...HERE, defaultAnswers: true },
+      { use: "user", why: "the docker CLI's default daemon answers" },
+    ],
+    [{ ...HERE, defaultAnswers: true, root: false, debian: false }, { use: "user" }],
+    [HERE, { use: "private" }],
+    [{ ...HERE, dockerHost: "" }, { use: "private" }],
+  ])("%j: %j", (facts, choice) => {
+    expect(dockerChoice(facts)).toMatchObject(choice);
+  });
+
+  it.each([
+    [{ ...HERE, root: false }, /does not answer\), and the project starts a Docker of its own only as root/],
+    [
+      { ...HERE, debian: false },
+      /not a Debian-based machine .* install Docker and start it, or set DOCKER_HOST/,
+    ],
+    [{ ...HERE, netnsTools: false }, /'ip' or 'nsenter' is missing .* apt-get install iproute2 util-linux/],
+  ])("cannot run with %j: says why, what to do, and how to skip", (facts, why) => {
+    const choice = dockerChoice(facts);
+    expect(choice.use).toBe("none");
+    if (choice.use === "none") {
+      expect(choice.why).toMatch(why);
+      expect(choice.why).toContain("LPO_SKIP_KIND=1");
+    }
   });
 });

@@ -47,3 +47,47 @@ export function kindVerdict(f: KindFacts): KindVerdict {
   }
   return { run: true, sandboxDocker: !!f.privilegedError };
 }
+
+/** What decides whose Docker the kind tier uses. */
+export interface DockerFacts {
+  /** DOCKER_HOST as set by the user (empty counts as unset). */
+  dockerHost?: string;
+  /** The docker CLI's default daemon (its context, or /var/run/docker.sock) answered `docker info`. */
+  defaultAnswers: boolean;
+  root: boolean;
+  /** dpkg and apt-get are there (a Debian-based machine: we can install docker.io). */
+  debian: boolean;
+  /** `nsenter` and `ip` (util-linux, iproute2): the network namespace of our own. */
+  netnsTools: boolean;
+}
+
+export type DockerChoice = { use: "user"; why: string } | { use: "private" } | { use: "none"; why: string };
+
+/**
+ * The user's Docker when there is one (DOCKER_HOST set, or the default daemon answers); otherwise
+ * a Docker of the project's own, which takes root, apt (Debian's docker.io) and netns tools.
+ */
+export function dockerChoice(f: DockerFacts): DockerChoice {
+  if (f.dockerHost) return { use: "user", why: `DOCKER_HOST=${f.dockerHost}` };
+  if (f.defaultAnswers) return { use: "user", why: "the docker CLI's default daemon answers" };
+  const none = `no usable Docker (DOCKER_HOST is unset and the default daemon, /var/run/docker.sock, does not answer)`;
+  if (!f.root) {
+    return {
+      use: "none",
+      why: `${none}, and the project starts a Docker of its own only as root: run as root, or start Docker and set DOCKER_HOST ${skipHint}`,
+    };
+  }
+  if (!f.debian) {
+    return {
+      use: "none",
+      why: `${none}, and this is not a Debian-based machine (no dpkg/apt-get), where the project would install docker.io and mmdebstrap: install Docker and start it, or set DOCKER_HOST ${skipHint}`,
+    };
+  }
+  if (!f.netnsTools) {
+    return {
+      use: "none",
+      why: `${none}, and 'ip' or 'nsenter' is missing for the project's own Docker in a network namespace: apt-get install iproute2 util-linux ${skipHint}`,
+    };
+  }
+  return { use: "private" };
+}
