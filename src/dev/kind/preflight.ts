@@ -36,7 +36,7 @@ export function kindVerdict(f: KindFacts): KindVerdict {
   if (f.nodeImageError) {
     return {
       run: false,
-      why: `no kind node image: ${f.nodeImage} could not be had (${f.nodeImageError.trim().split("\n")[0]}); with LPO_KIND_NODE_IMAGE unset the image is built here (Debian rootfs via mmdebstrap: apt-get install mmdebstrap, as root); with it set, the named image is pulled or must be loaded with 'docker load' ${skipHint}`,
+      why: `no kind node image: ${f.nodeImage} could not be had (${f.nodeImageError.trim().split("\n")[0]}); with LPO_KIND_NODE_IMAGE unset kind's stock image (versions.json: kindNodeImage) is pulled where the Docker can, else the image is built here (Debian rootfs via mmdebstrap: apt-get install mmdebstrap, as root); with it set, the named image is pulled or must be loaded with 'docker load' ${skipHint}`,
     };
   }
   if (f.privilegedError && !refusedPrivileged(f.privilegedError)) {

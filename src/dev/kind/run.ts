@@ -10,6 +10,7 @@ import { ensureBinaries } from "../toolchain/binaries.ts";
 import { createCluster, kindCluster, loadImages } from "./cluster.ts";
 import { useDocker } from "./docker.ts";
 import { gatherKindFacts, imageSize, pruneOldNodeImages } from "./facts.ts";
+import { isOurNodeImage } from "./node-image/build.ts";
 import { kindVerdict, SKIP_VARIABLE } from "./preflight.ts";
 import { helmInstall, installDevicePlugin } from "./release.ts";
 import { runSuite } from "./suite.ts";
@@ -51,12 +52,16 @@ async function main(): Promise<number> {
   undo.push(() => docker.docker.stop());
   const inNetns = docker.docker.inNetns;
 
-  // 2. The node image (built here unless LPO_KIND_NODE_IMAGE names one) and whether kind can run.
-  const facts = await gatherKindFacts(process.env.LPO_KIND_NODE_IMAGE || undefined, log);
+  // 2. The node image (LPO_KIND_NODE_IMAGE; else kind's stock one where Docker can pull, else
+  // ours, built here) and whether kind can run. Our own Docker's namespace reaches no registry.
+  const facts = await gatherKindFacts(
+    { named: process.env.LPO_KIND_NODE_IMAGE || undefined, tryStock: !docker.docker.own },
+    log,
+  );
   const verdict = kindVerdict(facts);
   if (!verdict.run) throw new NotRun(verdict.why);
   const nodeImage = facts.nodeImage;
-  if (docker.docker.own && !process.env.LPO_KIND_NODE_IMAGE) await pruneOldNodeImages(nodeImage, log);
+  if (docker.docker.own) await pruneOldNodeImages(nodeImage, log);
   log(`node image ${nodeImage} (${await imageSize(nodeImage)}) on ${docker.docker.whose} after ${elapsed()}`);
   if (verdict.sandboxDocker)
     log("docker run --privileged is refused here: kind runs through the sandbox wrapper");
@@ -84,8 +89,7 @@ async function main(): Promise<number> {
   await installDevicePlugin(cluster, built.operator.ref);
   const images = { operator: built.operator.ref, simulator: built.simulator.ref };
   log("helm install");
-  const ownNodeImage = !process.env.LPO_KIND_NODE_IMAGE;
-  const valuesFile = await helmInstall(cluster, bin.helm, inNetns, images, work, ownNodeImage);
+  const valuesFile = await helmInstall(cluster, bin.helm, inNetns, images, work, isOurNodeImage(nodeImage));
   log(`cluster and release up after ${elapsed()}; running the e2e suite`);
 
   // 6. The e2e suite.

@@ -18,6 +18,9 @@ import { cniManifest, IMAGE_IMPORT_UNIT, nodeImageImages } from "./recipe.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPOSITORY = "livepeer-operator/kind-node";
+
+/** Whether a node image reference is one of ours (no local-path-provisioner, our CNI) or a stock one. */
+export const isOurNodeImage = (ref: string): boolean => ref.startsWith(`${REPOSITORY}:`);
 const IMPORT_UNIT = "lpo-kind-images.service";
 
 function sh(cmd: string, args: string[], log?: (l: string) => void): Promise<string> {
@@ -88,7 +91,16 @@ export async function ensureNodeImage(log: (l: string) => void): Promise<NodeIma
   const kindFiles = filesUnder(kindDir, ["images/base/files"]);
   const ownFiles = filesUnder(here, ["assemble-rootfs.sh", "cgroup-rw.sh", "recipe.ts", "build.ts"]);
   const key = (
-    await inputHash(here, ownFiles, { versions, kindFiles: await inputHash(kindDir, kindFiles, {}) })
+    await inputHash(here, ownFiles, {
+      // Only the versions the image is made of: another pin (helm, promtool, ...) changes nothing here.
+      versions: {
+        kubernetes: versions.kubernetes,
+        etcd: versions.etcd,
+        coredns: versions.coredns,
+        kind: versions.kind,
+      },
+      kindFiles: await inputHash(kindDir, kindFiles, {}),
+    })
   ).slice(0, 16);
   const ref = `${REPOSITORY}:${versions.kubernetes}-${key}`;
   if (await imageExists(ref)) return { ref, built: false };
