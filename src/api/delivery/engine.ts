@@ -7,6 +7,7 @@ import { type Logger, silentLogger } from "../../process/log.ts";
 import type { Allowlist } from "./address-policy.ts";
 import type { AttemptReport } from "./attempt.ts";
 import { GroupCommit } from "./group-commit.ts";
+import { minLeaseLeft } from "./lease-ahead.ts";
 import { matchWebhooks, type SubscribedWebhook } from "./matching.ts";
 import type { DeliveryTarget, LogEntry, LogPage, LogPosition, NewEvent, WebhookFacts } from "./model.ts";
 import { DEFAULT_RETRY_SCHEDULE, decide, type RetrySchedule, scheduleProblem } from "./retry-policy.ts";
@@ -111,6 +112,7 @@ export class DeliveryEngine {
       maxInFlight,
       maxInFlightPerWebhook: Math.min(maxInFlight, o.maxInFlightPerWebhook ?? 16),
       leaseMs,
+      minLeaseLeftMs: minLeaseLeft(timeoutMs, leaseMs),
       pollMs: o.pollMs ?? 500,
       claimEveryMs: batchMs,
       recordLingerMs: batchMs,
@@ -125,7 +127,19 @@ export class DeliveryEngine {
       random: this.#random,
       forgotten: (id) => this.#forgotten.has(id),
     });
-    this.#enqueuer = new GroupCommit((batch) => o.store.enqueue(batch, this.#clock()), { lingerMs: batchMs });
+    // Fresh deliveries come back leased to this replica's worker (no claim for them).
+    this.#enqueuer = new GroupCommit(
+      async (batch) => {
+        const now = this.#clock();
+        const results = await o.store.enqueue(batch, now, this.#worker.leaseFor());
+        this.#worker.take(
+          results.flatMap((r) => r.leased ?? []),
+          now,
+        );
+        return results;
+      },
+      { lingerMs: batchMs },
+    );
   }
 
   /**
@@ -135,8 +149,9 @@ export class DeliveryEngine {
   async enqueue(event: NewEvent, webhooks: Iterable<SubscribedWebhook>): Promise<Enqueued> {
     const withId = { ...event, id: event.id ?? randomUUIDv7(), createdAt: event.createdAt ?? this.#clock() };
     const webhookIds = matchWebhooks(withId, webhooks);
-    const result = await this.#enqueuer.add({ event: withId, webhookIds });
-    if (result.created && webhookIds.length > 0) this.#worker.wake();
+    const { leased, ...result } = await this.#enqueuer.add({ event: withId, webhookIds });
+    // Deliveries not leased in the enqueue are claimed.
+    if (result.created && (leased?.length ?? 0) < new Set(webhookIds).size) this.#worker.wake();
     return { ...result, webhookIds: result.created ? webhookIds : [] };
   }
 

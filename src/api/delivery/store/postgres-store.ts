@@ -6,6 +6,7 @@
 // arrays: one round trip and one commit.
 import pg from "pg";
 import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, WebhookFacts } from "../model.ts";
+import { answers, storedEvent } from "./enqueue-answers.ts";
 import { factsDeltas } from "./facts-delta.ts";
 import { FACTS_COLUMNS, factsMergeSet } from "./facts-sql.ts";
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from "./postgres-schema.ts";
@@ -13,6 +14,7 @@ import { eventFromRow, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "
 import type {
   ClaimRequest,
   DeliveryStore,
+  EnqueueLease,
   EnqueueRequest,
   EnqueueResult,
   PruneResult,
@@ -43,21 +45,34 @@ const types = {
 
 // The hot statements, prepared once per connection (named): parsed and planned once, not per batch.
 
-/** One statement (one round trip, one commit): events, then deliveries for those that are new. */
+/**
+ * One statement (one round trip, one commit): events, then deliveries for those that are new, the
+ * first $14 of them (in batch order) leased to the enqueuer ($15 until, $16 token, $17 owner).
+ * One row per new event without leased deliveries, one per leased delivery otherwise.
+ */
 const ENQUEUE_SQL = `WITH new_events AS (
          INSERT INTO delivery_events (id, user_id, project_id, kind, stream_id, stream, payload, created_at, recorded_at)
          SELECT u.*, $9 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
            $7::text[], $8::bigint[]) AS u
          ON CONFLICT (user_id, project_id, id) DO NOTHING
          RETURNING seq, id, user_id, project_id
-       ), new_deliveries AS (
-         INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at, created_at)
-         SELECT e.seq, p.webhook_id, $9, $9
+       ), new_pairs AS (
+         SELECT e.seq, p.webhook_id, row_number() OVER (ORDER BY p.ord) <= $14::integer AS leased
          FROM new_events e
-         JOIN unnest($10::text[], $11::text[], $12::text[], $13::text[]) AS p(user_id, project_id, id, webhook_id)
+         JOIN unnest($10::text[], $11::text[], $12::text[], $13::text[]) WITH ORDINALITY
+           AS p(user_id, project_id, id, webhook_id, ord)
            ON p.user_id = e.user_id AND p.project_id = e.project_id AND p.id = e.id
+       ), new_deliveries AS (
+         INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at, created_at, leased_until, claim_token, claimed_by)
+         SELECT seq, webhook_id, $9, $9, CASE WHEN leased THEN $15::bigint END,
+           CASE WHEN leased THEN $16::text END, CASE WHEN leased THEN $17::text END
+         FROM new_pairs
+         RETURNING id, event_seq, webhook_id, claim_token
        )
-       SELECT user_id, project_id, id FROM new_events`;
+       SELECT e.user_id, e.project_id, e.id, d.id AS delivery_id, d.webhook_id,
+         (SELECT f.gone_revision FROM webhook_facts f WHERE f.webhook_id = d.webhook_id) AS gone_revision
+       FROM new_events e
+       LEFT JOIN new_deliveries d ON d.event_seq = e.seq AND d.claim_token IS NOT NULL`;
 
 const CLAIM_SQL = `WITH due AS (
          SELECT id FROM deliveries
@@ -219,7 +234,11 @@ export class PostgresDeliveryStore implements DeliveryStore {
     }
   }
 
-  async enqueue(batch: readonly EnqueueRequest[], now: number): Promise<EnqueueResult[]> {
+  async enqueue(
+    batch: readonly EnqueueRequest[],
+    now: number,
+    lease?: EnqueueLease,
+  ): Promise<EnqueueResult[]> {
     // One row per (tenant, id) in the statement; later duplicates in the batch are not new.
     const key = (e: EnqueueRequest["event"]) => `${e.userId}\u0000${e.projectId}\u0000${e.id}`;
     const first = new Map<string, EnqueueRequest>();
@@ -228,7 +247,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
     const col = <T>(f: (e: EnqueueRequest["event"]) => T) => unique.map((r) => f(r.event));
     // Each (event, webhook) pair, keyed like the events, for the deliveries the new events get.
     const pairs = unique.flatMap((r) => [...new Set(r.webhookIds)].map((w) => [r.event, w] as const));
-    // One statement (one round trip, one commit): events, then deliveries for those that are new.
+    const token = `${lease?.owner}:${++this.#claims}:${now}`;
     const { rows } = await this.#pool.query({
       name: "delivery-enqueue",
       text: ENQUEUE_SQL,
@@ -246,18 +265,30 @@ export class PostgresDeliveryStore implements DeliveryStore {
         pairs.map(([e]) => e.projectId),
         pairs.map(([e]) => e.id),
         pairs.map(([, w]) => w),
+        lease?.max ?? 0,
+        now + (lease?.leaseMs ?? 0),
+        token,
+        lease?.owner ?? null,
       ],
     });
-    const created = new Set(
-      (rows as Row[]).map((row) => `${row.user_id}\u0000${row.project_id}\u0000${row.id}`),
-    );
-    const answered = new Set<string>();
-    return batch.map((r) => {
-      const k = key(r.event);
-      const isNew = created.has(k) && !answered.has(k);
-      answered.add(k);
-      return { id: r.event.id, created: isNew };
-    });
+    const created = new Map<string, ClaimedDelivery[]>();
+    for (const row of rows as Row[]) {
+      const k = `${row.user_id}\u0000${row.project_id}\u0000${row.id}`;
+      const leased = created.get(k) ?? [];
+      created.set(k, leased);
+      if (row.delivery_id === null) continue;
+      const { event } = first.get(k)!;
+      leased.push({
+        deliveryId: Number(row.delivery_id),
+        claimToken: token,
+        webhookId: String(row.webhook_id),
+        attempts: 0,
+        createdAt: now,
+        goneRevision: typeof row.gone_revision === "string" ? row.gone_revision : undefined,
+        event: storedEvent(event, now),
+      });
+    }
+    return answers(batch, key, created);
   }
 
   async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
