@@ -95,23 +95,6 @@ function arrayParams(first: number, types: readonly string[]): string {
 }
 const RETRY_TYPES = ["bigint", "text", "integer", "bigint", "text"];
 const SETTLED_TYPES = ["bigint", "text"];
-const LOG_COLUMN_TYPES: Record<(typeof LOG_COLUMNS)[number], string> = {
-  id: "text",
-  webhook_id: "text",
-  event_id: "text",
-  event: "text",
-  created_at: "bigint",
-  duration_ms: "integer",
-  success: "boolean",
-  request_url: "text",
-  request_method: "text",
-  request_headers: "text",
-  request_body: "text",
-  response_status: "integer",
-  response_status_text: "text",
-  response_body: "text",
-  error: "text",
-};
 const FACTS_COLUMN_TYPES: Record<(typeof FACTS_COLUMNS)[number], string> = {
   webhook_id: "text",
   last_triggered_at: "bigint",
@@ -125,12 +108,12 @@ const FACTS_COLUMN_TYPES: Record<(typeof FACTS_COLUMNS)[number], string> = {
   gone_at: "bigint",
   updated_at: "bigint",
 };
-const LOG_TYPES = LOG_COLUMNS.map((c) => LOG_COLUMN_TYPES[c]);
 const FACT_TYPES = FACTS_COLUMNS.map((c) => FACTS_COLUMN_TYPES[c]);
 const retryParams = arrayParams(1, RETRY_TYPES);
 const settledParams = arrayParams(1 + RETRY_TYPES.length, SETTLED_TYPES);
-const logParams = arrayParams(1 + RETRY_TYPES.length + SETTLED_TYPES.length, LOG_TYPES);
-const factParams = arrayParams(1 + RETRY_TYPES.length + SETTLED_TYPES.length + LOG_TYPES.length, FACT_TYPES);
+/** The log rows go as one JSON array (JSON.stringify is native; escaping each text array element is not). */
+const logParam = `$${1 + RETRY_TYPES.length + SETTLED_TYPES.length}::json`;
+const factParams = arrayParams(2 + RETRY_TYPES.length + SETTLED_TYPES.length, FACT_TYPES);
 
 /** One statement (one round trip, one commit): deliveries, log entries, facts. */
 const SETTLE_SQL = `WITH retried AS (
@@ -143,7 +126,7 @@ const SETTLE_SQL = `WITH retried AS (
          WHERE d.id = u.id AND d.claim_token = u.token
        ), logged AS (
          INSERT INTO delivery_log (${LOG_COLUMNS.join(", ")})
-         SELECT * FROM unnest(${logParams})
+         SELECT ${LOG_COLUMNS.join(", ")} FROM json_populate_recordset(NULL::delivery_log, ${logParam})
          ON CONFLICT (id) DO NOTHING
        )
        INSERT INTO webhook_facts (${FACTS_COLUMNS.join(", ")})
@@ -312,7 +295,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
   async settle(batch: readonly Settlement[], now: number): Promise<void> {
     if (batch.length === 0) return;
     const updates = deliveryUpdates(batch);
-    const logs = batch.flatMap((s) => (s.kind === "attempted" ? [logValues(s.log)] : []));
+    const logs = batch.flatMap((s) => (s.kind === "attempted" ? [logRecord(s.log)] : []));
     const deltas = factsDeltas(batch);
     await this.#pool.query({
       name: "delivery-settle",
@@ -325,7 +308,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
         updates.retry.error,
         updates.settled.id,
         updates.settled.token,
-        ...LOG_COLUMNS.map((name, i) => logs.map((v) => (name === "success" ? v[i] === 1 : v[i]))),
+        JSON.stringify(logs),
         deltas.map((d) => d.webhookId),
         deltas.map((d) => d.lastTriggeredAt),
         deltas.map((d) => d.lastFailure?.at ?? null),
@@ -447,6 +430,16 @@ export class PostgresDeliveryStore implements DeliveryStore {
   async close(): Promise<void> {
     await Promise.all([this.#pool.end(), this.#claimPool.end()]);
   }
+}
+
+/** A log entry as a delivery_log row object (column name to value) for json_populate_recordset. */
+function logRecord(entry: LogEntry): Record<string, string | number | boolean | null> {
+  const values = logValues(entry);
+  const row: Record<string, string | number | boolean | null> = {};
+  LOG_COLUMNS.forEach((name, i) => {
+    row[name] = name === "success" ? values[i] === 1 : values[i]!;
+  });
+  return row;
 }
 
 /**
