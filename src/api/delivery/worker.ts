@@ -136,6 +136,7 @@ export class DeliveryWorker {
 
   /** Starts waiting leased deliveries while there are slots (per webhook and in all). */
   #pump(): void {
+    if (!this.#running) return;
     const mayStart = (webhookId: string) =>
       (this.#perWebhook.get(webhookId) ?? 0) < this.#o.maxInFlightPerWebhook;
     while (this.#ready.size > 0 && this.#hasRoom()) {
