@@ -106,6 +106,10 @@ export class DeliveryEngine {
     // company and claims that find little are paced, so a trickle of events is not three
     // statements per delivery. SQLite's small transactions are cheap and run in-process.
     const batchMs = o.store.backend === "postgres" ? 2 : 0;
+    // On PostgreSQL fresh deliveries come back leased from the enqueue (a claim is a round trip and
+    // a third of the server's work per delivery). SQLite's in-process claim is cheaper than holding
+    // leased work in memory (measured: about 10 % more CPU per delivery with leases), so it claims.
+    const leaseOnEnqueue = o.store.backend === "postgres";
     this.#worker = new DeliveryWorker({
       store: o.store,
       owner: o.owner ?? `${os.hostname()}/${process.pid}`,
@@ -127,11 +131,15 @@ export class DeliveryEngine {
       random: this.#random,
       forgotten: (id) => this.#forgotten.has(id),
     });
-    // Fresh deliveries come back leased to this replica's worker (no claim for them).
+    // Fresh deliveries leased by the enqueue go straight to this replica's worker.
     this.#enqueuer = new GroupCommit(
       async (batch) => {
         const now = this.#clock();
-        const results = await o.store.enqueue(batch, now, this.#worker.leaseFor());
+        const results = await o.store.enqueue(
+          batch,
+          now,
+          leaseOnEnqueue ? this.#worker.leaseFor() : undefined,
+        );
         this.#worker.take(
           results.flatMap((r) => r.leased ?? []),
           now,
