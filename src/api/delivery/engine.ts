@@ -187,6 +187,8 @@ export class DeliveryEngine {
     clearInterval(this.#pruneTimer);
     await this.#worker.stop();
     await this.#enqueuer.flushed();
+    // An enqueue that finished after the worker stopped gave its leased deliveries back: written now.
+    await this.#worker.flushed();
     await this.#pruning;
     this.#sender.close();
   }

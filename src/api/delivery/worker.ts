@@ -134,6 +134,11 @@ export class DeliveryWorker {
     await this.#recorder.flushed();
   }
 
+  /** Resolves once every outcome and release handed to the recorder so far is written. */
+  flushed(): Promise<void> {
+    return this.#recorder.flushed();
+  }
+
   /** Starts waiting leased deliveries while there are slots (per webhook and in all). */
   #pump(): void {
     if (!this.#running) return;
