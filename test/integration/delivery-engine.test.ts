@@ -160,6 +160,14 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
     expect(gone?.error).toMatch(/^HTTP 410 Gone: .*off until it is updated/);
   });
 
+  it("stops on 410 Gone also the deliveries it already holds (waiting in memory or claimed with it)", async () => {
+    const r = await receiver(() => ({ status: 410, delayMs: 200 }));
+    const e = await engine(new Map([["w1", { url: r.url, revision: "1" }]]), { maxInFlight: 1 });
+    for (const id of ["a", "b", "c"]) await e.enqueue(event({ id }), [hook("w1")]);
+    await until("the queue is empty", async () => (await e.queueStats()).pending === 0);
+    expect(r.received.map((q) => q.json.id)).toEqual(["a"]);
+  });
+
   it("records a timeout as 'timeout after <n> s' and retries it", async () => {
     const r = await receiver(() => ({ hang: true }));
     const e = await engine(new Map([["w1", { url: r.url, revision: "1" }]]), { timeoutMs: 300 });

@@ -59,6 +59,11 @@ export class DeliveryWorker {
   #finished = 0;
   #rate = 0;
   #rateMark = { at: performance.now(), finished: 0 };
+  /**
+   * Revisions this worker saw answered 410 (webhook -> revision): deliveries it took before that
+   * (waiting in memory, or claimed in the same batch) carry what the store knew then.
+   */
+  readonly #gone = new Map<string, string>();
 
   constructor(o: WorkerOptions) {
     this.#o = o;
@@ -281,10 +286,17 @@ export class DeliveryWorker {
     this.#attempts.add(run);
   }
 
-  async #attempt(d: ClaimedDelivery, freeSlot: () => void): Promise<void> {
+  async #attempt(taken: ClaimedDelivery, freeSlot: () => void): Promise<void> {
+    const d = { ...taken, goneRevision: taken.goneRevision ?? this.#gone.get(taken.webhookId) };
     let outcome: Awaited<ReturnType<typeof attempt>>;
     try {
       outcome = await attempt(d, this.#o);
+      const s = outcome.settlement;
+      // Known before the slot frees: the next delivery started in it may be for the same webhook.
+      if (s.kind === "attempted" && s.goneRevision !== undefined) {
+        if (this.#gone.size >= 10_000) this.#gone.clear();
+        this.#gone.set(d.webhookId, s.goneRevision);
+      }
       freeSlot();
     } catch (err) {
       // A resolver failure (e.g. reading the webhook's Secret): try again shortly, no attempt counted.
