@@ -287,7 +287,8 @@ export class DeliveryWorker {
   }
 
   async #attempt(taken: ClaimedDelivery, freeSlot: () => void): Promise<void> {
-    const d = { ...taken, goneRevision: taken.goneRevision ?? this.#gone.get(taken.webhookId) };
+    const gone = taken.goneRevision === undefined ? this.#gone.get(taken.webhookId) : undefined;
+    const d = gone === undefined ? taken : { ...taken, goneRevision: gone };
     let outcome: Awaited<ReturnType<typeof attempt>>;
     try {
       outcome = await attempt(d, this.#o);
