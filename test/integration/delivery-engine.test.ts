@@ -160,6 +160,14 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
     expect(gone?.error).toMatch(/^HTTP 410 Gone: .*off until it is updated/);
   });
 
+  it("stops on 410 Gone also the deliveries it already holds (waiting in memory or claimed with it)", async () => {
+    const r = await receiver(() => ({ status: 410, delayMs: 200 }));
+    const e = await engine(new Map([["w1", { url: r.url, revision: "1" }]]), { maxInFlight: 1 });
+    for (const id of ["a", "b", "c"]) await e.enqueue(event({ id }), [hook("w1")]);
+    await until("the queue is empty", async () => (await e.queueStats()).pending === 0);
+    expect(r.received.map((q) => q.json.id)).toEqual(["a"]);
+  });
+
   it("records a timeout as 'timeout after <n> s' and retries it", async () => {
     const r = await receiver(() => ({ hang: true }));
     const e = await engine(new Map([["w1", { url: r.url, revision: "1" }]]), { timeoutMs: 300 });
@@ -265,6 +273,38 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
     await r.waitFor(30, 5_000);
     // 30 requests, 2 at a time, 20 ms each: about 0.3 s; waiting for the poll would take minutes.
     expect(Date.now() - t0).toBeLessThan(3_000);
+  });
+
+  it("gives back, when stopping, the fresh deliveries it took leased but had not started: another engine sends them at once, not after the lease", async () => {
+    const r = await receiver(() => ({ status: 200, delayMs: 500 }));
+    const targets = new Map([["w1", { url: r.url, revision: "1" }]]);
+    // One slot: e0 in flight, e1 leased and waiting in memory, e2 left unleased in the queue.
+    const a = await engine(targets, { maxInFlight: 1, leaseMs: 60_000 });
+    for (const id of ["e0", "e1", "e2"]) await a.enqueue(event({ id }), [hook("w1")]);
+    await r.waitFor(1);
+    await a.stop();
+    const b = new DeliveryEngine({
+      store: a.store,
+      resolveTarget: (id) => targets.get(id),
+      allow: LOOPBACK_ALLOWED,
+      pollMs: 100,
+    });
+    b.start();
+    running.push(b);
+    await r.waitFor(3, 5_000);
+    expect(r.received.map((q) => q.json.id).sort()).toEqual(["e0", "e1", "e2"]);
+  });
+
+  it("does not send a fresh delivery waiting in memory once its webhook is forgotten", async () => {
+    const r = await receiver(() => ({ status: 200, delayMs: 500 }));
+    const e = await engine(new Map([["w1", { url: r.url, revision: "1" }]]), { maxInFlight: 1 });
+    await e.enqueue(event({ id: "e0" }), [hook("w1")]);
+    await e.enqueue(event({ id: "e1" }), [hook("w1")]);
+    await r.waitFor(1);
+    await e.forgetWebhook("w1");
+    await new Promise((x) => setTimeout(x, 1_500)); // e0 answered, e1 would have gone out by now
+    expect(r.received.map((q) => q.json.id)).toEqual(["e0"]);
+    expect((await e.queueStats()).pending).toBe(0);
   });
 
   it("keeps only the first 1 KiB of a response and cuts off a huge one", async () => {

@@ -1,6 +1,7 @@
 // Delivery across processes: a worker killed with SIGKILL while a retry is in flight leaves the
 // delivery to the restarted worker once its lease runs out (both stores: at-least-once across
-// kill -9), and two worker processes on one PostgreSQL database send each delivery once.
+// kill -9), likewise the fresh deliveries a PostgreSQL worker took leased at enqueue (in flight
+// or waiting in memory), and two worker processes on one PostgreSQL database send each delivery once.
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -112,6 +113,43 @@ describe.each(BACKENDS)("delivery worker processes on %s", (backend) => {
     const log = (await store.listLog("w1", 10)).items;
     expect(log.map((e) => e.response?.status)).toEqual([200, 500]);
     expect(r.received).toHaveLength(3);
+  });
+});
+
+describe("a delivery worker process on postgres holding fresh deliveries leased at enqueue", () => {
+  it("killed with SIGKILL, leaves the ones it held (in flight and waiting in memory) to another worker after their lease, and the unleased one at once", async () => {
+    // e0 hangs (in flight at the kill); e1 waits in memory for the one slot; e2 was not leased.
+    const r = await startReceiver((q) =>
+      q.json.id === "e0" && r.forEvent("e0").length === 1 ? { hang: true } : { status: 200 },
+    );
+    receivers.push(r);
+    const storeConfig = await fixture.newConfig("postgres");
+    const first = await startWorker(
+      childConfig(storeConfig, r, {
+        maxInFlight: 1,
+        enqueue: { ids: ["e0", "e1", "e2"], webhookIds: ["w1"] },
+      }),
+    );
+    await r.waitFor(1);
+    const leasedAt = r.received[0]!.at;
+    process.kill(first.pid, "SIGKILL");
+    await first.exited;
+
+    const startedAt = Date.now();
+    await startWorker(childConfig(storeConfig, r));
+    await r.waitFor(4, 15_000);
+    const at = (id: string) => r.forEvent(id).map((q) => q.at);
+    expect(at("e2")).toHaveLength(1);
+    expect(at("e2")[0]! - startedAt).toBeLessThan(LEASE_MS - 500);
+    expect(at("e1")).toHaveLength(1);
+    expect(at("e1")[0]! - leasedAt).toBeGreaterThanOrEqual(LEASE_MS - 200);
+    expect(at("e0")).toHaveLength(2);
+
+    const store = await fixture.open(storeConfig);
+    const deadline = Date.now() + 10_000;
+    while ((await store.queueStats()).pending > 0 && Date.now() < deadline)
+      await new Promise((x) => setTimeout(x, 50));
+    expect((await store.queueStats()).pending).toBe(0);
   });
 });
 

@@ -104,6 +104,75 @@ describe.each(BACKENDS)("delivery store on %s", (backend) => {
     expect(reclaimed).toHaveLength(1);
   });
 
+  it("leases up to the asked number of an enqueue's new deliveries to the enqueuer, in batch order, and no one claims them before the lease runs out", async () => {
+    const store = await open();
+    const lease = { owner: "enqueuer", leaseMs: LEASE, max: 3 };
+    await store.settle(
+      [{ kind: "attempted", next: { state: "failed" }, log: logEntry("w2", T0), goneRevision: "7" }],
+      T0,
+    );
+    const results = await store.enqueue(
+      [
+        req("e1", ["w1", "w2"], { payload: { a: 1 } }),
+        req("e1", ["w1"]),
+        req("e2", ["w1", "w3"]),
+        req("e3", ["w1"]),
+      ],
+      T0,
+      lease,
+    );
+    expect(results.map((r) => [r.id, r.created, r.leased?.map((d) => d.webhookId).sort()])).toEqual([
+      ["e1", true, ["w1", "w2"]],
+      ["e1", false, undefined],
+      ["e2", true, ["w1"]],
+      ["e3", true, undefined],
+    ]);
+    const leased = results.flatMap((r) => r.leased ?? []);
+    expect(new Set(leased.map((d) => d.deliveryId)).size).toBe(3);
+    const first = leased.find((d) => d.webhookId === "w1")!;
+    expect(first).toMatchObject({ attempts: 0, createdAt: T0, goneRevision: undefined });
+    expect(first.event).toMatchObject({ id: "e1", userId: "u1", payload: { a: 1 }, createdAt: T0 });
+    expect(leased.find((d) => d.webhookId === "w2")?.goneRevision).toBe("7");
+    // Not leased: e2->w3 and e3->w1, claimable at once; the leased three only once their lease ran out.
+    expect((await claimAll(store, T0 + 1)).map((c) => `${c.event.id}->${c.webhookId}`).sort()).toEqual([
+      "e2->w3",
+      "e3->w1",
+    ]);
+    expect(await claimAll(store, T0 + LEASE - 1)).toHaveLength(0);
+    const expired = await claimAll(store, T0 + LEASE);
+    expect(expired.map((c) => c.deliveryId).sort()).toEqual(leased.map((d) => d.deliveryId).sort());
+    // The expired lease's token no longer settles: the new holder's does.
+    await store.settle(
+      [{ kind: "released", deliveryId: first.deliveryId, claimToken: first.claimToken, at: T0 }],
+      T0,
+    );
+    expect((await store.queueStats()).pending).toBe(5);
+    expect(await claimAll(store, T0 + LEASE)).toHaveLength(0);
+  });
+
+  it("settles a delivery leased at enqueue with that lease's token; an enqueue leasing nothing is a plain enqueue", async () => {
+    const store = await open();
+    const [r] = await store.enqueue([req("e1", ["w1"])], T0, { owner: "enqueuer", leaseMs: LEASE, max: 1 });
+    const d = r!.leased![0]!;
+    await store.settle(
+      [
+        {
+          kind: "attempted",
+          claim: { deliveryId: d.deliveryId, claimToken: d.claimToken, attemptsMade: 1 },
+          next: { state: "delivered" },
+          log: logEntry("w1", T0 + 5),
+        },
+      ],
+      T0 + 5,
+    );
+    expect((await store.queueStats()).pending).toBe(0);
+    expect(await store.countLog("w1")).toBe(1);
+    expect(
+      await store.enqueue([req("e2", ["w1"])], T0, { owner: "enqueuer", leaseMs: LEASE, max: 0 }),
+    ).toEqual([{ id: "e2", created: true }]);
+    expect(await claimAll(store, T0)).toHaveLength(1);
+  });
+
   it("never gives one delivery to two concurrent claimers", async () => {
     const store = await open();
     const batch = Array.from({ length: 300 }, (_, i) => req(`e${i}`, ["w1", "w2"]));

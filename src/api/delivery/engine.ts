@@ -7,6 +7,7 @@ import { type Logger, silentLogger } from "../../process/log.ts";
 import type { Allowlist } from "./address-policy.ts";
 import type { AttemptReport } from "./attempt.ts";
 import { GroupCommit } from "./group-commit.ts";
+import { minLeaseLeft } from "./lease-ahead.ts";
 import { matchWebhooks, type SubscribedWebhook } from "./matching.ts";
 import type { DeliveryTarget, LogEntry, LogPage, LogPosition, NewEvent, WebhookFacts } from "./model.ts";
 import { DEFAULT_RETRY_SCHEDULE, decide, type RetrySchedule, scheduleProblem } from "./retry-policy.ts";
@@ -105,12 +106,17 @@ export class DeliveryEngine {
     // company and claims that find little are paced, so a trickle of events is not three
     // statements per delivery. SQLite's small transactions are cheap and run in-process.
     const batchMs = o.store.backend === "postgres" ? 2 : 0;
+    // On PostgreSQL fresh deliveries come back leased from the enqueue (a claim is a round trip and
+    // a third of the server's work per delivery). SQLite's in-process claim is cheaper than holding
+    // leased work in memory (measured: about 10 % more CPU per delivery with leases), so it claims.
+    const leaseOnEnqueue = o.store.backend === "postgres";
     this.#worker = new DeliveryWorker({
       store: o.store,
       owner: o.owner ?? `${os.hostname()}/${process.pid}`,
       maxInFlight,
       maxInFlightPerWebhook: Math.min(maxInFlight, o.maxInFlightPerWebhook ?? 16),
       leaseMs,
+      minLeaseLeftMs: minLeaseLeft(timeoutMs, leaseMs),
       pollMs: o.pollMs ?? 500,
       claimEveryMs: batchMs,
       recordLingerMs: batchMs,
@@ -125,7 +131,23 @@ export class DeliveryEngine {
       random: this.#random,
       forgotten: (id) => this.#forgotten.has(id),
     });
-    this.#enqueuer = new GroupCommit((batch) => o.store.enqueue(batch, this.#clock()), { lingerMs: batchMs });
+    // Fresh deliveries leased by the enqueue go straight to this replica's worker.
+    this.#enqueuer = new GroupCommit(
+      async (batch) => {
+        const now = this.#clock();
+        const results = await o.store.enqueue(
+          batch,
+          now,
+          leaseOnEnqueue ? this.#worker.leaseFor() : undefined,
+        );
+        this.#worker.take(
+          results.flatMap((r) => r.leased ?? []),
+          now,
+        );
+        return results;
+      },
+      { lingerMs: batchMs },
+    );
   }
 
   /**
@@ -135,8 +157,9 @@ export class DeliveryEngine {
   async enqueue(event: NewEvent, webhooks: Iterable<SubscribedWebhook>): Promise<Enqueued> {
     const withId = { ...event, id: event.id ?? randomUUIDv7(), createdAt: event.createdAt ?? this.#clock() };
     const webhookIds = matchWebhooks(withId, webhooks);
-    const result = await this.#enqueuer.add({ event: withId, webhookIds });
-    if (result.created && webhookIds.length > 0) this.#worker.wake();
+    const { leased, ...result } = await this.#enqueuer.add({ event: withId, webhookIds });
+    // Deliveries not leased in the enqueue are claimed.
+    if (result.created && (leased?.length ?? 0) < new Set(webhookIds).size) this.#worker.wake();
     return { ...result, webhookIds: result.created ? webhookIds : [] };
   }
 
@@ -164,6 +187,8 @@ export class DeliveryEngine {
     clearInterval(this.#pruneTimer);
     await this.#worker.stop();
     await this.#enqueuer.flushed();
+    // An enqueue that finished after the worker stopped gave its leased deliveries back: written now.
+    await this.#worker.flushed();
     await this.#pruning;
     this.#sender.close();
   }

@@ -1,12 +1,16 @@
 // The delivery worker: claims due deliveries, runs each attempt concurrently (a slow receiver
 // holds only its own slots: at most `maxInFlightPerWebhook` per webhook, `maxInFlight` in all),
-// and records outcomes in batches. It wakes when an event is enqueued here, when a retry it
-// scheduled comes due, and otherwise polls (work enqueued by other replicas, expired leases).
+// and records outcomes in batches. Fresh work enqueued here arrives already leased (`take`, from
+// the enqueue statement: no claim) and waits in a ready list for a slot; it claims the rest when
+// an event could not be leased whole, when a retry it scheduled comes due, and otherwise polls
+// (work enqueued by other replicas, expired leases).
 import type { Logger } from "../../process/log.ts";
 import { type AttemptContext, type AttemptReport, attempt } from "./attempt.ts";
 import { GroupCommit } from "./group-commit.ts";
+import { leaseAhead, leaseLongEnough } from "./lease-ahead.ts";
 import type { ClaimedDelivery } from "./model.ts";
-import type { DeliveryStore, Settlement } from "./store/types.ts";
+import { ReadyList } from "./ready-list.ts";
+import type { DeliveryStore, EnqueueLease, Settlement } from "./store/types.ts";
 
 export interface WorkerOptions extends AttemptContext {
   store: DeliveryStore;
@@ -16,6 +20,8 @@ export interface WorkerOptions extends AttemptContext {
   maxInFlightPerWebhook: number;
   /** How long a claim holds: longer than an attempt can take. */
   leaseMs: number;
+  /** A leased delivery waiting in memory starts only with this much lease left (else it is released). */
+  minLeaseLeftMs: number;
   /** Idle poll interval. */
   pollMs: number;
   /** Least time between claims that found less than a batch (0: claim whenever woken). */
@@ -47,6 +53,17 @@ export class DeliveryWorker {
   #lastThinClaim = Number.NEGATIVE_INFINITY;
   /** The earliest retry this worker scheduled (it wakes for it rather than waiting for a poll). */
   #nextDue = Number.POSITIVE_INFINITY;
+  /** Leased deliveries waiting for a slot, by webhook (oldest first), with their lease's end. */
+  readonly #ready = new ReadyList<{ webhookId: string; d: ClaimedDelivery; until: number }>();
+  /** Attempts finished, and the rate they finish at (per second, measured over about a second). */
+  #finished = 0;
+  #rate = 0;
+  #rateMark = { at: performance.now(), finished: 0 };
+  /**
+   * Revisions this worker saw answered 410 (webhook -> revision): deliveries it took before that
+   * (waiting in memory, or claimed in the same batch) carry what the store knew then.
+   */
+  readonly #gone = new Map<string, string>();
 
   constructor(o: WorkerOptions) {
     this.#o = o;
@@ -79,13 +96,91 @@ export class DeliveryWorker {
     this.#signal?.();
   }
 
-  /** Stops claiming, lets attempts in flight finish and records them. */
+  /**
+   * The lease the next enqueue may take for this worker: as much fresh work as it can start
+   * while the leases last (lease-ahead.ts); none when stopped.
+   */
+  leaseFor(): EnqueueLease {
+    const now = performance.now();
+    const elapsed = now - this.#rateMark.at;
+    const recent = elapsed >= 100 ? ((this.#finished - this.#rateMark.finished) * 1000) / elapsed : 0;
+    if (elapsed >= 1_000) {
+      this.#rate = recent;
+      this.#rateMark = { at: now, finished: this.#finished };
+    }
+    const max = this.#running
+      ? leaseAhead({
+          maxInFlight: this.#o.maxInFlight,
+          inFlight: this.#inFlight,
+          ready: this.#ready.size,
+          ratePerSecond: Math.max(this.#rate, recent),
+          leaseMs: this.#o.leaseMs,
+          minLeaseLeftMs: this.#o.minLeaseLeftMs,
+        })
+      : 0;
+    return { owner: this.#o.owner, leaseMs: this.#o.leaseMs, max };
+  }
+
+  /** Deliveries an enqueue leased to this worker at `leasedAt` (store clock): attempted as slots free. */
+  take(leased: readonly ClaimedDelivery[], leasedAt: number): void {
+    const until = leasedAt + this.#o.leaseMs;
+    for (const d of leased) this.#ready.push({ webhookId: d.webhookId, d, until });
+    if (this.#running) this.#pump();
+    else this.#releaseReady();
+  }
+
+  /** Stops claiming, gives back what waits unstarted, lets attempts in flight finish and records them. */
   async stop(): Promise<void> {
     this.#running = false;
     this.#signal?.();
     await this.#loop;
+    this.#releaseReady();
     await Promise.allSettled([...this.#attempts]);
     await this.#recorder.flushed();
+  }
+
+  /** Resolves once every outcome and release handed to the recorder so far is written. */
+  flushed(): Promise<void> {
+    return this.#recorder.flushed();
+  }
+
+  /** Starts waiting leased deliveries while there are slots (per webhook and in all). */
+  #pump(): void {
+    if (!this.#running) return;
+    const mayStart = (webhookId: string) =>
+      (this.#perWebhook.get(webhookId) ?? 0) < this.#o.maxInFlightPerWebhook;
+    while (this.#ready.size > 0 && this.#hasRoom()) {
+      const next = this.#ready.shift(mayStart);
+      if (!next) return;
+      const { d, until } = next;
+      if (this.#o.forgotten?.(d.webhookId)) {
+        void this.#record({
+          ...this.#ref(d),
+          kind: "dropped",
+          webhookId: d.webhookId,
+          reason: "webhook deleted",
+        });
+      } else if (!leaseLongEnough(until, this.#o.clock(), this.#o.minLeaseLeftMs)) {
+        // Waited too long: its lease may not outlive the attempt. Back to the queue for any claimer.
+        void this.#record({ ...this.#ref(d), kind: "released", at: this.#o.clock() }).then(() => this.wake());
+      } else this.#start(d);
+    }
+  }
+
+  #hasRoom(): boolean {
+    // Not while as many outcomes as there are slots wait to be recorded (the store is slow).
+    return this.#inFlight < this.#o.maxInFlight && this.#unrecorded - this.#inFlight < this.#o.maxInFlight;
+  }
+
+  #ref(d: ClaimedDelivery): { deliveryId: number; claimToken: string } {
+    return { deliveryId: d.deliveryId, claimToken: d.claimToken };
+  }
+
+  /** Gives back every waiting leased delivery (stopping): claimable at once by any replica. */
+  #releaseReady(): void {
+    for (const { d } of this.#ready.drain()) {
+      void this.#record({ ...this.#ref(d), kind: "released", at: this.#o.clock() });
+    }
   }
 
   /**
@@ -93,6 +188,8 @@ export class DeliveryWorker {
    * attempt; and not while as many outcomes as there are slots wait to be recorded (the store is slow).
    */
   #canClaim(): boolean {
+    // Waiting leased deliveries take the free slots first (after #pump, any left wait for a busy webhook).
+    this.#pump();
     const room = this.#o.maxInFlight - this.#inFlight;
     if (this.#unrecorded - this.#inFlight >= this.#o.maxInFlight) return false;
     return room > 0 && (this.#inFlight === 0 || room >= this.#minClaim);
@@ -175,21 +272,32 @@ export class DeliveryWorker {
       if (left <= 0) this.#perWebhook.delete(d.webhookId);
       else this.#perWebhook.set(d.webhookId, left);
       this.#inFlight--;
+      this.#pump();
       if (this.#wanted) this.#signal?.();
     };
     const run = this.#attempt(d, freeSlot).finally(() => {
       freeSlot();
       this.#unrecorded--;
+      this.#finished++;
       this.#attempts.delete(run);
+      this.#pump();
       if (this.#wanted) this.#signal?.();
     });
     this.#attempts.add(run);
   }
 
-  async #attempt(d: ClaimedDelivery, freeSlot: () => void): Promise<void> {
+  async #attempt(taken: ClaimedDelivery, freeSlot: () => void): Promise<void> {
+    const gone = taken.goneRevision === undefined ? this.#gone.get(taken.webhookId) : undefined;
+    const d = gone === undefined ? taken : { ...taken, goneRevision: gone };
     let outcome: Awaited<ReturnType<typeof attempt>>;
     try {
       outcome = await attempt(d, this.#o);
+      const s = outcome.settlement;
+      // Known before the slot frees: the next delivery started in it may be for the same webhook.
+      if (s.kind === "attempted" && s.goneRevision !== undefined) {
+        if (this.#gone.size >= 10_000) this.#gone.clear();
+        this.#gone.set(d.webhookId, s.goneRevision);
+      }
       freeSlot();
     } catch (err) {
       // A resolver failure (e.g. reading the webhook's Secret): try again shortly, no attempt counted.

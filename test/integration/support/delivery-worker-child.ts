@@ -15,6 +15,7 @@ export interface ChildConfig {
   leaseMs: number;
   pollMs: number;
   schedule: RetrySchedule;
+  maxInFlight?: number;
 }
 
 const config = JSON.parse(process.env.DELIVERY_CHILD ?? "{}") as ChildConfig;
@@ -27,6 +28,7 @@ const engine = new DeliveryEngine({
   timeoutMs: config.timeoutMs,
   leaseMs: config.leaseMs,
   pollMs: config.pollMs,
+  maxInFlight: config.maxInFlight,
   schedule: config.schedule,
   owner: `child-${process.pid}`,
   onAttempt: (r) => {

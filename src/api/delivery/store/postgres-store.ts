@@ -6,6 +6,7 @@
 // arrays: one round trip and one commit.
 import pg from "pg";
 import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, WebhookFacts } from "../model.ts";
+import { answers, storedEvent } from "./enqueue-answers.ts";
 import { factsDeltas } from "./facts-delta.ts";
 import { FACTS_COLUMNS, factsMergeSet } from "./facts-sql.ts";
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from "./postgres-schema.ts";
@@ -13,6 +14,7 @@ import { eventFromRow, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "
 import type {
   ClaimRequest,
   DeliveryStore,
+  EnqueueLease,
   EnqueueRequest,
   EnqueueResult,
   PruneResult,
@@ -43,21 +45,34 @@ const types = {
 
 // The hot statements, prepared once per connection (named): parsed and planned once, not per batch.
 
-/** One statement (one round trip, one commit): events, then deliveries for those that are new. */
+/**
+ * One statement (one round trip, one commit): events, then deliveries for those that are new, the
+ * first $14 of them (in batch order) leased to the enqueuer ($15 until, $16 token, $17 owner).
+ * One row per new event without leased deliveries, one per leased delivery otherwise.
+ */
 const ENQUEUE_SQL = `WITH new_events AS (
          INSERT INTO delivery_events (id, user_id, project_id, kind, stream_id, stream, payload, created_at, recorded_at)
          SELECT u.*, $9 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
            $7::text[], $8::bigint[]) AS u
          ON CONFLICT (user_id, project_id, id) DO NOTHING
          RETURNING seq, id, user_id, project_id
-       ), new_deliveries AS (
-         INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at, created_at)
-         SELECT e.seq, p.webhook_id, $9, $9
+       ), new_pairs AS (
+         SELECT e.seq, p.webhook_id, row_number() OVER (ORDER BY p.ord) <= $14::integer AS leased
          FROM new_events e
-         JOIN unnest($10::text[], $11::text[], $12::text[], $13::text[]) AS p(user_id, project_id, id, webhook_id)
+         JOIN unnest($10::text[], $11::text[], $12::text[], $13::text[]) WITH ORDINALITY
+           AS p(user_id, project_id, id, webhook_id, ord)
            ON p.user_id = e.user_id AND p.project_id = e.project_id AND p.id = e.id
+       ), new_deliveries AS (
+         INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at, created_at, leased_until, claim_token, claimed_by)
+         SELECT seq, webhook_id, $9, $9, CASE WHEN leased THEN $15::bigint END,
+           CASE WHEN leased THEN $16::text END, CASE WHEN leased THEN $17::text END
+         FROM new_pairs
+         RETURNING id, event_seq, webhook_id, claim_token
        )
-       SELECT user_id, project_id, id FROM new_events`;
+       SELECT e.user_id, e.project_id, e.id, d.id AS delivery_id, d.webhook_id,
+         (SELECT f.gone_revision FROM webhook_facts f WHERE f.webhook_id = d.webhook_id) AS gone_revision
+       FROM new_events e
+       LEFT JOIN new_deliveries d ON d.event_seq = e.seq AND d.claim_token IS NOT NULL`;
 
 const CLAIM_SQL = `WITH due AS (
          SELECT id FROM deliveries
@@ -80,23 +95,6 @@ function arrayParams(first: number, types: readonly string[]): string {
 }
 const RETRY_TYPES = ["bigint", "text", "integer", "bigint", "text"];
 const SETTLED_TYPES = ["bigint", "text"];
-const LOG_COLUMN_TYPES: Record<(typeof LOG_COLUMNS)[number], string> = {
-  id: "text",
-  webhook_id: "text",
-  event_id: "text",
-  event: "text",
-  created_at: "bigint",
-  duration_ms: "integer",
-  success: "boolean",
-  request_url: "text",
-  request_method: "text",
-  request_headers: "text",
-  request_body: "text",
-  response_status: "integer",
-  response_status_text: "text",
-  response_body: "text",
-  error: "text",
-};
 const FACTS_COLUMN_TYPES: Record<(typeof FACTS_COLUMNS)[number], string> = {
   webhook_id: "text",
   last_triggered_at: "bigint",
@@ -110,12 +108,12 @@ const FACTS_COLUMN_TYPES: Record<(typeof FACTS_COLUMNS)[number], string> = {
   gone_at: "bigint",
   updated_at: "bigint",
 };
-const LOG_TYPES = LOG_COLUMNS.map((c) => LOG_COLUMN_TYPES[c]);
 const FACT_TYPES = FACTS_COLUMNS.map((c) => FACTS_COLUMN_TYPES[c]);
 const retryParams = arrayParams(1, RETRY_TYPES);
 const settledParams = arrayParams(1 + RETRY_TYPES.length, SETTLED_TYPES);
-const logParams = arrayParams(1 + RETRY_TYPES.length + SETTLED_TYPES.length, LOG_TYPES);
-const factParams = arrayParams(1 + RETRY_TYPES.length + SETTLED_TYPES.length + LOG_TYPES.length, FACT_TYPES);
+/** The log rows go as one JSON array (JSON.stringify is native; escaping each text array element is not). */
+const logParam = `$${1 + RETRY_TYPES.length + SETTLED_TYPES.length}::json`;
+const factParams = arrayParams(2 + RETRY_TYPES.length + SETTLED_TYPES.length, FACT_TYPES);
 
 /** One statement (one round trip, one commit): deliveries, log entries, facts. */
 const SETTLE_SQL = `WITH retried AS (
@@ -128,7 +126,7 @@ const SETTLE_SQL = `WITH retried AS (
          WHERE d.id = u.id AND d.claim_token = u.token
        ), logged AS (
          INSERT INTO delivery_log (${LOG_COLUMNS.join(", ")})
-         SELECT * FROM unnest(${logParams})
+         SELECT ${LOG_COLUMNS.join(", ")} FROM json_populate_recordset(NULL::delivery_log, ${logParam})
          ON CONFLICT (id) DO NOTHING
        )
        INSERT INTO webhook_facts (${FACTS_COLUMNS.join(", ")})
@@ -219,7 +217,11 @@ export class PostgresDeliveryStore implements DeliveryStore {
     }
   }
 
-  async enqueue(batch: readonly EnqueueRequest[], now: number): Promise<EnqueueResult[]> {
+  async enqueue(
+    batch: readonly EnqueueRequest[],
+    now: number,
+    lease?: EnqueueLease,
+  ): Promise<EnqueueResult[]> {
     // One row per (tenant, id) in the statement; later duplicates in the batch are not new.
     const key = (e: EnqueueRequest["event"]) => `${e.userId}\u0000${e.projectId}\u0000${e.id}`;
     const first = new Map<string, EnqueueRequest>();
@@ -228,7 +230,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
     const col = <T>(f: (e: EnqueueRequest["event"]) => T) => unique.map((r) => f(r.event));
     // Each (event, webhook) pair, keyed like the events, for the deliveries the new events get.
     const pairs = unique.flatMap((r) => [...new Set(r.webhookIds)].map((w) => [r.event, w] as const));
-    // One statement (one round trip, one commit): events, then deliveries for those that are new.
+    const token = `${lease?.owner}:${++this.#claims}:${now}`;
     const { rows } = await this.#pool.query({
       name: "delivery-enqueue",
       text: ENQUEUE_SQL,
@@ -246,18 +248,30 @@ export class PostgresDeliveryStore implements DeliveryStore {
         pairs.map(([e]) => e.projectId),
         pairs.map(([e]) => e.id),
         pairs.map(([, w]) => w),
+        lease?.max ?? 0,
+        now + (lease?.leaseMs ?? 0),
+        token,
+        lease?.owner ?? null,
       ],
     });
-    const created = new Set(
-      (rows as Row[]).map((row) => `${row.user_id}\u0000${row.project_id}\u0000${row.id}`),
-    );
-    const answered = new Set<string>();
-    return batch.map((r) => {
-      const k = key(r.event);
-      const isNew = created.has(k) && !answered.has(k);
-      answered.add(k);
-      return { id: r.event.id, created: isNew };
-    });
+    const created = new Map<string, ClaimedDelivery[]>();
+    for (const row of rows as Row[]) {
+      const k = `${row.user_id}\u0000${row.project_id}\u0000${row.id}`;
+      const leased = created.get(k) ?? [];
+      created.set(k, leased);
+      if (row.delivery_id === null) continue;
+      const { event } = first.get(k)!;
+      leased.push({
+        deliveryId: Number(row.delivery_id),
+        claimToken: token,
+        webhookId: String(row.webhook_id),
+        attempts: 0,
+        createdAt: now,
+        goneRevision: typeof row.gone_revision === "string" ? row.gone_revision : undefined,
+        event: storedEvent(event, now),
+      });
+    }
+    return answers(batch, key, created);
   }
 
   async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
@@ -281,7 +295,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
   async settle(batch: readonly Settlement[], now: number): Promise<void> {
     if (batch.length === 0) return;
     const updates = deliveryUpdates(batch);
-    const logs = batch.flatMap((s) => (s.kind === "attempted" ? [logValues(s.log)] : []));
+    const logs = batch.flatMap((s) => (s.kind === "attempted" ? [logRecord(s.log)] : []));
     const deltas = factsDeltas(batch);
     await this.#pool.query({
       name: "delivery-settle",
@@ -294,7 +308,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
         updates.retry.error,
         updates.settled.id,
         updates.settled.token,
-        ...LOG_COLUMNS.map((name, i) => logs.map((v) => (name === "success" ? v[i] === 1 : v[i]))),
+        JSON.stringify(logs),
         deltas.map((d) => d.webhookId),
         deltas.map((d) => d.lastTriggeredAt),
         deltas.map((d) => d.lastFailure?.at ?? null),
@@ -416,6 +430,16 @@ export class PostgresDeliveryStore implements DeliveryStore {
   async close(): Promise<void> {
     await Promise.all([this.#pool.end(), this.#claimPool.end()]);
   }
+}
+
+/** A log entry as a delivery_log row object (column name to value) for json_populate_recordset. */
+function logRecord(entry: LogEntry): Record<string, string | number | boolean | null> {
+  const values = logValues(entry);
+  const row: Record<string, string | number | boolean | null> = {};
+  LOG_COLUMNS.forEach((name, i) => {
+    row[name] = name === "success" ? values[i] === 1 : values[i]!;
+  });
+  return row;
 }
 
 /**

@@ -7,6 +7,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, WebhookFacts } from "../model.ts";
+import { answers, storedEvent } from "./enqueue-answers.ts";
 import { factsDeltas } from "./facts-delta.ts";
 import { FACTS_COLUMNS, factsMergeSet } from "./facts-sql.ts";
 import { eventFromRow, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "./rows.ts";
@@ -15,6 +16,7 @@ import { SQLITE_MIGRATIONS } from "./sqlite-schema.ts";
 import type {
   ClaimRequest,
   DeliveryStore,
+  EnqueueLease,
   EnqueueRequest,
   EnqueueResult,
   PruneResult,
@@ -77,9 +79,17 @@ export class SqliteDeliveryStore implements DeliveryStore {
     }
   }
 
-  async enqueue(batch: readonly EnqueueRequest[], now: number): Promise<EnqueueResult[]> {
-    return this.#tx(() =>
-      batch.map(({ event: e, webhookIds }) => {
+  async enqueue(
+    batch: readonly EnqueueRequest[],
+    now: number,
+    lease?: EnqueueLease,
+  ): Promise<EnqueueResult[]> {
+    const key = (e: EnqueueRequest["event"]) => `${e.userId}\u0000${e.projectId}\u0000${e.id}`;
+    const token = `${lease?.owner}:${++this.#claims}:${now}`;
+    let room = lease?.max ?? 0;
+    const created = new Map<string, ClaimedDelivery[]>();
+    this.#tx(() => {
+      for (const { event: e, webhookIds } of batch) {
         const row = this.#s.insertEvent.get(
           e.id,
           e.userId,
@@ -91,11 +101,38 @@ export class SqliteDeliveryStore implements DeliveryStore {
           e.createdAt ?? now,
           now,
         ) as Row | undefined;
-        if (!row) return { id: e.id, created: false };
-        for (const w of new Set(webhookIds)) this.#s.insertDelivery.run(row.seq as number, w, now, now);
-        return { id: e.id, created: true };
-      }),
-    );
+        if (!row) continue;
+        const leased: ClaimedDelivery[] = [];
+        created.set(key(e), leased);
+        for (const w of new Set(webhookIds)) {
+          if (room <= 0) {
+            this.#s.insertDelivery.run(row.seq as number, w, now, now);
+            continue;
+          }
+          room--;
+          const d = this.#s.insertLeased.get(
+            row.seq as number,
+            w,
+            now,
+            now,
+            now + lease!.leaseMs,
+            token,
+            lease!.owner,
+          ) as Row;
+          const gone = (this.#s.goneRevision.get(w) as Row | undefined)?.gone_revision;
+          leased.push({
+            deliveryId: Number(d.id),
+            claimToken: token,
+            webhookId: w,
+            attempts: 0,
+            createdAt: now,
+            goneRevision: typeof gone === "string" ? gone : undefined,
+            event: storedEvent(e, now),
+          });
+        }
+      }
+    });
+    return answers(batch, key, created);
   }
 
   async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
@@ -240,6 +277,10 @@ function prepare(db: DatabaseSync) {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, project_id, id) DO NOTHING RETURNING seq`),
     insertDelivery: p(`INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at, created_at)
       VALUES (?, ?, ?, ?)`),
+    insertLeased: p(`INSERT INTO deliveries
+      (event_seq, webhook_id, next_attempt_at, created_at, leased_until, claim_token, claimed_by)
+      VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+    goneRevision: p(`SELECT gone_revision FROM webhook_facts WHERE webhook_id = ?`),
     due: p(`SELECT d.id AS delivery_id, d.webhook_id, d.attempts, d.created_at AS delivery_created_at,
         e.id, e.user_id, e.project_id, e.kind, e.stream_id, e.stream, e.payload, e.created_at, f.gone_revision
       FROM deliveries d

@@ -16,6 +16,21 @@ export interface EnqueueResult {
   id: string;
   /** False when an event with this id (for this tenant) was already recorded: nothing new is queued. */
   created: boolean;
+  /** The event's new deliveries leased to the enqueuer (EnqueueLease); absent when none were. */
+  leased?: ClaimedDelivery[] | undefined;
+}
+
+/**
+ * The enqueuing replica takes the first `max` new deliveries of the batch already leased to
+ * itself, in the same statement: no claim round trip for fresh work. The rest stay unleased for
+ * any replica's claim; a replica killed holding them loses them only until the lease runs out.
+ */
+export interface EnqueueLease {
+  /** Who holds them (for people reading the table). */
+  owner: string;
+  leaseMs: number;
+  /** At most this many deliveries of the batch (0: none, a plain enqueue). */
+  max: number;
 }
 
 export interface ClaimRequest {
@@ -75,8 +90,11 @@ export interface QueueStats {
 
 export interface DeliveryStore {
   readonly backend: "sqlite" | "postgres";
-  /** Records events and their deliveries durably (one transaction for the batch); idempotent per event id. */
-  enqueue(batch: readonly EnqueueRequest[], now: number): Promise<EnqueueResult[]>;
+  /**
+   * Records events and their deliveries durably (one transaction for the batch); idempotent per
+   * event id. With `lease`, up to `lease.max` of the new deliveries come back already leased.
+   */
+  enqueue(batch: readonly EnqueueRequest[], now: number, lease?: EnqueueLease): Promise<EnqueueResult[]>;
   /** Due deliveries, leased to the caller (oldest due first). */
   claim(request: ClaimRequest): Promise<ClaimedDelivery[]>;
   /** Records outcomes (one transaction for the batch); a settlement whose lease was lost updates no delivery but is still logged. */
