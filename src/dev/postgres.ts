@@ -3,7 +3,7 @@
 // made by initdb in a temp dir, listening on a free loopback port, run as the package's
 // `postgres` user (the server refuses to run as root). Stopped by pid and removed on stop(); a
 // watchdog does the same when the parent dies abruptly.
-import { execFile, spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,6 +11,7 @@ import pg from "pg";
 import { isAlive, sleep, stopPid } from "../process/pids.ts";
 import { freePort } from "../process/ports.ts";
 import { startReaper } from "./cluster/reaper.ts";
+import { aptInstall, installCommand } from "./debian/packages.ts";
 
 export interface Postgres {
   /** postgres://postgres@127.0.0.1:<port>/postgres (trust authentication, loopback only). */
@@ -30,15 +31,6 @@ export interface StartPostgresOptions {
 }
 
 const PACKAGE = "postgresql";
-const INSTALL = [
-  "apt-get",
-  "-o",
-  "DPkg::Lock::Timeout=300",
-  "install",
-  "-y",
-  "--no-install-recommends",
-  PACKAGE,
-];
 
 /** The bin directory of the newest installed server, e.g. /usr/lib/postgresql/15/bin. */
 export function serverBinDir(root = "/usr/lib/postgresql"): string | undefined {
@@ -49,44 +41,19 @@ export function serverBinDir(root = "/usr/lib/postgresql"): string | undefined {
   return versions[0] ? path.join(root, versions[0], "bin") : undefined;
 }
 
-function run(argv: string[]): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      argv[0]!,
-      argv.slice(1),
-      {
-        env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-        maxBuffer: 16 * 1024 * 1024,
-        timeout: 15 * 60_000,
-      },
-      (err, stdout, stderr) =>
-        resolve({
-          code: err ? (typeof err.code === "number" ? err.code : 1) : 0,
-          output: `${stdout}${stderr}`,
-        }),
-    );
-  });
-}
-
 async function ensureInstalled(progress: (line: string) => void): Promise<string> {
   const found = serverBinDir();
   if (found) return found;
   if (process.getuid?.() !== 0) {
     throw new Error(
-      `PostgreSQL is not installed; install Debian's package as root:\n  sudo ${INSTALL.join(" ")}`,
+      `PostgreSQL is not installed; install Debian's package as root:\n  sudo ${installCommand([PACKAGE]).join(" ")}`,
     );
   }
-  progress(`[postgres] installing Debian's ${PACKAGE}: ${INSTALL.join(" ")}`);
-  let result = await run(INSTALL);
-  if (result.code !== 0 && /Unable to locate package|has no installation candidate/.test(result.output)) {
-    progress("[postgres] the package lists are stale or empty: apt-get update");
-    await run(["apt-get", "-o", "DPkg::Lock::Timeout=300", "update"]);
-    result = await run(INSTALL);
-  }
+  await aptInstall([PACKAGE], (line) => progress(`[postgres] ${line}`));
   const bin = serverBinDir();
-  if (result.code !== 0 || !bin) {
+  if (!bin) {
     throw new Error(
-      `installing ${PACKAGE} failed (exit ${result.code}); run it by hand to see why:\n  ${INSTALL.join(" ")}\n${result.output.slice(-2000)}`,
+      `${PACKAGE} is installed but no server is in /usr/lib/postgresql/<version>/bin; reinstall it:\n  ${installCommand([PACKAGE]).join(" ")} --reinstall`,
     );
   }
   return bin;

@@ -3,10 +3,10 @@
 // own dockerd (its postinst): we forbid that for the install's duration with a policy-rc.d, and
 // stop any dockerd that still appeared during it (only those: a dockerd that was running before
 // is not ours to stop).
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { stopPid } from "../../process/pids.ts";
-import { installCommand, missingPackages } from "../cluster/real-node/host-packages.ts";
+import { aptInstall, installCommand, missingOnThisMachine, runQuietly } from "../debian/packages.ts";
 
 export const DOCKER_PACKAGES = ["docker.io", "mmdebstrap"];
 export const REQUIRED_FILES = ["/usr/sbin/dockerd", "/usr/bin/containerd", "/usr/bin/mmdebstrap"];
@@ -31,68 +31,21 @@ function pgrepDockerd(): string {
   }
 }
 
-function dpkgStatus(packages: readonly string[]): string {
-  try {
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format syntax
-    return execFileSync("dpkg-query", ["-W", "-f=${Package} ${db:Status-Status}\n", ...packages], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-  } catch (err) {
-    const stdout = (err as { stdout?: string }).stdout;
-    if (typeof stdout === "string") return stdout; // exit 1 when a package is unknown to dpkg
-    throw new Error(`dpkg-query is not available: the project's own Docker needs a Debian-based machine`);
-  }
-}
-
-function apt(argv: string[]): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) =>
-    execFile(
-      argv[0]!,
-      argv.slice(1),
-      {
-        env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-        maxBuffer: 32 * 1024 * 1024,
-        timeout: 15 * 60_000,
-      },
-      (err, stdout, stderr) =>
-        resolve({
-          code: err ? (typeof err.code === "number" ? err.code : 1) : 0,
-          output: `${stdout}${stderr}`,
-        }),
-    ),
-  );
-}
-
 /** The Debian packages missing here (pure decision on dpkg's answer, so that callers can say why). */
 export function missingDockerPackages(): string[] {
-  return missingPackages(DOCKER_PACKAGES, dpkgStatus(DOCKER_PACKAGES));
+  return missingOnThisMachine(DOCKER_PACKAGES, "the project's own Docker");
 }
 
 export async function ensureDockerPackages(log: (line: string) => void): Promise<void> {
   const missing = missingDockerPackages();
   if (missing.length > 0) {
-    const command = installCommand(missing);
-    const t0 = Date.now();
-    log(`installing Debian packages ${missing.join(", ")}: ${command.join(" ")}`);
     const before = pgrepDockerd();
     // policy-rc.d exit 101: "action forbidden", so invoke-rc.d starts no service. Only ours to remove
     // if we wrote it.
     const ownPolicy = !existsSync(POLICY_RC_D);
     if (ownPolicy) writeFileSync(POLICY_RC_D, "#!/bin/sh\nexit 101\n", { mode: 0o755 });
     try {
-      const withLockWait = [command[0]!, "-o", "DPkg::Lock::Timeout=300", ...command.slice(1)];
-      let result = await apt(withLockWait);
-      if (result.code !== 0 && /Unable to locate package|has no installation candidate/.test(result.output)) {
-        log("the package lists are stale or empty: apt-get update");
-        await apt(["apt-get", "-o", "DPkg::Lock::Timeout=300", "update"]);
-        result = await apt(withLockWait);
-      }
-      if (result.code !== 0) {
-        throw new Error(
-          `installing ${missing.join(", ")} failed (exit ${result.code}); run it by hand to see why:\n  ${command.join(" ")}\n${result.output.slice(-3000)}`,
-        );
-      }
+      await aptInstall(missing, log);
     } finally {
       if (ownPolicy) rmSync(POLICY_RC_D, { force: true });
     }
@@ -102,9 +55,8 @@ export async function ensureDockerPackages(log: (line: string) => void): Promise
     }
     if (missing.includes("docker.io") && existsSync("/run/systemd/system")) {
       // Enabled by its postinst: it would start at the next boot beside ours.
-      await apt(["systemctl", "disable", "docker.service", "docker.socket"]);
+      await runQuietly(["systemctl", "disable", "docker.service", "docker.socket"]);
     }
-    log(`installed ${missing.join(", ")} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   const absent = REQUIRED_FILES.filter((f) => !existsSync(f));
   if (absent.length > 0) {

@@ -1,7 +1,6 @@
 // Parsing what the machine reports: dpkg, routes, cgroup and mount tables.
 import { describe, expect, it } from "vitest";
 import { cgroupPathIn, parseCgroupMounts, unescapeMount } from "./cgroups.ts";
-import { installCommand, missingPackages } from "./host-packages.ts";
 import { mountsUnder } from "./mounts.ts";
 import { cidrsOverlap, routeDestinations } from "./network.ts";
 
@@ -16,20 +15,6 @@ const MOUNTINFO = `27 1 254:0 / / rw,relatime - ext4 /dev/vda rw
 52 27 0:42 / /tmp/n/containerd/state/io.containerd.runtime.v2.task/k8s.io/abc/rootfs rw - overlay overlay rw
 53 27 0:43 / /tmp/n2/kubelet rw - ext4 /dev/vda rw
 54 27 0:44 / /tmp/with\\040space rw - tmpfs tmpfs rw`;
-
-describe("host packages", () => {
-  it("reports packages dpkg does not list as installed", () => {
-    const status = "containerd installed\nrunc not-installed\nbusybox-static config-files\n";
-    expect(
-      missingPackages(["containerd", "runc", "busybox-static", "containernetworking-plugins"], status),
-    ).toEqual(["runc", "busybox-static", "containernetworking-plugins"]);
-    expect(missingPackages(["containerd"], "containerd installed\n")).toEqual([]);
-  });
-
-  it("installs without recommends, non-interactively", () => {
-    expect(installCommand(["runc"])).toEqual(["apt-get", "install", "-y", "--no-install-recommends", "runc"]);
-  });
-});
 
 describe("routes", () => {
   it.each([
