@@ -1,7 +1,8 @@
 // Webhook delivery throughput and latency, on each store, against a bare keep-alive POST loop to
 // the same receiver in the same run:
 //   bare      C requests in flight over node:http keep-alive, the same body, nothing else
-//   delivery  the engine: durable enqueue (group commit), claim, sign, send, record; C in flight
+//   delivery  the engine: durable enqueue (group commit; on PostgreSQL fresh work comes leased),
+//             claim, sign, send, record; C in flight
 // Peak: N events enqueued at once, until all are delivered and recorded (deliveries/s and the
 // ratio to bare). Latency: events enqueued at half the peak rate for S seconds, enqueue call to
 // arrival at the receiver (p50/p99). The receiver runs in its own process (answers 200 at once).
@@ -9,7 +10,7 @@
 // so rates swing between runs; CPU per delivery is the steadier figure).
 // SQLite in a temp file; PostgreSQL a throwaway server from Debian's package (fsync on).
 //
-//   node bench/delivery.ts [--n 5000] [--concurrency 64] [--seconds 5] [--stores sqlite,postgres]
+//   node bench/delivery.ts [--n 5000] [--concurrency 64] [--seconds 5] [--stores sqlite,postgres] [--help]
 import { fork } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -261,8 +262,15 @@ async function main(): Promise<void> {
       concurrency: { type: "string", default: "64" },
       seconds: { type: "string", default: "5" },
       stores: { type: "string", default: "sqlite,postgres" },
+      help: { type: "boolean", default: false },
     },
   });
+  if (values.help) {
+    // The file's opening comment is its manual.
+    const manual = readFileSync(self, "utf8").split("\nimport ")[0]!;
+    process.stdout.write(`${manual.replace(/^\/\/ ?/gm, "")}\n`);
+    return;
+  }
   const n = Number(values.n);
   const concurrency = Number(values.concurrency);
   const seconds = Number(values.seconds);
