@@ -1,8 +1,10 @@
 // One suite, both delivery store backends (SQLite file, PostgreSQL server): idempotent events,
 // leased claims that never hand one delivery to two claimers, settlements, the log and its
 // paging, the webhook facts, retention and migrations.
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import type { LogEntry, NewEvent } from "../../src/api/delivery/model.ts";
+import { POSTGRES_MIGRATIONS } from "../../src/api/delivery/store/postgres-schema.ts";
 import type { DeliveryStore, EnqueueRequest, Settlement } from "../../src/api/delivery/store/types.ts";
 import { BACKENDS, storeFixture } from "./support/delivery-stores.ts";
 
@@ -416,5 +418,61 @@ describe.each(BACKENDS)("delivery store on %s", (backend) => {
     const second = await fixture.open(config);
     expect(await second.enqueue([req("e1", ["w1"])], T0)).toEqual([{ id: "e1", created: false }]);
     expect((await second.queueStats()).pending).toBe(1);
+  });
+});
+
+describe("delivery store on postgres, upgrading", () => {
+  it("upgrades a database made by the first schema in place: its queue, log and retention keep working", async () => {
+    const config = await fixture.newConfig("postgres");
+    if (config.backend !== "postgres") throw new Error("expected a PostgreSQL config");
+    // The database as the first release left it: schema 1, an event queued and one logged attempt.
+    const old = new pg.Client({ connectionString: config.connectionString });
+    await old.connect();
+    try {
+      await old.query(POSTGRES_MIGRATIONS[0]!);
+      await old.query(
+        "CREATE TABLE delivery_schema (version integer PRIMARY KEY); INSERT INTO delivery_schema VALUES (1)",
+      );
+      await old.query(
+        `INSERT INTO delivery_events (id, user_id, project_id, kind, created_at, recorded_at)
+         VALUES ('e-old', 'u1', 'p1', 'stream.started', ${T0}, ${T0})`,
+      );
+      await old.query(
+        `INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at, created_at)
+         SELECT seq, 'w1', ${T0}, ${T0} FROM delivery_events`,
+      );
+    } finally {
+      await old.end();
+    }
+    const store = await fixture.open(config);
+    const check = new pg.Client({ connectionString: config.connectionString });
+    await check.connect();
+    const { rows } = await check
+      .query("SELECT max(version) AS v FROM delivery_schema")
+      .finally(() => check.end());
+    expect(rows[0].v).toBe(POSTGRES_MIGRATIONS.length);
+    const [queued] = await claimAll(store, T0 + 1);
+    expect(queued).toMatchObject({ webhookId: "w1", event: { id: "e-old", kind: "stream.started" } });
+    await store.settle(
+      [
+        {
+          kind: "attempted",
+          claim: { deliveryId: queued!.deliveryId, claimToken: queued!.claimToken, attemptsMade: 1 },
+          next: { state: "delivered" },
+          log: logEntry("w1", T0 + 2),
+        },
+      ],
+      T0 + 2,
+    );
+    expect(await store.queueStats()).toEqual({ pending: 0, oldestPendingCreatedAt: undefined });
+    expect(await store.countLog("w1")).toBe(1);
+    const day = 24 * 3_600_000;
+    expect(
+      await store.prune(T0 + 2 * day, { logMaxAgeMs: day, logMaxPerWebhook: 10, settledMaxAgeMs: day }),
+    ).toEqual({ logEntries: 1, events: 1 });
+    // The event is gone, so its id is new again.
+    expect(await store.enqueue([req("e-old", ["w1"])], T0 + 2 * day)).toEqual([
+      { id: "e-old", created: true },
+    ]);
   });
 });

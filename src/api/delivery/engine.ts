@@ -11,7 +11,7 @@ import { minLeaseLeft } from "./lease-ahead.ts";
 import { matchWebhooks, type SubscribedWebhook } from "./matching.ts";
 import type { DeliveryTarget, LogEntry, LogPage, LogPosition, NewEvent, WebhookFacts } from "./model.ts";
 import { DEFAULT_RETRY_SCHEDULE, decide, type RetrySchedule, scheduleProblem } from "./retry-policy.ts";
-import { DEFAULT_TIMEOUT_MS, Sender } from "./sender.ts";
+import { DEFAULT_TIMEOUT_MS } from "./sender.ts";
 import { DEFAULT_USER_AGENT, type DeliveryBody, signBody } from "./signing.ts";
 import {
   DEFAULT_RETENTION,
@@ -22,6 +22,7 @@ import {
   type QueueStats,
   type Retention,
 } from "./store/types.ts";
+import { ThreadedSender } from "./threaded-sender.ts";
 import { DeliveryWorker } from "./worker.ts";
 
 export interface DeliveryEngineOptions {
@@ -61,7 +62,7 @@ export interface Enqueued extends EnqueueResult {
 
 export class DeliveryEngine {
   readonly store: DeliveryStore;
-  readonly #sender: Sender;
+  readonly #sender: ThreadedSender;
   readonly #worker: DeliveryWorker;
   readonly #enqueuer: GroupCommit<EnqueueRequest, EnqueueResult>;
   readonly #clock: () => number;
@@ -97,7 +98,8 @@ export class DeliveryEngine {
     this.#userAgent = o.userAgent ?? DEFAULT_USER_AGENT;
     this.#resolveTarget = o.resolveTarget;
     this.#log = o.log ?? silentLogger;
-    this.#sender = new Sender({ timeoutMs, allow: o.allow });
+    // Requests go out from a thread of their own (a second core; the API's event loop stays free).
+    this.#sender = new ThreadedSender({ timeoutMs, allow: o.allow });
     const maxInFlight = o.maxInFlight ?? 128;
     const leaseMs = o.leaseMs ?? 2 * timeoutMs + 10_000;
     // No attempt of this process outlives its lease: past it a deletion no longer matters here.

@@ -1,0 +1,28 @@
+// The delivery sender's thread (started by threaded-sender.ts): a Sender of its own, with its own
+// keep-alive connections, answering batches of requests with batches of results, one message per
+// turn of its event loop each way. Nothing here but the HTTP client and the address guard.
+import { parentPort, workerData } from "node:worker_threads";
+import { Allowlist } from "./address-policy.ts";
+import { Sender, type SendResult } from "./sender.ts";
+import type { SendAnswer, SenderThreadData, SendRequest } from "./threaded-sender.ts";
+
+const port = parentPort;
+if (!port) throw new Error("sender-thread.ts runs as a worker thread (threaded-sender.ts starts it)");
+const data = workerData as SenderThreadData;
+const sender = new Sender({ ...data.options, allow: new Allowlist(data.allow) });
+
+let answers: SendAnswer[] = [];
+const flush = () => {
+  const batch = answers;
+  answers = [];
+  port.postMessage(batch);
+};
+const answer = (n: number, result: SendResult) => {
+  if (answers.push([n, result]) === 1) setImmediate(flush);
+};
+
+port.on("message", (batch: SendRequest[]) => {
+  for (const [n, url, headers, body] of batch) {
+    void sender.send(url, headers, body).then((result) => answer(n, result));
+  }
+});

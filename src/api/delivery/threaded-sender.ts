@@ -1,0 +1,97 @@
+// Delivery requests sent from a thread of their own. The HTTP client is the largest part of a
+// delivery's CPU; on a thread it runs on a second core, and the API's event loop stays free for
+// its clients however many deliveries are going out (measured: bench/delivery.ts). The same
+// interface as Sender. Requests and answers cross in batches, one message per turn of each event
+// loop. A thread that dies (it should not: Sender never throws) ends what it had in flight as a
+// network error, retried like one, and the next send starts a new thread.
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { Allowlist } from "./address-policy.ts";
+import type { SenderOptions, SendResult } from "./sender.ts";
+
+/** What the thread is started with (an Allowlist crosses as its CIDRs). */
+export interface SenderThreadData {
+  options: Omit<SenderOptions, "allow" | "resolve">;
+  allow: readonly string[];
+}
+/** [request number, url, headers, body] */
+export type SendRequest = [number, string, Record<string, string>, string];
+/** [request number, result] */
+export type SendAnswer = [number, SendResult];
+
+// The thread's file beside this one, .ts from the sources and .js from the build.
+const here = fileURLToPath(import.meta.url);
+const THREAD = here.replace(/threaded-sender(\.[cm]?[jt]s)$/, "sender-thread$1");
+
+export class ThreadedSender {
+  readonly #data: SenderThreadData;
+  #thread: Worker | undefined;
+  #requests: SendRequest[] = [];
+  readonly #waiting = new Map<number, (r: SendResult) => void>();
+  #n = 0;
+
+  constructor(opts: Omit<SenderOptions, "allow" | "resolve"> & { allow: Allowlist }) {
+    const { allow, ...options } = opts;
+    this.#data = { options, allow: allow.cidrs };
+  }
+
+  send(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+    const thread = this.#started();
+    const n = ++this.#n;
+    if (this.#requests.push([n, url, headers, body]) === 1) setImmediate(() => this.#flush());
+    // In flight: the thread keeps the process alive, as the sockets of an in-process request would.
+    if (this.#waiting.size === 0) thread.ref();
+    return new Promise((resolve) => this.#waiting.set(n, resolve));
+  }
+
+  /** Ends the thread (its keep-alive connections with it); sends in flight end as errors. A later send starts another. */
+  close(): void {
+    const thread = this.#thread;
+    if (!thread) return;
+    this.#ended(thread, "the sender was closed");
+    void thread.terminate();
+  }
+
+  /** For tests: the thread ends as if it had crashed. */
+  async crashThreadForTest(): Promise<void> {
+    await this.#thread?.terminate();
+  }
+
+  #started(): Worker {
+    if (this.#thread) return this.#thread;
+    const thread = new Worker(THREAD, { workerData: this.#data, name: "delivery-sender" });
+    thread.unref();
+    thread.on("message", (answers: SendAnswer[]) => {
+      for (const [n, result] of answers) {
+        const resolve = this.#waiting.get(n);
+        this.#waiting.delete(n);
+        resolve?.(result);
+      }
+      if (this.#waiting.size === 0) thread.unref();
+    });
+    thread.on("error", (err) => this.#ended(thread, `the delivery sender thread failed: ${err.message}`));
+    thread.on("exit", (code) => this.#ended(thread, `the delivery sender thread exited (code ${code})`));
+    this.#thread = thread;
+    return thread;
+  }
+
+  /** The thread is gone (or going): what it had ends as an error, once. */
+  #ended(thread: Worker, why: string): void {
+    if (this.#thread !== thread) return;
+    this.#thread = undefined;
+    this.#requests = [];
+    const waiting = [...this.#waiting.values()];
+    this.#waiting.clear();
+    for (const resolve of waiting) resolve(stopped(why));
+  }
+
+  #flush(): void {
+    const batch = this.#requests;
+    this.#requests = [];
+    if (batch.length > 0) this.#thread?.postMessage(batch);
+  }
+}
+
+function stopped(error: string): SendResult {
+  return { outcome: { kind: "error", error }, durationMs: 0 };
+}
