@@ -4,6 +4,7 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import type { LogEntry, NewEvent } from "../../src/api/delivery/model.ts";
+import { openDeliveryStore } from "../../src/api/delivery/store/open-store.ts";
 import { POSTGRES_MIGRATIONS } from "../../src/api/delivery/store/postgres-schema.ts";
 import type { DeliveryStore, EnqueueRequest, Settlement } from "../../src/api/delivery/store/types.ts";
 import { BACKENDS, storeFixture } from "./support/delivery-stores.ts";
@@ -474,5 +475,73 @@ describe("delivery store on postgres, upgrading", () => {
     expect(await store.enqueue([req("e-old", ["w1"])], T0 + 2 * day)).toEqual([
       { id: "e-old", created: true },
     ]);
+  });
+});
+
+describe("delivery store on postgres, a queue of churn", () => {
+  it("settles by index however the queue's size changed since its statements were planned: never a scan over its dead rows", async () => {
+    const config = await fixture.newConfig("postgres");
+    if (config.backend !== "postgres") throw new Error("expected a PostgreSQL config");
+    const admin = new pg.Client({ connectionString: config.connectionString });
+    await admin.connect();
+    /** The table's scan counters once `idxAtLeast` index scans are reported (backends report as they exit). */
+    const counters = async (idxAtLeast: number) => {
+      let counts = { seq: 0, idx: 0 };
+      const deadline = Date.now() + 10_000;
+      do {
+        await new Promise((r) => setTimeout(r, 50));
+        await admin.query("SELECT pg_stat_clear_snapshot()");
+        const { rows } = await admin.query(
+          "SELECT seq_scan, idx_scan FROM pg_stat_user_tables WHERE relname = 'deliveries'",
+        );
+        counts = { seq: Number(rows[0].seq_scan), idx: Number(rows[0].idx_scan) };
+      } while (counts.idx < idxAtLeast && Date.now() < deadline);
+      return counts;
+    };
+    // Creating the schema builds indexes (each a scan of the table): counted before.
+    await (await openDeliveryStore(config)).close();
+    const before = await counters(0);
+    const store = await openDeliveryStore(config);
+    /** Queues `n` deliveries leased to the store and settles them as delivered, `per` at a time. */
+    const churn = async (tag: string, n: number, per: number) => {
+      const leased = [];
+      for (let i = 0; i < n; i += 500) {
+        const batch = Array.from({ length: Math.min(500, n - i) }, (_, j) => req(`${tag}-${i + j}`, ["w1"]));
+        for (const r of await store.enqueue(batch, T0, {
+          owner: "test",
+          leaseMs: LEASE,
+          max: batch.length,
+        })) {
+          leased.push(...(r.leased ?? []));
+        }
+      }
+      for (let i = 0; i < leased.length; i += per) {
+        await store.settle(
+          leased.slice(i, i + per).map(
+            (d): Settlement => ({
+              kind: "attempted",
+              claim: { deliveryId: d.deliveryId, claimToken: d.claimToken, attemptsMade: 1 },
+              next: { state: "delivered" },
+              log: logEntry("w1", T0 + i),
+            }),
+          ),
+          T0 + 1,
+        );
+      }
+    };
+    // The settle statement is prepared and, after a few runs, planned once for good while the queue
+    // is small; then the queue grows to thousands of (soon dead) rows.
+    await churn("small", 200, 20);
+    await churn("big", 6_000, 20);
+    // Its connections end, and a backend reports its counters as it exits.
+    await store.close();
+    try {
+      // 310 settles, each finding its rows by index.
+      const after = await counters(before.idx + 310);
+      expect(after.idx - before.idx).toBeGreaterThanOrEqual(310);
+      expect(after.seq - before.seq).toBe(0);
+    } finally {
+      await admin.end();
+    }
   });
 });
