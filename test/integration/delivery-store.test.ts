@@ -2,7 +2,7 @@
 // leased claims that never hand one delivery to two claimers, settlements, the log and its
 // paging, the webhook facts, retention and migrations.
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import type { LogEntry, NewEvent } from "../../src/api/delivery/model.ts";
 import { openDeliveryStore } from "../../src/api/delivery/store/open-store.ts";
 import { POSTGRES_MIGRATIONS } from "../../src/api/delivery/store/postgres-schema.ts";
@@ -422,35 +422,34 @@ describe.each(BACKENDS)("delivery store on %s", (backend) => {
   });
 });
 
+/** A new PostgreSQL database of the fixture and a client of the test's own on it (ended after the test). */
+async function newPostgres() {
+  const config = await fixture.newConfig("postgres");
+  if (config.backend !== "postgres") throw new Error("expected a PostgreSQL config");
+  const admin = new pg.Client({ connectionString: config.connectionString });
+  await admin.connect();
+  onTestFinished(() => admin.end());
+  return { config, admin };
+}
+
 describe("delivery store on postgres, upgrading", () => {
   it("upgrades a database made by the first schema in place: its queue, log and retention keep working", async () => {
-    const config = await fixture.newConfig("postgres");
-    if (config.backend !== "postgres") throw new Error("expected a PostgreSQL config");
-    // The database as the first release left it: schema 1, an event queued and one logged attempt.
-    const old = new pg.Client({ connectionString: config.connectionString });
-    await old.connect();
-    try {
-      await old.query(POSTGRES_MIGRATIONS[0]!);
-      await old.query(
-        "CREATE TABLE delivery_schema (version integer PRIMARY KEY); INSERT INTO delivery_schema VALUES (1)",
-      );
-      await old.query(
-        `INSERT INTO delivery_events (id, user_id, project_id, kind, created_at, recorded_at)
-         VALUES ('e-old', 'u1', 'p1', 'stream.started', ${T0}, ${T0})`,
-      );
-      await old.query(
-        `INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at, created_at)
-         SELECT seq, 'w1', ${T0}, ${T0} FROM delivery_events`,
-      );
-    } finally {
-      await old.end();
-    }
+    const { config, admin: old } = await newPostgres();
+    // The database as the first release left it: schema 1 and a queued delivery.
+    await old.query(POSTGRES_MIGRATIONS[0]!);
+    await old.query(
+      "CREATE TABLE delivery_schema (version integer PRIMARY KEY); INSERT INTO delivery_schema VALUES (1)",
+    );
+    await old.query(
+      `INSERT INTO delivery_events (id, user_id, project_id, kind, created_at, recorded_at)
+       VALUES ('e-old', 'u1', 'p1', 'stream.started', ${T0}, ${T0})`,
+    );
+    await old.query(
+      `INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at, created_at)
+       SELECT seq, 'w1', ${T0}, ${T0} FROM delivery_events`,
+    );
     const store = await fixture.open(config);
-    const check = new pg.Client({ connectionString: config.connectionString });
-    await check.connect();
-    const { rows } = await check
-      .query("SELECT max(version) AS v FROM delivery_schema")
-      .finally(() => check.end());
+    const { rows } = await old.query("SELECT max(version) AS v FROM delivery_schema");
     expect(rows[0].v).toBe(POSTGRES_MIGRATIONS.length);
     const [queued] = await claimAll(store, T0 + 1);
     expect(queued).toMatchObject({ webhookId: "w1", event: { id: "e-old", kind: "stream.started" } });
@@ -480,10 +479,7 @@ describe("delivery store on postgres, upgrading", () => {
 
 describe("delivery store on postgres, a queue of churn", () => {
   it("settles by index however the queue's size changed since its statements were planned: never a scan over its dead rows", async () => {
-    const config = await fixture.newConfig("postgres");
-    if (config.backend !== "postgres") throw new Error("expected a PostgreSQL config");
-    const admin = new pg.Client({ connectionString: config.connectionString });
-    await admin.connect();
+    const { config, admin } = await newPostgres();
     /** The table's scan counters once `idxAtLeast` index scans are reported (backends report as they exit). */
     const counters = async (idxAtLeast: number) => {
       let counts = { seq: 0, idx: 0 };
@@ -535,13 +531,9 @@ describe("delivery store on postgres, a queue of churn", () => {
     await churn("big", 6_000, 20);
     // Its connections end, and a backend reports its counters as it exits.
     await store.close();
-    try {
-      // 310 settles, each finding its rows by index.
-      const after = await counters(before.idx + 310);
-      expect(after.idx - before.idx).toBeGreaterThanOrEqual(310);
-      expect(after.seq - before.seq).toBe(0);
-    } finally {
-      await admin.end();
-    }
+    // 310 settles, each finding its rows by index.
+    const after = await counters(before.idx + 310);
+    expect(after.idx - before.idx).toBeGreaterThanOrEqual(310);
+    expect(after.seq - before.seq).toBe(0);
   });
 });
