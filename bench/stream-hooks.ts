@@ -17,6 +17,7 @@ import { openDeliveryStore } from "../src/api/delivery/store/open-store.ts";
 import { OpenStreams } from "../src/api/node-hooks/open-streams.ts";
 import { nodeHookRoutes } from "../src/api/node-hooks/routes.ts";
 import { StreamEventRecorder } from "../src/api/node-hooks/stream-event-recorder.ts";
+import { StreamStarts } from "../src/api/node-hooks/stream-starts.ts";
 import { http } from "../src/process/builtin-http.ts";
 import { hookTokenDigest, nodeHookPath } from "../src/schema/node-hooks.ts";
 
@@ -45,7 +46,8 @@ await app.register(nodeHookRoutes, {
       webhooks: () => [{ id: "w1", userId: "alice", projectId: "default" }],
       registry,
     }),
-    open: new OpenStreams(),
+    // As the API runs it: starts shared through the store.
+    open: new StreamStarts({ local: new OpenStreams(), shared: store }),
   },
 });
 app.post("/bare", async (_req, reply) => reply.code(200).send());

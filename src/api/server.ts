@@ -12,6 +12,7 @@ import { type LogLevel, runtimeLogger } from "./logging.ts";
 import { GatewayHooksCache } from "./node-hooks/gateway-hooks-cache.ts";
 import { OpenStreams } from "./node-hooks/open-streams.ts";
 import { StreamEventRecorder } from "./node-hooks/stream-event-recorder.ts";
+import { StreamStarts } from "./node-hooks/stream-starts.ts";
 import { RateLimiter } from "./rate-limit/token-bucket.ts";
 import { preflight, preflightNodeHooks } from "./store/preflight.ts";
 import { WebhookCache } from "./store/webhook-cache.ts";
@@ -144,7 +145,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
                 registry: delivery.metrics.registry,
                 log: log.child("stream-events"),
               }),
-              open: new OpenStreams(),
+              open: new StreamStarts({
+                local: new OpenStreams(),
+                shared: delivery.engine.store,
+                log: log.child("stream-starts"),
+              }),
             },
           }
         : {}),

@@ -6,7 +6,12 @@ import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import type { LogEntry, NewEvent } from "../../src/api/delivery/model.ts";
 import { openDeliveryStore } from "../../src/api/delivery/store/open-store.ts";
 import { POSTGRES_MIGRATIONS } from "../../src/api/delivery/store/postgres-schema.ts";
-import type { DeliveryStore, EnqueueRequest, Settlement } from "../../src/api/delivery/store/types.ts";
+import {
+  DEFAULT_RETENTION,
+  type DeliveryStore,
+  type EnqueueRequest,
+  type Settlement,
+} from "../../src/api/delivery/store/types.ts";
 import { BACKENDS, storeFixture } from "./support/delivery-stores.ts";
 
 const fixture = storeFixture();
@@ -409,6 +414,23 @@ describe.each(BACKENDS)("delivery store on %s", (backend) => {
     expect(await store.countLog("w1")).toBe(0);
     expect(await store.facts("w1")).toBeUndefined();
     expect((await claimAll(store, T0)).map((c) => c.webhookId)).toEqual(["w2"]);
+  });
+
+  it("agrees on a stream's start for every store on the database: the first within the window, a new one after it or after its end", async () => {
+    const config = await fixture.newConfig(backend);
+    const [a, b] = [await fixture.open(config), await fixture.open(config)];
+    const W = 600_000;
+    expect(await a.openStream("g/s", T0, W)).toBe(T0);
+    // Another replica asked about the same stream.
+    expect(await b.openStream("g/s", T0 + 5_000, W)).toBe(T0);
+    expect(await b.openStream("g/other", T0 + 5_000, W)).toBe(T0 + 5_000);
+    // Past the window (a lost end report): a new start.
+    expect(await a.openStream("g/s", T0 + W, W)).toBe(T0 + W);
+    await b.endStream("g/s");
+    expect(await a.openStream("g/s", T0 + W + 1, W)).toBe(T0 + W + 1);
+    // Retention drops starts older than a day.
+    await a.prune(T0 + W + 2 * 86_400_000, DEFAULT_RETENTION);
+    expect(await b.openStream("g/other", T0 + 3 * 86_400_000, 10 * 86_400_000)).toBe(T0 + 3 * 86_400_000);
   });
 
   it("migrates once: reopening keeps the data", async () => {

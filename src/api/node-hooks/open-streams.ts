@@ -2,8 +2,8 @@
 // repeated call for a stream already open (a segment retried before the node registered the
 // stream, a second publish to a live name) gets the same start time, hence the same
 // stream.started id. An entry ends with the stream's end report, or after `windowMs` (a lost end
-// report must not swallow the next stream of that name). Memory only: after a restart, or on
-// another replica, a repeated call is a new start (documented in docs/stream-events.md).
+// report must not swallow the next stream of that name). This replica's memory; stream-starts.ts
+// agrees starts with the other replicas (and a restarted one) through the delivery store.
 
 export const OPEN_STREAM_WINDOW_MS = 10 * 60_000;
 const MAX_OPEN_STREAMS = 100_000;
@@ -29,6 +29,16 @@ export class OpenStreams {
     }
     this.#startedAt.set(key, now);
     return now;
+  }
+
+  /** The start the replicas agreed on (stream-starts.ts) replaces this replica's own. */
+  adopt(gatewayUid: string, streamId: string, startedAt: number): void {
+    const key = `${gatewayUid}\u0000${streamId}`;
+    if (this.#startedAt.has(key)) this.#startedAt.set(key, startedAt);
+  }
+
+  get windowMs(): number {
+    return this.#windowMs;
   }
 
   end(gatewayUid: string, streamId: string): void {

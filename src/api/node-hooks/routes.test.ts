@@ -20,6 +20,7 @@ import type { GatewayHooks } from "./gateway-hooks-cache.ts";
 import { OpenStreams } from "./open-streams.ts";
 import { nodeHookRoutes } from "./routes.ts";
 import { StreamEventRecorder } from "./stream-event-recorder.ts";
+import { StreamStarts } from "./stream-starts.ts";
 
 const TOKEN = "k".repeat(43);
 const gateway = (streamEvents: NonNullable<GatewayHooks["spec"]>["streamEvents"]): GatewayHooks => ({
@@ -66,7 +67,7 @@ beforeEach(async () => {
         budgetMs: 200,
         log: createLogger("stream-events", { write: (l) => void logs.push(l) }),
       }),
-      open: new OpenStreams(),
+      open: new StreamStarts({ local: new OpenStreams() }),
       now: () => clock,
     },
   });

@@ -15,14 +15,14 @@ import { notFound, serviceUnavailable } from "../errors/http-error.ts";
 import { parseOr422 } from "../errors/validation.ts";
 import { discoveryAnswer, hookAllowed } from "./discovery.ts";
 import type { GatewayHooksCache } from "./gateway-hooks-cache.ts";
-import type { OpenStreams } from "./open-streams.ts";
 import type { StreamEventRecorder } from "./stream-event-recorder.ts";
 import { idleEvent, ingestStreamOf, startedEvent, streamEventTenant } from "./stream-events.ts";
+import type { StreamStarts } from "./stream-starts.ts";
 
 export interface NodeHookRoutesOptions {
   gateways: Pick<GatewayHooksCache, "synced" | "get">;
   /** Stream events (absent: the auth and stream-events hooks are not served). */
-  streams?: { recorder: StreamEventRecorder; open: OpenStreams; now?: () => number } | undefined;
+  streams?: { recorder: StreamEventRecorder; open: StreamStarts; now?: () => number } | undefined;
 }
 
 type GatewayParams = { namespace: string; name: string };
@@ -69,7 +69,7 @@ export async function nodeHookRoutes(app: FastifyInstance, opts: NodeHookRoutesO
     const tenant = streamEventTenant(gateway);
     const stream = ingestStreamOf((req.body as { url?: unknown } | undefined)?.url);
     if (!tenant || !stream) return accept();
-    const startedAt = streams.open.start(gateway.metadata?.uid ?? "", stream.streamId, now());
+    const startedAt = await streams.open.start(gateway.metadata?.uid ?? "", stream.streamId, now());
     await streams.recorder.record(startedEvent(gateway, tenant, stream, startedAt));
     return accept();
   });

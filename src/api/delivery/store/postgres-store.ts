@@ -11,16 +11,17 @@ import { factsDeltas } from "./facts-delta.ts";
 import { FACTS_COLUMNS, factsMergeSet } from "./facts-sql.ts";
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from "./postgres-schema.ts";
 import { eventFromRow, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "./rows.ts";
-import type {
-  ClaimRequest,
-  DeliveryStore,
-  EnqueueLease,
-  EnqueueRequest,
-  EnqueueResult,
-  PruneResult,
-  QueueStats,
-  Retention,
-  Settlement,
+import {
+  type ClaimRequest,
+  type DeliveryStore,
+  type EnqueueLease,
+  type EnqueueRequest,
+  type EnqueueResult,
+  OPEN_STREAM_KEEP_MS,
+  type PruneResult,
+  type QueueStats,
+  type Retention,
+  type Settlement,
 } from "./types.ts";
 
 type Row = Record<string, unknown>;
@@ -416,8 +417,27 @@ export class PostgresDeliveryStore implements DeliveryStore {
             [now - retention.settledMaxAgeMs],
           )
         ).rowCount ?? 0;
+      await c.query("DELETE FROM open_streams WHERE started_at < $1", [now - OPEN_STREAM_KEEP_MS]);
       return { logEntries, events };
     });
+  }
+
+  // A stream start need not wait for the disk (the claim pool): lost in a server crash, a repeated
+  // call for that stream is taken as a new start, as it was before starts were shared.
+  async openStream(key: string, now: number, windowMs: number): Promise<number> {
+    const { rows } = await this.#claimPool.query({
+      name: "open-stream",
+      text: `INSERT INTO open_streams (key, started_at) VALUES ($1, $2)
+        ON CONFLICT (key) DO UPDATE SET started_at = CASE WHEN $2::bigint - open_streams.started_at >= $3::bigint
+          THEN excluded.started_at ELSE open_streams.started_at END
+        RETURNING started_at`,
+      values: [key, now, windowMs],
+    });
+    return Number((rows[0] as Row).started_at);
+  }
+
+  async endStream(key: string): Promise<void> {
+    await this.#claimPool.query("DELETE FROM open_streams WHERE key = $1", [key]);
   }
 
   async forgetWebhook(webhookId: string): Promise<void> {

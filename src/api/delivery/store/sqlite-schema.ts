@@ -67,4 +67,11 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX webhook_facts_updated ON webhook_facts (updated_at);
   `,
+  // 2: stream starts shared by every process on the file (a repeated -authWebhookUrl call is one start).
+  `
+  CREATE TABLE open_streams (
+    key TEXT PRIMARY KEY,
+    started_at INTEGER NOT NULL
+  );
+  `,
 ];

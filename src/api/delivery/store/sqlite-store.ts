@@ -13,16 +13,17 @@ import { FACTS_COLUMNS, factsMergeSet } from "./facts-sql.ts";
 import { eventFromRow, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "./rows.ts";
 import { SqliteCheckpointer } from "./sqlite-checkpointer.ts";
 import { SQLITE_MIGRATIONS } from "./sqlite-schema.ts";
-import type {
-  ClaimRequest,
-  DeliveryStore,
-  EnqueueLease,
-  EnqueueRequest,
-  EnqueueResult,
-  PruneResult,
-  QueueStats,
-  Retention,
-  Settlement,
+import {
+  type ClaimRequest,
+  type DeliveryStore,
+  type EnqueueLease,
+  type EnqueueRequest,
+  type EnqueueResult,
+  OPEN_STREAM_KEEP_MS,
+  type PruneResult,
+  type QueueStats,
+  type Retention,
+  type Settlement,
 } from "./types.ts";
 
 type Row = Record<string, unknown>;
@@ -240,8 +241,17 @@ export class SqliteDeliveryStore implements DeliveryStore {
         );
       }
       const events = Number(this.#s.pruneEvents.run(now - retention.settledMaxAgeMs).changes);
+      this.#s.pruneOpenStreams.run(now - OPEN_STREAM_KEEP_MS);
       return { logEntries, events };
     });
+  }
+
+  async openStream(key: string, now: number, windowMs: number): Promise<number> {
+    return Number((this.#s.openStream.get(key, now, windowMs) as Row).started_at);
+  }
+
+  async endStream(key: string): Promise<void> {
+    this.#s.endStream.run(key);
   }
 
   async forgetWebhook(webhookId: string): Promise<void> {
@@ -319,5 +329,11 @@ function prepare(db: DatabaseSync) {
     pruneEvents: p(`DELETE FROM delivery_events WHERE recorded_at < ?
       AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = delivery_events.seq)`),
     stats: p(`SELECT count(*) AS pending, min(created_at) AS oldest FROM deliveries`),
+    openStream: p(`INSERT INTO open_streams (key, started_at) VALUES (?1, ?2)
+      ON CONFLICT (key) DO UPDATE SET started_at = CASE WHEN ?2 - open_streams.started_at >= ?3
+        THEN excluded.started_at ELSE open_streams.started_at END
+      RETURNING started_at`),
+    endStream: p(`DELETE FROM open_streams WHERE key = ?`),
+    pruneOpenStreams: p(`DELETE FROM open_streams WHERE started_at < ?`),
   };
 }

@@ -110,5 +110,16 @@ export interface DeliveryStore {
   /** The webhook was deleted: drop its queue, log and facts. */
   forgetWebhook(webhookId: string): Promise<void>;
   queueStats(): Promise<QueueStats>;
+  /**
+   * When the stream `key` started, as every replica sees it: the start already recorded if it is
+   * younger than `windowMs` at `now`, else `now` (recorded from now on). Rows older than a day go
+   * with retention.
+   */
+  openStream(key: string, now: number, windowMs: number): Promise<number>;
+  /** The stream ended: its next start is a new one. */
+  endStream(key: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/** How long an open stream's start is kept when no end arrives (the window is shorter). */
+export const OPEN_STREAM_KEEP_MS = 24 * 3_600_000;
