@@ -4,15 +4,19 @@
 import type { ClaimedDelivery, StoredEvent } from "../model.ts";
 import type { EnqueueRequest, EnqueueResult } from "./types.ts";
 
-/** `created` maps the key of each event that is new to the deliveries leased for it (maybe none). */
+/** An event's identity: its tenant (user, project) and id. */
+export function eventKey(e: { userId: string; projectId: string; id: string }): string {
+  return `${e.userId}\u0000${e.projectId}\u0000${e.id}`;
+}
+
+/** `created` maps the eventKey of each event that is new to the deliveries leased for it (maybe none). */
 export function answers(
   batch: readonly EnqueueRequest[],
-  key: (e: EnqueueRequest["event"]) => string,
   created: ReadonlyMap<string, ClaimedDelivery[]>,
 ): EnqueueResult[] {
   const answered = new Set<string>();
   return batch.map((r) => {
-    const k = key(r.event);
+    const k = eventKey(r.event);
     const leased = answered.has(k) ? undefined : created.get(k);
     answered.add(k);
     if (!leased) return { id: r.event.id, created: false };

@@ -6,7 +6,7 @@
 // arrays: one round trip and one commit.
 import pg from "pg";
 import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, WebhookFacts } from "../model.ts";
-import { answers, storedEvent } from "./enqueue-answers.ts";
+import { answers, eventKey, storedEvent } from "./enqueue-answers.ts";
 import { factsDeltas } from "./facts-delta.ts";
 import { FACTS_COLUMNS, factsMergeSet } from "./facts-sql.ts";
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from "./postgres-schema.ts";
@@ -237,9 +237,8 @@ export class PostgresDeliveryStore implements DeliveryStore {
     lease?: EnqueueLease,
   ): Promise<EnqueueResult[]> {
     // One row per (tenant, id) in the statement; later duplicates in the batch are not new.
-    const key = (e: EnqueueRequest["event"]) => `${e.userId}\u0000${e.projectId}\u0000${e.id}`;
     const first = new Map<string, EnqueueRequest>();
-    for (const r of batch) if (!first.has(key(r.event))) first.set(key(r.event), r);
+    for (const r of batch) if (!first.has(eventKey(r.event))) first.set(eventKey(r.event), r);
     const unique = [...first.values()];
     const col = <T>(f: (e: EnqueueRequest["event"]) => T) => unique.map((r) => f(r.event));
     // Each (event, webhook) pair, keyed like the events, for the deliveries the new events get.
@@ -270,7 +269,11 @@ export class PostgresDeliveryStore implements DeliveryStore {
     });
     const created = new Map<string, ClaimedDelivery[]>();
     for (const row of rows as Row[]) {
-      const k = `${row.user_id}\u0000${row.project_id}\u0000${row.id}`;
+      const k = eventKey({
+        userId: String(row.user_id),
+        projectId: String(row.project_id),
+        id: String(row.id),
+      });
       const leased = created.get(k) ?? [];
       created.set(k, leased);
       if (row.delivery_id === null) continue;
@@ -285,7 +288,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
         event: storedEvent(event, now),
       });
     }
-    return answers(batch, key, created);
+    return answers(batch, created);
   }
 
   async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {

@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, WebhookFacts } from "../model.ts";
-import { answers, storedEvent } from "./enqueue-answers.ts";
+import { answers, eventKey, storedEvent } from "./enqueue-answers.ts";
 import { factsDeltas } from "./facts-delta.ts";
 import { FACTS_COLUMNS, factsMergeSet } from "./facts-sql.ts";
 import { eventFromRow, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "./rows.ts";
@@ -85,7 +85,6 @@ export class SqliteDeliveryStore implements DeliveryStore {
     now: number,
     lease?: EnqueueLease,
   ): Promise<EnqueueResult[]> {
-    const key = (e: EnqueueRequest["event"]) => `${e.userId}\u0000${e.projectId}\u0000${e.id}`;
     const token = `${lease?.owner}:${++this.#claims}:${now}`;
     let room = lease?.max ?? 0;
     const created = new Map<string, ClaimedDelivery[]>();
@@ -104,7 +103,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
         ) as Row | undefined;
         if (!row) continue;
         const leased: ClaimedDelivery[] = [];
-        created.set(key(e), leased);
+        created.set(eventKey(e), leased);
         for (const w of new Set(webhookIds)) {
           if (room <= 0) {
             this.#s.insertDelivery.run(row.seq as number, w, now, now);
@@ -133,7 +132,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
         }
       }
     });
-    return answers(batch, key, created);
+    return answers(batch, created);
   }
 
   async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
