@@ -275,6 +275,53 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
     expect(Date.now() - t0).toBeLessThan(3_000);
   });
 
+  it("stops attempting while its outcomes wait for a slow store (up to twice its slots), then catches up", async () => {
+    const r = await receiver();
+    const targets = new Map([["w1", { url: r.url, revision: "1" }]]);
+    const real = await fixture.open(await fixture.newConfig(backend));
+    // The store's writes of outcomes hang until released; everything else is the real store.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const store = new Proxy(real, {
+      get(target, name) {
+        if (name === "settle")
+          return async (...args: Parameters<typeof real.settle>) => {
+            await released;
+            return target.settle(...args);
+          };
+        const value = Reflect.get(target, name, target) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const e = new DeliveryEngine({
+      store,
+      resolveTarget: (id) => targets.get(id),
+      allow: LOOPBACK_ALLOWED,
+      maxInFlight: 4,
+      maxInFlightPerWebhook: 4,
+      pollMs: 100,
+    });
+    e.start();
+    running.push(e);
+    for (let i = 0; i < 30; i++) await e.enqueue(event({ id: `e${i}` }), [hook("w1")]);
+    // 4 slots: attempts stop once 8 outcomes wait (and the up to 3 then in flight finish).
+    try {
+      await r.waitFor(8, 5_000);
+      await new Promise((done) => setTimeout(done, 500));
+      const sentWhileStuck = r.received.length;
+      expect(sentWhileStuck).toBeGreaterThanOrEqual(8);
+      expect(sentWhileStuck).toBeLessThanOrEqual(11);
+    } finally {
+      release(); // else stopping the engine would wait for its records for ever
+    }
+    await r.waitFor(30, 10_000);
+    await until("the queue is empty", async () => (await e.queueStats()).pending === 0);
+    expect(new Set(r.received.map((q) => q.json.id)).size).toBe(30);
+    expect(r.received).toHaveLength(30);
+  });
+
   it("gives back, when stopping, the fresh deliveries it took leased but had not started: another engine sends them at once, not after the lease", async () => {
     const r = await receiver(() => ({ status: 200, delayMs: 500 }));
     const targets = new Map([["w1", { url: r.url, revision: "1" }]]);
