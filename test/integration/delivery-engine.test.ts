@@ -364,6 +364,18 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
     expect(entry?.response?.body).toHaveLength(1024);
   });
 
+  it("records a response whose body holds NUL characters (as U+FFFD), and goes on delivering", async () => {
+    const r = await receiver((_, i) => (i === 0 ? { status: 500, body: "bad\0body" } : { status: 200 }));
+    const e = await engine(new Map([["w1", { url: r.url, revision: "1" }]]));
+    await e.enqueue(event({ id: "e0" }), [hook("w1")]);
+    await until("the failure is recorded", async () => (await e.facts("w1"))?.lastFailure !== undefined);
+    expect((await e.facts("w1"))?.lastFailure?.response).toBe("bad\uFFFDbody");
+    await until("the retry is delivered", async () => (await e.queueStats()).pending === 0);
+    const log = (await e.listLog("w1", 10)).items;
+    expect(log.map((l) => l.response?.body)).toEqual(["", "bad\uFFFDbody"]);
+    expect(r.received).toHaveLength(2);
+  });
+
   it("resends a logged request, re-signed now, and logs the new attempt", async () => {
     const r = await receiver();
     const e = await engine(new Map([["w1", { url: r.url, sharedSecret: SECRET, revision: "1" }]]));

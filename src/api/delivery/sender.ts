@@ -103,7 +103,7 @@ export class Sender {
           resolve({ outcome: error, durationMs: elapsed() });
           return;
         }
-        response.body = Buffer.concat(kept).subarray(0, this.#keep).toString("utf8");
+        response.body = keptText(Buffer.concat(kept).subarray(0, this.#keep));
         const { status, statusText } = response;
         resolve({
           outcome: { kind: "response", status, statusText, body: response.body, retryAfter },
@@ -192,6 +192,14 @@ function parseTarget(url: string, allow: Allowlist): Target | string {
       path: `${u.pathname}${u.search}`,
     },
   };
+}
+
+/**
+ * The kept bytes of a response as text for the log and lastFailure: UTF-8, with NUL characters as
+ * U+FFFD (PostgreSQL text cannot hold NUL, and a settle with one such row would fail whole).
+ */
+function keptText(bytes: Buffer): string {
+  return bytes.toString("utf8").replaceAll("\0", "\uFFFD");
 }
 
 function refused(error: string): AttemptOutcome {
