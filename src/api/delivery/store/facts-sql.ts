@@ -1,5 +1,8 @@
-// The facts upsert's merge, shared by both backends: each fact is replaced only by a newer one
-// (concurrent workers settle out of order). `greatest` is max() in SQLite, GREATEST in PostgreSQL.
+// The facts upsert, shared by both backends: its values, and its merge, in which each fact is
+// replaced only by a newer one (concurrent workers settle out of order). `greatest` is max() in
+// SQLite, GREATEST in PostgreSQL.
+
+import type { FactsDelta } from "./facts-delta.ts";
 
 export const FACTS_COLUMNS = [
   "webhook_id",
@@ -14,6 +17,23 @@ export const FACTS_COLUMNS = [
   "gone_at",
   "updated_at",
 ] as const;
+
+/** A batch's facts for one webhook as values in FACTS_COLUMNS order, updated at `now`. */
+export function factsValues(d: FactsDelta, now: number): (string | number | boolean | null)[] {
+  return [
+    d.webhookId,
+    d.lastTriggeredAt,
+    d.lastFailure?.at ?? null,
+    d.lastFailure?.error ?? null,
+    d.lastFailure?.response ?? null,
+    d.lastFailure?.statusCode ?? null,
+    d.delivering.value,
+    d.delivering.at,
+    d.gone?.revision ?? null,
+    d.gone?.at ?? null,
+    now,
+  ];
+}
 
 export function factsMergeSet(greatest: string): string {
   const t = "webhook_facts";

@@ -8,9 +8,9 @@ import pg from "pg";
 import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, WebhookFacts } from "../model.ts";
 import { answers, eventKey, storedEvent } from "./enqueue-answers.ts";
 import { factsDeltas } from "./facts-delta.ts";
-import { FACTS_COLUMNS, factsMergeSet } from "./facts-sql.ts";
+import { FACTS_COLUMNS, factsMergeSet, factsValues } from "./facts-sql.ts";
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from "./postgres-schema.ts";
-import { eventFromRow, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "./rows.ts";
+import { eventFromRow, eventValues, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "./rows.ts";
 import {
   type ClaimRequest,
   type DeliveryStore,
@@ -359,19 +359,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
     if (batch.length === 0) return;
     const { retry, settled } = deliveryUpdates(batch);
     const logs = batch.flatMap((s) => (s.kind === "attempted" ? [logValues(s.log)] : []));
-    const facts = factsDeltas(batch).map((d) => [
-      d.webhookId,
-      d.lastTriggeredAt,
-      d.lastFailure?.at ?? null,
-      d.lastFailure?.error ?? null,
-      d.lastFailure?.response ?? null,
-      d.lastFailure?.statusCode ?? null,
-      d.delivering.value,
-      d.delivering.at,
-      d.gone?.revision ?? null,
-      d.gone?.at ?? null,
-      now,
-    ]);
+    const facts = factsDeltas(batch).map((d) => factsValues(d, now));
     await this.#pool.query({
       name: "delivery-settle",
       text: SETTLE_SQL,
@@ -514,20 +502,6 @@ export class PostgresDeliveryStore implements DeliveryStore {
   async close(): Promise<void> {
     await Promise.all([this.#pool.end(), this.#claimPool.end()]);
   }
-}
-
-/** An event's values in EVENT_COLUMNS order (stream and payload as JSON text, stored as sent). */
-function eventValues(e: EnqueueRequest["event"], now: number): (string | number | null)[] {
-  return [
-    e.id,
-    e.userId,
-    e.projectId,
-    e.kind,
-    e.streamId ?? null,
-    e.stream ? JSON.stringify(e.stream) : null,
-    e.payload ? JSON.stringify(e.payload) : null,
-    e.createdAt ?? now,
-  ];
 }
 
 /**

@@ -1,5 +1,5 @@
 // Rows of both backends (same column names) to and from the model. JSON columns are text.
-import type { LogEntry, StoredEvent, WebhookFacts } from "../model.ts";
+import type { LogEntry, NewEvent, StoredEvent, WebhookFacts } from "../model.ts";
 
 type Row = Record<string, unknown>;
 
@@ -21,6 +21,23 @@ export function eventFromRow(r: Row): StoredEvent {
     payload: json(r.payload),
     createdAt: num(r.created_at) ?? 0,
   };
+}
+
+/**
+ * A new event's values for its row, in column order: id, user_id, project_id, kind, stream_id,
+ * stream, payload (both as JSON text, stored as sent), created_at (`now` when the event has none).
+ */
+export function eventValues(e: NewEvent & { id: string }, now: number): (string | number | null)[] {
+  return [
+    e.id,
+    e.userId,
+    e.projectId,
+    e.kind,
+    e.streamId ?? null,
+    e.stream ? JSON.stringify(e.stream) : null,
+    e.payload ? JSON.stringify(e.payload) : null,
+    e.createdAt ?? now,
+  ];
 }
 
 export const LOG_COLUMNS = [

@@ -9,8 +9,8 @@ import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, WebhookFacts } from "../model.ts";
 import { answers, eventKey, storedEvent } from "./enqueue-answers.ts";
 import { factsDeltas } from "./facts-delta.ts";
-import { FACTS_COLUMNS, factsMergeSet } from "./facts-sql.ts";
-import { eventFromRow, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "./rows.ts";
+import { FACTS_COLUMNS, factsMergeSet, factsValues } from "./facts-sql.ts";
+import { eventFromRow, eventValues, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "./rows.ts";
 import { SqliteCheckpointer } from "./sqlite-checkpointer.ts";
 import { SQLITE_MIGRATIONS } from "./sqlite-schema.ts";
 import {
@@ -90,17 +90,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
     const created = new Map<string, ClaimedDelivery[]>();
     this.#tx(() => {
       for (const { event: e, webhookIds } of batch) {
-        const row = this.#s.insertEvent.get(
-          e.id,
-          e.userId,
-          e.projectId,
-          e.kind,
-          e.streamId ?? null,
-          e.stream ? JSON.stringify(e.stream) : null,
-          e.payload ? JSON.stringify(e.payload) : null,
-          e.createdAt ?? now,
-          now,
-        ) as Row | undefined;
+        const row = this.#s.insertEvent.get(...eventValues(e, now), now) as Row | undefined;
         if (!row) continue;
         const leased: ClaimedDelivery[] = [];
         created.set(eventKey(e), leased);
@@ -174,19 +164,8 @@ export class SqliteDeliveryStore implements DeliveryStore {
         }
       }
       for (const d of deltas) {
-        this.#s.upsertFacts.run(
-          d.webhookId,
-          d.lastTriggeredAt,
-          d.lastFailure?.at ?? null,
-          d.lastFailure?.error ?? null,
-          d.lastFailure?.response ?? null,
-          d.lastFailure?.statusCode ?? null,
-          d.delivering.value ? 1 : 0,
-          d.delivering.at,
-          d.gone?.revision ?? null,
-          d.gone?.at ?? null,
-          now,
-        );
+        // node:sqlite binds no booleans: delivering as 0/1.
+        this.#s.upsertFacts.run(...factsValues(d, now).map((v) => (typeof v === "boolean" ? Number(v) : v)));
       }
     });
   }
