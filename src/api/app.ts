@@ -11,6 +11,7 @@ import { serviceUnavailable } from "./errors/http-error.ts";
 import { frameworkErrorHandler, installErrorHandling } from "./errors/plugin.ts";
 import { eventRoutes } from "./events/routes.ts";
 import { type HealthSource, healthRoutes } from "./health/routes.ts";
+import { parseJsonBody } from "./json-body.ts";
 import { type LogOptions, loggerOptions, logResponses } from "./logging.ts";
 import { metricsRoutes } from "./metrics/routes.ts";
 import type { GatewayHooksCache } from "./node-hooks/gateway-hooks-cache.ts";
@@ -71,6 +72,15 @@ export function createBaseApp(o: BaseOptions): FastifyInstance {
   });
   // JSON only: text/plain would otherwise reach the routes as a string.
   app.removeContentTypeParser("text/plain");
+  // Our JSON parser: its refusals name the key or the syntax error (json-body.ts).
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
   const methods = webhookPathMethods();
   installErrorHandling(app, {
     bodyLimit: o.bodyLimit,

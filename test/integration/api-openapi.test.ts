@@ -65,9 +65,20 @@ function queryArb(op: Node): fc.Arbitrary<string> {
     .map((q) => new URLSearchParams(q as Record<string, string>).toString());
 }
 
+/** Keys the document's description refuses anywhere in a body (`__proto__`, `constructor.prototype`). */
+function hasRefusedKey(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  return Object.entries(value).some(
+    ([k, v]) =>
+      k === "__proto__" ||
+      (k === "constructor" && typeof v === "object" && v !== null && "prototype" in v) ||
+      hasRefusedKey(v),
+  );
+}
+
 function bodyArb(op: Node): fc.Arbitrary<unknown> {
   const content = ((op.requestBody as Node).content as Record<string, Node>)["application/json"]!;
-  return arbitraryFor(content.schema as Node, ctx);
+  return arbitraryFor(content.schema as Node, ctx).filter((b) => !hasRefusedKey(b));
 }
 
 describe("requests generated from the served OpenAPI document", () => {
@@ -118,6 +129,16 @@ describe("requests generated from the served OpenAPI document", () => {
       }),
       { numRuns: RUNS },
     );
+  });
+
+  it("refuses a body with a key the document refuses, naming it and the fix", async () => {
+    const a = await call(api.url, "POST", "/events", {
+      token: admin,
+      rawBody: '{"event":"stream.started","payload":{"":{"__proto__":false}}}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(a.status, a.text).toBe(400);
+    expect(errorsOf(a)).toEqual([expect.stringMatching(/key 'payload\.\.__proto__'.*rename the key/)]);
   });
 
   it("answers methods the document does not list on a path with 405, Allow and {errors}", async () => {

@@ -114,7 +114,7 @@ export function openApiDocument(prefix: string): Json {
       title: "livepeer-operator webhook API",
       version: "1.0.0",
       description:
-        "Webhooks of the hosted video API, kept as Webhook custom resources in a Kubernetes cluster. Compatible with the `livepeer` SDK (set its serverURL to this server's base URL).",
+        "Webhooks of the hosted video API, kept as Webhook custom resources in a Kubernetes cluster. Compatible with the `livepeer` SDK (set its serverURL to this server's base URL). Request bodies are JSON; an object key named `__proto__`, or a `constructor` object with a `prototype` key, anywhere in a body is refused with 400 (it could change an object's prototype).",
     },
     servers: [{ url: prefix || "/" }],
     security: [{ apiKey: [] }],
