@@ -46,7 +46,7 @@ describe("stream starts shared by API replicas", () => {
     expect(await starts.start(GW, "cam2", 10_000)).toBe(10_000);
     // The server and its backends frozen: connections stay open, nothing answers.
     const frozen = serverProcesses(await postmasterPid(config.connectionString));
-    for (const pid of frozen) process.kill(pid, "SIGSTOP");
+    for (const pid of frozen) signal(pid, "SIGSTOP");
     try {
       const t0 = performance.now();
       // This replica's memory: the stream is open since 10,000.
@@ -54,7 +54,7 @@ describe("stream starts shared by API replicas", () => {
       expect(await starts.start(GW, "cam3", 11_000)).toBe(11_000);
       expect(performance.now() - t0).toBeLessThan(1_500);
     } finally {
-      for (const pid of frozen) process.kill(pid, "SIGCONT");
+      for (const pid of [...frozen].reverse()) signal(pid, "SIGCONT");
     }
     expect(lines.filter((l) => l.includes("stream starts are not shared"))).toHaveLength(1);
     expect(lines[0]).toMatch(/WARN .*error="no answer within 200 ms"/);
@@ -99,4 +99,13 @@ function serverProcesses(postmaster: number): number[] {
       }
     });
   return [postmaster, ...children];
+}
+
+/** Sends `sig`; a process that ended meanwhile (a backend or worker the woken postmaster reaped) is skipped. */
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
+  }
 }
