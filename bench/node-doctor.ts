@@ -1,17 +1,22 @@
 // What the node doctor costs the controller per node pod, measured in one run: N pods, each with
 // its own resource, looked at once (endpoints + one log read) with the production limiter. Two
 // plain-HTTP stand-ins on loopback play the API server (the pod log endpoint: 20 timestamped
-// lines per read, one of them a catalog condition) and the node (/status, /metrics,
-// /getOrchestratorInfo, /hardware/stats with the simulator's marker). Prints the time for a full
+// lines per read, one of them a catalog condition) and the node (/status and /metrics on its CLI
+// port; GetOrchestrator over gRPC/TLS on its service port, one kept connection per pod, as
+// bench/orchestrator-info.ts measures alone). Prints the time for a full
 // round, CPU time and requests per look, and heap per tracked pod. Not a test.
 //
 //   node --expose-gc bench/node-doctor.ts [--pods 5000] [--concurrency 32]
 import { fork } from "node:child_process";
 import { createServer, type Server } from "node:http";
+import { createSecureServer } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { KubePodLogs, NodeDoctor, type NodeTarget } from "../src/controller/doctor/index.ts";
 import { KubeClient, PooledKubeConfig } from "../src/kube/index.ts";
+import { selfSignedCertificate } from "../src/node/simulator/tls-certificate.ts";
+import { frameMessage, GRPC_CONTENT_TYPE } from "../src/node/wire/grpc.ts";
+import { encodeMessage } from "../src/node/wire/messages.ts";
 
 const { values } = parseArgs({
   options: {
@@ -71,16 +76,33 @@ async function serve(): Promise<void> {
       res.writeHead(200, { "content-type": "text/plain" });
       return res.end(metricsText);
     }
-    if (req.url === "/getOrchestratorInfo")
-      return json({ transcoder: "https://o:8935", capabilities: { bitstring: [1] }, Simulated: true });
-    if (req.url === "/hardware/stats")
-      return json({ gpu_stats: { "0": { id: "0", name: "T4", memory_total: 100, memory_free: 60 } } });
     res.writeHead(404);
     res.end();
   });
+  const info = frameMessage(
+    encodeMessage("OrchestratorInfo", {
+      transcoder: "https://o:8935",
+      priceInfo: { pricePerUnit: 1000, pixelsPerUnit: 1 },
+      capabilities: { bitstring: ["1"], version: "0.9.1+simulated" },
+      hardware: [{ gpuInfo: { "0": { id: "0", name: "T4", memoryTotal: 100, memoryFree: 60 } } }],
+    }),
+  );
+  const service = createSecureServer(selfSignedCertificate("127.0.0.1"));
+  service.on("stream", (stream) => {
+    nodeRequests++;
+    stream.on("data", () => {});
+    stream.on("end", () => {
+      stream.respond({ ":status": 200, "content-type": GRPC_CONTENT_TYPE }, { waitForTrailers: true });
+      stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+      stream.end(info);
+    });
+  });
   const apiPort = await listen(api);
   const nodePort = await listen(node);
-  process.send?.({ apiPort, nodePort });
+  const servicePort = await new Promise<number>((r) =>
+    service.listen(0, "127.0.0.1", () => r((service.address() as AddressInfo).port)),
+  );
+  process.send?.({ apiPort, nodePort, servicePort });
   process.on("message", (m) => {
     if (m === "counts") process.send?.({ apiRequests, nodeRequests });
     if (m === "exit") process.exit(0);
@@ -94,7 +116,11 @@ async function measure(): Promise<void> {
       child.once("message", (m) => resolve(m as T));
       if (what) child.send(what);
     });
-  const { apiPort, nodePort } = await ask<{ apiPort: number; nodePort: number }>();
+  const { apiPort, nodePort, servicePort } = await ask<{
+    apiPort: number;
+    nodePort: number;
+    servicePort: number;
+  }>();
   const kc = new PooledKubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: "bench", server: `http://127.0.0.1:${apiPort}`, skipTLSVerify: true }],
@@ -120,7 +146,7 @@ async function measure(): Promise<void> {
       uid: `uid-${i}`,
       ip: "127.0.0.1",
       cliPort: nodePort,
-      servicePort: nodePort,
+      servicePort,
       role: "orchestrator",
       ready: true,
       hasLog: true,

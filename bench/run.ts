@@ -33,6 +33,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
     quick: ["--pods", "1000"],
     nodeFlags: ["--expose-gc"],
   },
+  "orchestrator-info": {
+    what: "GetOrchestrator over gRPC/TLS (one kept HTTP/2 connection per node) vs the former JSON read, per node per period (CPU, requests, memory; ratio)",
+    quick: ["--nodes", "1000", "--periods", "4"],
+    nodeFlags: ["--expose-gc"],
+  },
   "chain-reads": {
     what: "chain checks of many Orchestrators on one RPC (requests/s to the RPC, CPU), shared vs not",
     quick: ["--orchestrators", "1000", "--period", "30", "--periods", "1"],

@@ -52,9 +52,19 @@ export const statusFacts = {
     .max(96)
     .optional()
     .describe(
-      'The price the node charges per pixelsPerUnit pixels, as its /status reports it (else the spec\'s): wei ("1000") or with a currency suffix.',
+      'The price the node advertises per pixelsPerUnit pixels, as its GetOrchestrator answer says it (ticket overhead included): wei ("1000").',
     ),
   pixelsPerUnit: z.int().min(1).optional().describe("How many pixels pricePerUnit buys."),
+  ticketParams: z
+    .strictObject({
+      recipient: z.string().max(42).describe("The address the tickets pay (the orchestrator's)."),
+      faceValue: z.string().max(96).describe("Wei a winning ticket pays, as a decimal string."),
+      winProb: z.string().max(96).describe("A ticket's chance to win, out of 2^256, as a decimal string."),
+    })
+    .optional()
+    .describe(
+      "On chain: the ticket parameters the orchestrator offers in its GetOrchestrator answer (to an address of the operator's own).",
+    ),
   deposit: z
     .string()
     .max(96)

@@ -105,7 +105,7 @@ describe("Orchestrator status and the node doctor", () => {
     const o = await until("serving", isServing);
     expect(condition(o, "NodeReachable")).toMatchObject({ status: "True", reason: "EndpointsAnswering" });
     expect(condition(o, "NodeReachable")?.message).toBe(
-      "answering: serving-0 (/status, /metrics, /getOrchestratorInfo, /hardware/stats)",
+      "answering: serving-0 (/status, /metrics, /net.Orchestrator/GetOrchestrator)",
     );
     expect(condition(o, "Simulated")).toMatchObject({ status: "True", reason: "NodeSimulator" });
     expect(condition(o, "Simulated")?.message).toMatch(/its answers say Simulated: true/);

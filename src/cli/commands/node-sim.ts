@@ -12,14 +12,23 @@ const usage = `Usage: livepeer-operator node-sim [simulator options] <go-livepee
 Runs a stand-in for go-livepeer: it reads the node's flags (command line, LP_* environment,
 -config file, same precedence and checks as the node), binds the ports they name on a loopback
 address (with --pod-network: on the flags' own addresses), serves /status,
-/getNetworkCapabilities, /getOrchestratorInfo, /metrics (-monitor), /hardware/stats, /healthz
-and the CLI port's /setMaxSessions, /setOrchestratorConfig, /setPriceForBroadcaster,
-/setBroadcastConfig, /getBroadcastConfig and /setMaxPriceForCapability, and prints the node's
-log lines to standard error. Every JSON answer carries "Simulated": true.
+/getNetworkCapabilities, /metrics (-monitor), /healthz and the CLI port's /setMaxSessions,
+/setOrchestratorConfig, /setPriceForBroadcaster, /setBroadcastConfig, /getBroadcastConfig,
+/setMaxPriceForCapability, /reward and /fundDepositAndReserve, and prints the node's log lines to
+standard error. An orchestrator's service port (-httpAddr) speaks the node's wire protocol: TLS
+with a self-signed certificate made at start, gRPC net.Orchestrator (GetOrchestrator,
+EndTranscodingSession, Ping) and POST /segment with protobuf Livepeer-Segment / Livepeer-Payment
+headers answered by a protobuf TranscodeResult.
+It says it is simulated wherever the node's format leaves room: every JSON answer carries
+"Simulated": true, the version is <node version>+simulated (OrchestratorInfo
+capabilities.version too) and its GPUs are named "Simulated GPU". On chain it makes real chain
+calls, only when asked: /reward, /fundDepositAndReserve and /setOrchestratorConfig send
+transactions, an orchestrator reads the chain for its ticket parameters and signs Pings, a gateway
+signs its GetOrchestrator requests (its startup line lists them).
 A gateway (-gateway) takes streams by HTTP ingest (PUT/POST /live/<name>/<seq>.ts on -httpAddr)
 and RTMP (rtmp://<-rtmpAddr>/live/<name>), asks -authWebhookUrl about each new stream, finds
 orchestrators in -orchAddr or -orchWebhookUrl, sends each segment to one within -maxPricePerUnit
-(orchestrator simulators, plain HTTP: the node uses gRPC and TLS there) and serves HLS at
+over the node's protocol (gRPC and TLS; no tickets are paid) and serves HLS at
 /stream/<name>.m3u8. Transcoding is a pass-through: every rendition is the source segment.
 An orchestrator counts one session per stream against -maxSessions and refuses more
 (OrchestratorCapped). With -aiWorker and -aiModels entries that have a url + token

@@ -13,6 +13,8 @@
 import { createHash } from "node:crypto";
 import { errorMessage, type ObjectKey } from "../../kube/index.ts";
 import { CATALOG_BY_ID, ConditionMatcher, type Finding } from "../../node/diagnosis/index.ts";
+import { CertificatePins, NodeConnection } from "../../node/wire/connection.ts";
+import { ephemeralIdentity } from "../../node/wire/identity.ts";
 import { type Logger, silentLogger } from "../../process/log.ts";
 import type { Finding as StatusFinding } from "../../schema/finding.ts";
 import { Limiter } from "./limiter.ts";
@@ -20,7 +22,7 @@ import { LogCursor, parseTimedLine, type TimedLine } from "./log-cursor.ts";
 import { LogFindings, type PodLife } from "./log-findings.ts";
 import { type NodeReading, readNode } from "./node-reading.ts";
 import type { PodLogChunk, PodLogSource } from "./pod-log-source.ts";
-import type { NodeTarget } from "./target.ts";
+import { type NodeTarget, serviceUrl } from "./target.ts";
 import { endpointFindings, logStatusFindings } from "./verdicts.ts";
 
 export interface NodeDoctorOptions {
@@ -89,6 +91,8 @@ interface PodState {
   failures: number;
   /** Something happened to the pod (new, Ready changed, restarted): looked at now, outside the rate. */
   changed: boolean;
+  /** An orchestrator's service port, one HTTP/2 connection kept while the pod is looked at. */
+  service: NodeConnection | undefined;
 }
 
 interface Patient {
@@ -109,6 +113,9 @@ export class NodeDoctor {
   readonly #patients = new Map<ObjectKey, Patient>();
   readonly #limiter: Limiter;
   readonly #matcher = new ConditionMatcher();
+  readonly #pins = new CertificatePins();
+  /** Who asks orchestrators for their info: a key of this process's own (see ephemeralIdentity). */
+  readonly #identity = ephemeralIdentity();
   #timer: NodeJS.Timeout | undefined;
   #term: AbortSignal | undefined;
   #stats = { looks: 0, logReads: 0, endpointReads: 0, inFlight: 0 };
@@ -288,7 +295,7 @@ export class NodeDoctor {
         this.#stats.looks++;
         const t = state.target;
         const [reading, more] = await Promise.all([
-          t.ready ? this.#readEndpoints(t, signal) : undefined,
+          t.ready ? this.#readEndpoints(state, signal) : undefined,
           t.hasLog ? this.#readLog(patient, state, signal) : false,
         ]);
         if (signal.aborted) return;
@@ -313,9 +320,35 @@ export class NodeDoctor {
     }
   }
 
-  #readEndpoints(t: NodeTarget, signal: AbortSignal): Promise<NodeReading> {
+  #readEndpoints(state: PodState, signal: AbortSignal): Promise<NodeReading> {
     this.#stats.endpointReads++;
-    return readNode(t, { timeoutMs: this.#o.endpointTimeoutMs, signal });
+    const t = state.target;
+    const connection = this.#serviceConnection(state);
+    return readNode(t, {
+      timeoutMs: this.#o.endpointTimeoutMs,
+      signal,
+      ...(connection ? { service: { connection, identity: this.#identity }, previous: state.reading } : {}),
+    });
+  }
+
+  /**
+   * The pod's service port, kept open between looks and closed with the pod's state. Its
+   * self-signed certificate is pinned on first use for this run of the node (pod uid and restart
+   * count): a restart makes a new one, which is then pinned in turn.
+   */
+  #serviceConnection(state: PodState): NodeConnection | undefined {
+    const t = state.target;
+    if (t.role !== "orchestrator" || t.servicePort === undefined || !t.ip) return undefined;
+    const url = serviceUrl(t.ip, t.servicePort);
+    const pinKey = `${t.uid}/${t.restartCount}`;
+    if (state.service?.url !== url) {
+      state.service?.close();
+      const connection = new NodeConnection(url, this.#pins, pinKey);
+      state.service = connection;
+      state.abort.signal.addEventListener("abort", () => connection.close(), { once: true });
+    }
+    state.service.setPinKey(pinKey);
+    return state.service;
   }
 
   /** Reads the log's new lines (the previous container's first, after a restart); true if cut short. */
@@ -425,6 +458,7 @@ function newPodState(target: NodeTarget, now: number): PodState {
     logError: undefined,
     failures: 0,
     changed: true,
+    service: undefined,
   };
 }
 
@@ -438,6 +472,8 @@ function fingerprint(r: DoctorReport): string {
       x.failed?.reason,
       x.failed?.message,
       x.price,
+      // Not the expiration block: it moves with the chain, and is not shown.
+      x.ticketParams && [x.ticketParams.recipient, x.ticketParams.faceValue, x.ticketParams.winProb],
       x.health,
     ]),
     r.findings,

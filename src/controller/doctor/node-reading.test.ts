@@ -1,8 +1,20 @@
-// An AI runner read by the doctor: /health decides, /hardware/stats adds its GPUs' memory, and a
-// runner without /hardware/stats (older images) still counts as answering. Real HTTP on loopback.
+// What the doctor reads of a node. An AI runner: /health decides, /hardware/stats adds its GPUs'
+// memory, and a runner without /hardware/stats (older images) still counts as answering. An
+// orchestrator: see below. Real HTTP, HTTP/2 and TLS on loopback.
 import { createServer, type Server } from "node:http";
+import { createSecureServer } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { selfSignedCertificate } from "../../node/simulator/tls-certificate.ts";
+import { CertificatePins, NodeConnection } from "../../node/wire/connection.ts";
+import { frameMessage, GRPC_CONTENT_TYPE, unframeMessage } from "../../node/wire/grpc.ts";
+import { ephemeralIdentity } from "../../node/wire/identity.ts";
+import {
+  decodeMessage,
+  encodeMessage,
+  type MessageInput,
+  type OrchestratorRequestMessage,
+} from "../../node/wire/messages.ts";
 import { readNode } from "./node-reading.ts";
 import type { NodeTarget } from "./target.ts";
 
@@ -61,3 +73,160 @@ describe("reading an AI runner", () => {
     expect(r.health).toBeUndefined();
   });
 });
+
+// An orchestrator read by the doctor: /status and /metrics on the CLI port, GetOrchestrator over
+// gRPC/TLS on the service port (a real HTTP/2 TLS server with a certificate made as the node
+// makes it). The same answer gives the same reading whether or not it says it is simulated.
+describe("reading an orchestrator", () => {
+  const servers: { close(cb: () => void): void }[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => s.close(() => r()))));
+  });
+
+  async function orchestrator(status: Record<string, unknown>, answer: () => GrpcAnswer) {
+    const cli = createServer((req, res) => {
+      if (req.url === "/status") {
+        res.writeHead(200, { "content-type": "application/json" });
+        return res.end(JSON.stringify(status));
+      }
+      res.writeHead(404);
+      res.end("404 page not found\n");
+    });
+    const service = createSecureServer(selfSignedCertificate("127.0.0.1"));
+    const seen: OrchestratorRequestMessage[] = [];
+    service.on("stream", (stream, headers) => {
+      const chunks: Buffer[] = [];
+      stream.on("data", (c: Buffer) => chunks.push(c));
+      stream.on("end", () => {
+        expect(headers[":path"]).toBe("/net.Orchestrator/GetOrchestrator");
+        seen.push(decodeMessage("OrchestratorRequest", unframeMessage(Buffer.concat(chunks))));
+        const a = answer();
+        stream.respond({ ":status": 200, "content-type": GRPC_CONTENT_TYPE }, { waitForTrailers: true });
+        stream.on("wantTrailers", () =>
+          stream.sendTrailers({
+            "grpc-status": String(a.status ?? 0),
+            ...(a.message ? { "grpc-message": a.message } : {}),
+          }),
+        );
+        stream.end(a.info ? frameMessage(encodeMessage("OrchestratorInfo", a.info)) : undefined);
+      });
+    });
+    servers.push(cli, service);
+    const port = (s: { listen: Server["listen"]; address: Server["address"] }) =>
+      new Promise<number>((r) => s.listen(0, "127.0.0.1", () => r((s.address() as AddressInfo).port)));
+    const t: NodeTarget = {
+      pod: "o-0",
+      uid: "u",
+      ip: "127.0.0.1",
+      cliPort: await port(cli),
+      servicePort: await port(service as unknown as Server),
+      role: "orchestrator",
+      ready: true,
+      hasLog: true,
+      restartCount: 0,
+      aiExpected: true,
+    };
+    const connection = new NodeConnection(`https://127.0.0.1:${t.servicePort}`, new CertificatePins(), "u/0");
+    return { target: t, connection, seen };
+  }
+
+  const info = (version: string): MessageInput<"OrchestratorInfo"> => ({
+    transcoder: "https://o.example:8935",
+    priceInfo: { pricePerUnit: 1010, pixelsPerUnit: 1 },
+    address: Buffer.alloc(20, 0x11),
+    capabilities: { bitstring: [String((1n << 27n) | 1n)], version },
+    ticketParams: {
+      recipient: Buffer.alloc(20, 0x11),
+      faceValue: Buffer.from([0x0d, 0xe0, 0xb6, 0xb3, 0xa7, 0x64, 0x00, 0x00]),
+      winProb: Buffer.from([1]),
+    },
+    hardware: [{ gpuInfo: { "0": { id: "GPU-0", name: "RTX 3090", memoryTotal: 100, memoryFree: 10 } } }],
+  });
+
+  it.each([
+    ["a node that says nothing of itself", {}, "0.9.1", false],
+    ["a simulated node (its /status says so)", { Simulated: true }, "0.9.1", true],
+    ["a simulated node (its version's build metadata says so)", {}, "0.9.1+simulated", true],
+  ])(
+    "%s: price, capabilities, GPUs and ticket parameters read the same way",
+    async (_name, status, version, simulated) => {
+      const o = await orchestrator(status, () => ({ info: info(version) }));
+      const identity = ephemeralIdentity();
+      const r = await readNode(o.target, {
+        timeoutMs: 3_000,
+        service: { connection: o.connection, identity },
+      });
+      o.connection.close();
+      expect(r.failed).toBeUndefined();
+      expect(r.answered).toEqual(["/status", "/net.Orchestrator/GetOrchestrator"]);
+      expect(r.simulated).toBe(simulated);
+      expect(r.price).toEqual({ pricePerUnit: "1010", pixelsPerUnit: 1 });
+      expect(r.capabilities).toEqual([0, 27]);
+      expect(r.gpus).toEqual([{ id: "GPU-0", name: "RTX 3090", memoryTotal: 100, memoryFree: 10 }]);
+      expect(r.ticketParams).toMatchObject({
+        recipient: `0x${"11".repeat(20)}`,
+        faceValue: "1000000000000000000",
+        winProb: "1",
+      });
+      // Asked as the operator's own identity, signed.
+      expect(o.seen[0]?.address).toEqual(identity.address);
+      expect(o.seen[0]?.sig).toEqual(identity.sig);
+    },
+  );
+
+  it("an on-chain refusal is a failed read naming the gRPC status and the node's words", async () => {
+    const o = await orchestrator({}, () => ({
+      status: 2,
+      message: "Invalid orchestrator request: orchestrator req sig check failed",
+    }));
+    const r = await readNode(o.target, {
+      timeoutMs: 3_000,
+      service: { connection: o.connection, identity: ephemeralIdentity() },
+    });
+    o.connection.close();
+    expect(r.failed).toMatchObject({ endpoint: "/net.Orchestrator/GetOrchestrator", reason: "grpc-status" });
+    expect(r.failed?.message).toContain("sig check failed");
+    expect(r.price).toBeUndefined();
+  });
+
+  it("a full orchestrator refuses GetOrchestrator as it refuses gateways: it answers, and keeps what it advertised", async () => {
+    let full = false;
+    const o = await orchestrator({}, () =>
+      full
+        ? { status: 2, message: "Invalid orchestrator request: OrchestratorCapped" }
+        : { info: info("0.9.1") },
+    );
+    const service = { connection: o.connection, identity: ephemeralIdentity() };
+    const first = await readNode(o.target, { timeoutMs: 3_000, service });
+    full = true;
+    const second = await readNode(o.target, { timeoutMs: 3_000, service, previous: first });
+    const third = await readNode(o.target, { timeoutMs: 3_000, service });
+    o.connection.close();
+    expect(second.failed).toBeUndefined();
+    expect(second).toMatchObject({ atCapacity: true, price: first.price, capabilities: first.capabilities });
+    expect(second.answered).toContain("/net.Orchestrator/GetOrchestrator");
+    // Without an earlier reading there is nothing to keep, and still no failure.
+    expect(third).toMatchObject({ atCapacity: true });
+    expect(third.failed).toBeUndefined();
+    expect(third.price).toBeUndefined();
+  });
+
+  it("a service port that does not speak TLS is named as such", async () => {
+    const o = await orchestrator({}, () => ({ info: info("0.9.1") }));
+    const plain = new NodeConnection(`https://127.0.0.1:${o.target.cliPort}`, new CertificatePins(), "u/0");
+    const r = await readNode(o.target, {
+      timeoutMs: 3_000,
+      service: { connection: plain, identity: ephemeralIdentity() },
+    });
+    plain.close();
+    o.connection.close();
+    expect(r.failed).toMatchObject({ endpoint: "/net.Orchestrator/GetOrchestrator", reason: "unreachable" });
+    expect(r.failed?.message).toMatch(/does not speak TLS/);
+  });
+});
+
+interface GrpcAnswer {
+  info?: MessageInput<"OrchestratorInfo">;
+  status?: number;
+  message?: string;
+}

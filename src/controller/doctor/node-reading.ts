@@ -1,20 +1,25 @@
-// One look at a node's endpoints through src/node/client, each read bounded by a timeout: /status
-// on the CLI port first (it says whether the node answers at all, and whether it is the
-// simulator), then /metrics, and on the service port /getOrchestratorInfo and /hardware/stats
-// where the node serves them as the spec's HTTP JSON. The real node answers GetOrchestratorInfo
-// over gRPC with TLS and leaves /hardware/stats to its AI runner, so those two are read only
-// from nodes that say Simulated; /metrics and /hardware/stats answering 404 mean "not served"
-// (no -monitor, no AI runner), not "unreachable".
+// One look at a node's endpoints, each read bounded by a timeout, the same for every node: /status
+// on the CLI port first (it says whether the node answers at all), then /metrics, and for an
+// orchestrator GetOrchestrator on its service port (gRPC over TLS, as a gateway asks it: price,
+// capabilities, GPUs and, on chain, ticket parameters). /metrics answering 404 means "not served"
+// (no -monitor), not "unreachable". An answer that says it is simulated (/status's `Simulated`,
+// the `+simulated` build metadata of the capabilities' version) sets `simulated`, which feeds the
+// Simulated condition and nothing else.
 import {
   type EndpointFailure,
+  GET_ORCHESTRATOR,
   NodeEndpointError,
   readHardwareStats,
   readMetrics,
   readOrchestratorInfo,
   readRunnerHealth,
   readStatus,
+  saysSimulated,
+  type TicketParams,
 } from "../../node/client/index.ts";
 import type { GpuMemory } from "../../node/diagnosis/index.ts";
+import type { NodeConnection } from "../../node/wire/connection.ts";
+import type { OrchestratorIdentity } from "../../node/wire/identity.ts";
 import { type NodeTarget, nodeUrl } from "./target.ts";
 
 export interface EndpointFailureInfo {
@@ -39,6 +44,10 @@ export interface NodeReading {
   capabilities?: number[];
   /** The price the orchestrator advertises (its orchestrator info), as gateways see it. */
   price?: { pricePerUnit: string; pixelsPerUnit: number };
+  /** On chain: the ticket parameters its orchestrator info carries. */
+  ticketParams?: TicketParams;
+  /** The orchestrator refused GetOrchestrator for being at its session limit (what it advertises is the last read's). */
+  atCapacity?: boolean;
   /** An AI runner's /health status (OK, IDLE, LOADING, ERROR). */
   health?: string;
 }
@@ -46,6 +55,10 @@ export interface NodeReading {
 export interface ReadOptions {
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The kept connection to the orchestrator's service port, and who asks (see serviceConnection). */
+  service?: { connection: NodeConnection; identity: OrchestratorIdentity };
+  /** The pod's last reading: what a full orchestrator advertised before it filled up. */
+  previous?: NodeReading | undefined;
 }
 
 function failure(err: unknown, url: string, endpoint: string): EndpointFailureInfo {
@@ -59,6 +72,20 @@ function failure(err: unknown, url: string, endpoint: string): EndpointFailureIn
 }
 
 const notServed = (err: unknown) => err instanceof NodeEndpointError && err.status === 404;
+
+/** The node's refusal at its session limit (gRPC UNKNOWN "...: OrchestratorCapped"). */
+const atCapacity = (err: unknown) =>
+  err instanceof NodeEndpointError &&
+  err.reason === "grpc-status" &&
+  /\bOrchestratorCapped\b/.test(err.message);
+
+function carryOver(reading: NodeReading, previous: NodeReading | undefined): void {
+  if (!previous) return;
+  if (previous.price) reading.price = previous.price;
+  if (previous.capabilities) reading.capabilities = previous.capabilities;
+  if (previous.ticketParams) reading.ticketParams = previous.ticketParams;
+  if (previous.gpus && !reading.gpus) reading.gpus = previous.gpus;
+}
 
 export async function readNode(target: NodeTarget, options: ReadOptions): Promise<NodeReading> {
   const at = new Date();
@@ -83,10 +110,6 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
     reading.failed = failure(err, cli, "/status");
     return reading;
   }
-  const service =
-    reading.simulated && target.servicePort !== undefined
-      ? nodeUrl(target.ip, target.servicePort)
-      : undefined;
   const reads: Promise<void>[] = [
     readMetrics(cli, request).then(
       (m) => {
@@ -98,46 +121,46 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
       },
     ),
   ];
+  const service = options.service;
   if (service && target.role === "orchestrator") {
     reads.push(
-      readOrchestratorInfo(service, request).then(
+      readOrchestratorInfo(service.connection, service.identity, request).then(
         (info) => {
-          reading.answered.push("/getOrchestratorInfo");
-          reading.simulated ||= info.simulated;
+          reading.answered.push(GET_ORCHESTRATOR);
+          reading.simulated ||= saysSimulated(info.capabilities.version);
           reading.capabilities = info.capabilities.ids;
           if (info.priceInfo) {
             reading.price = {
-              pricePerUnit: String(info.priceInfo.pricePerUnit),
-              pixelsPerUnit: info.priceInfo.pixelsPerUnit,
+              pricePerUnit: info.priceInfo.pricePerUnit,
+              pixelsPerUnit: Number(info.priceInfo.pixelsPerUnit),
             };
+          }
+          if (info.ticketParams) reading.ticketParams = info.ticketParams;
+          if (info.gpus.length) {
+            reading.gpus = info.gpus.map((g) => ({
+              id: g.id,
+              ...(g.name ? { name: g.name } : {}),
+              memoryTotal: g.memoryTotal,
+              memoryFree: g.memoryFree,
+            }));
           }
         },
         (err) => {
-          reading.failed ??= failure(err, service, "/getOrchestratorInfo");
-        },
-      ),
-    );
-  }
-  if (service) {
-    reads.push(
-      readHardwareStats(service, request).then(
-        (gpus) => {
-          reading.answered.push("/hardware/stats");
-          reading.gpus = gpus.map((g) => ({
-            id: g.id,
-            ...(g.name ? { name: g.name } : {}),
-            memoryTotal: g.memoryTotal,
-            memoryFree: g.memoryFree,
-          }));
-        },
-        (err) => {
-          if (!notServed(err)) reading.failed ??= failure(err, service, "/hardware/stats");
+          // A full orchestrator refuses GetOrchestrator (core/orchestrator.go CheckCapacity), as it
+          // refuses gateways: it answers, so it is no failure; what it advertised stays as last read.
+          if (atCapacity(err)) {
+            reading.answered.push(GET_ORCHESTRATOR);
+            reading.atCapacity = true;
+            carryOver(reading, options.previous);
+            return;
+          }
+          reading.failed ??= failure(err, service.connection.url, GET_ORCHESTRATOR);
         },
       ),
     );
   }
   await Promise.all(reads);
-  const order = ["/status", "/metrics", "/getOrchestratorInfo", "/hardware/stats"];
+  const order = ["/status", "/metrics", GET_ORCHESTRATOR];
   reading.answered.sort((a, b) => order.indexOf(a) - order.indexOf(b));
   return reading;
 }

@@ -8,7 +8,7 @@ export interface NodeTarget {
   ip: string | undefined;
   /** Port of the node's CLI/status listener (-cliAddr); an AI runner's HTTP port. */
   cliPort: number;
-  /** The orchestrator's service port (-httpAddr), where /getOrchestratorInfo is served. */
+  /** The orchestrator's service port (-httpAddr): gRPC net.Orchestrator over TLS. */
   servicePort?: number | undefined;
   role: "orchestrator" | "transcoder" | "gateway" | "aiRunner";
   /** The pod's Ready condition: endpoints are read only then. */
@@ -24,4 +24,9 @@ export interface NodeTarget {
 /** http://ip:port, with brackets for IPv6. */
 export function nodeUrl(ip: string, port: number): string {
   return `http://${ip.includes(":") ? `[${ip}]` : ip}:${port}`;
+}
+
+/** https://ip:port: an orchestrator's service port speaks TLS (its own self-signed certificate). */
+export function serviceUrl(ip: string, port: number): string {
+  return `https://${ip.includes(":") ? `[${ip}]` : ip}:${port}`;
 }

@@ -14,8 +14,6 @@ import { nodeReady, warningsNote } from "../node-status/ready.ts";
 import { conditionTime, ensureConditions, setCondition, type Verdict } from "../runtime/index.ts";
 import type { Plan } from "./plan.ts";
 
-export { SIMULATED_ANNOTATION } from "../node-status/pods.ts";
-
 export interface Seen {
   orch: StoredOrchestrator;
   plan: Plan;
@@ -132,6 +130,7 @@ export type OwnedStatus = Pick<
   | "lastRewardRound"
   | "pricePerUnit"
   | "pixelsPerUnit"
+  | "ticketParams"
   | "ai"
   | "reward"
   | "onchain"
@@ -188,8 +187,24 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
   };
 }
 
-/** The price the orchestrator's node advertises, once the doctor has read it (gateways compare caps with it). */
-function advertisedPrice(seen: Seen): Pick<OwnedStatus, "pricePerUnit" | "pixelsPerUnit"> {
-  const price = seen.doctor?.report.readings.find((r) => r.price)?.price;
-  return price ? { pricePerUnit: price.pricePerUnit, pixelsPerUnit: price.pixelsPerUnit } : {};
+/**
+ * The price (and on chain the ticket parameters) the orchestrator's node advertises, once the
+ * doctor has read its GetOrchestrator answer (gateways compare caps with the price).
+ */
+function advertisedPrice(seen: Seen): Pick<OwnedStatus, "pricePerUnit" | "pixelsPerUnit" | "ticketParams"> {
+  const readings = seen.doctor?.report.readings ?? [];
+  const price = readings.find((r) => r.price)?.price;
+  const ticket = readings.find((r) => r.ticketParams)?.ticketParams;
+  return {
+    ...(price ? { pricePerUnit: price.pricePerUnit, pixelsPerUnit: price.pixelsPerUnit } : {}),
+    ...(ticket
+      ? {
+          ticketParams: {
+            recipient: ticket.recipient,
+            faceValue: ticket.faceValue,
+            winProb: ticket.winProb,
+          },
+        }
+      : {}),
+  };
 }

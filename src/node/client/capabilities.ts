@@ -1,5 +1,5 @@
 // go-livepeer's capability numbers (core/capabilities.go) as they appear in the JSON of
-// /getOrchestratorInfo and /getNetworkCapabilities, and which of them are AI pipelines.
+// GetOrchestrator (gRPC) and /getNetworkCapabilities, and which of them are AI pipelines.
 export const AI_CAPABILITIES: Readonly<Record<string, number>> = {
   "text-to-image": 27,
   "image-to-image": 28,

@@ -1,6 +1,8 @@
 // The client against the node simulator on loopback, every endpoint, the happy path and each
 // way a read can fail.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -11,6 +13,8 @@ import {
   videoOnlyOrchestrator,
 } from "../diagnosis/evaluators.ts";
 import { type NodeSimulator, type NodeSimulatorOptions, startNodeSimulator } from "../simulator/simulator.ts";
+import { CertificatePins, NodeConnection } from "../wire/connection.ts";
+import { ANONYMOUS } from "../wire/identity.ts";
 import {
   setBroadcastConfig,
   setMaxPriceForCapability,
@@ -23,6 +27,7 @@ import { readHardwareStats } from "./hardware-stats.ts";
 import { readMetrics } from "./metrics.ts";
 import { readNetworkCapabilities } from "./network-capabilities.ts";
 import { readOrchestratorInfo } from "./orchestrator-info.ts";
+import { saysSimulated } from "./simulated.ts";
 import { readStatus } from "./status.ts";
 
 const running: NodeSimulator[] = [];
@@ -65,7 +70,7 @@ describe("readStatus", () => {
     expect(status).toMatchObject({
       sessionLimit: 8,
       pricePerUnit: "0.5USD",
-      version: "0.9.1-simulated",
+      version: "0.9.1+simulated",
       localTranscoding: true,
       simulated: true,
       orchestratorPool: [],
@@ -251,6 +256,17 @@ describe("readMetrics", () => {
 });
 
 describe("readOrchestratorInfo", () => {
+  // GetOrchestrator over gRPC/TLS, as a gateway asks it; the simulator makes its certificate at
+  // start as the node does, and the connection pins it on first use.
+  const info = async (s: NodeSimulator, options: { timeoutMs?: number } = {}) => {
+    const connection = new NodeConnection(s.urls.http!, new CertificatePins(), "run-1");
+    try {
+      return await readOrchestratorInfo(connection, ANONYMOUS, options);
+    } finally {
+      connection.close();
+    }
+  };
+
   it("reads price, capabilities and AI models", async () => {
     const s = await sim([
       ...ORCH,
@@ -258,12 +274,12 @@ describe("readOrchestratorInfo", () => {
       "-aiWorker",
       "-aiModels=text-to-image:ByteDance/SDXL-Lightning:true,llm:meta-llama/Meta-Llama-3.1-8B-Instruct:false",
     ]);
-    const info = await readOrchestratorInfo(s.urls.http!);
-    expect(info.serviceUri).toBe("https://127.0.0.1:8935");
-    expect(info.priceInfo).toEqual({ pricePerUnit: 1200, pixelsPerUnit: 1 });
-    expect(info.capabilities.ids).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 26, 27, 33]);
-    expect(info.capabilities.capacities[0]).toBe(10);
-    expect(info.capabilities.aiModels).toEqual([
+    const o = await info(s);
+    expect(o.serviceUri).toBe("https://127.0.0.1:8935");
+    expect(o.priceInfo).toEqual({ pricePerUnit: "1200", pixelsPerUnit: "1" });
+    expect(o.capabilities.ids).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 26, 27, 33]);
+    expect(o.capabilities.capacities[0]).toBe(10);
+    expect(o.capabilities.aiModels).toEqual([
       { capability: 27, modelId: "ByteDance/SDXL-Lightning", warm: true, capacity: 1, capacityInUse: 0 },
       {
         capability: 33,
@@ -273,11 +289,12 @@ describe("readOrchestratorInfo", () => {
         capacityInUse: 0,
       },
     ]);
-    expect(info.simulated).toBe(true);
+    // The simulator says what it is where the format leaves room: the version's build metadata.
+    expect(saysSimulated(o.capabilities.version)).toBe(true);
     expect(
       videoOnlyOrchestrator({
-        address: info.serviceUri!,
-        capabilities: info.capabilities.ids,
+        address: o.serviceUri!,
+        capabilities: o.capabilities.ids,
         aiExpected: true,
       }),
     ).toBeUndefined();
@@ -285,54 +302,44 @@ describe("readOrchestratorInfo", () => {
 
   it("a video-only orchestrator is recognised from its capabilities", async () => {
     const s = await sim();
-    const info = await readOrchestratorInfo(s.urls.http!);
+    const o = await info(s);
     expect(
-      videoOnlyOrchestrator({ address: "o", capabilities: info.capabilities.ids, aiExpected: true })?.id,
+      videoOnlyOrchestrator({ address: "o", capabilities: o.capabilities.ids, aiExpected: true })?.id,
     ).toBe("VideoOnlyOrchestratorRejectsAi");
   });
 
-  it("accepts lowerCamel protobuf JSON names", async () => {
+  it("the CLI port (plain HTTP) is not a service port: named as not speaking TLS", async () => {
     const s = await sim();
-    s.control.failEndpoint({
-      path: "/getOrchestratorInfo",
-      status: 200,
-      body: JSON.stringify({
-        transcoder: "https://o:8935",
-        priceInfo: { pricePerUnit: 3, pixelsPerUnit: 1 },
-        capabilities: { bitstring: [1] },
-      }),
-    });
-    const info = await readOrchestratorInfo(s.urls.http!);
-    expect(info.priceInfo).toEqual({ pricePerUnit: 3, pixelsPerUnit: 1 });
-    expect(info.capabilities.ids).toEqual([0]);
+    const connection = new NodeConnection(s.urls.cli.replace("http:", "https:"), new CertificatePins());
+    const err = await failure(readOrchestratorInfo(connection, ANONYMOUS));
+    connection.close();
+    expect(err).toMatchObject({ reason: "unreachable", endpoint: "/net.Orchestrator/GetOrchestrator" });
+    expect(err.message).toMatch(/does not speak TLS/);
   });
 
-  it("without capabilities it is a missing-field error", async () => {
-    const s = await sim();
-    s.control.failEndpoint({
-      path: "/getOrchestratorInfo",
-      status: 200,
-      body: '{"transcoder":"https://o:8935"}',
+  it("a restarted node's new certificate is refused for the same run and pinned for a new one", async () => {
+    const first = await sim();
+    const pins = new CertificatePins();
+    const before = new NodeConnection(first.urls.http!, pins, "run-1");
+    await readOrchestratorInfo(before, ANONYMOUS);
+    before.close();
+    const url = first.urls.http!;
+    await first.stop();
+    running.splice(running.indexOf(first), 1);
+    const port = new URL(url).port;
+    const second = await sim([
+      ...ORCH.filter((f) => !f.startsWith("-httpAddr")),
+      `-httpAddr=127.0.0.1:${port}`,
+    ]);
+    expect(second.urls.http).toBe(url);
+    const sameRun = new NodeConnection(url, pins, "run-1");
+    expect(await failure(readOrchestratorInfo(sameRun, ANONYMOUS))).toMatchObject({
+      reason: "tls-certificate",
     });
-    const err = await failure(readOrchestratorInfo(s.urls.http!));
-    expect(err).toMatchObject({
-      reason: "missing-field",
-      field: "capabilities",
-      endpoint: "/getOrchestratorInfo",
-    });
-  });
-
-  it("bad JSON, HTTP errors and timeouts name the endpoint", async () => {
-    const s = await sim();
-    s.control.failEndpoint({ path: "/getOrchestratorInfo", status: 200, body: "<html>" });
-    expect((await failure(readOrchestratorInfo(s.urls.http!))).reason).toBe("bad-json");
-    s.control.failEndpoint({ path: "/getOrchestratorInfo", status: 502 });
-    expect((await failure(readOrchestratorInfo(s.urls.http!))).status).toBe(502);
-    s.control.failEndpoint({ path: "/getOrchestratorInfo", hang: true });
-    const err = await failure(readOrchestratorInfo(s.urls.http!, { timeoutMs: 150 }));
-    expect(err.message).toMatch(
-      /^GET \/getOrchestratorInfo of http:\/\/127\.0\.0\.1:\d+ failed: no complete answer within 150 ms$/,
-    );
+    sameRun.close();
+    const newRun = new NodeConnection(url, pins, "run-2");
+    expect((await readOrchestratorInfo(newRun, ANONYMOUS)).serviceUri).toBe("https://127.0.0.1:8935");
+    newRun.close();
   });
 });
 
@@ -344,7 +351,7 @@ describe("readNetworkCapabilities", () => {
     expect(caps.orchestrators).toHaveLength(1);
     expect(caps.orchestrators[0]).toMatchObject({
       orchUri: "https://127.0.0.1:8935",
-      priceInfo: { pricePerUnit: 900, pixelsPerUnit: 1 },
+      priceInfo: { pricePerUnit: "900", pixelsPerUnit: "1" },
     });
     expect(caps.orchestrators[0]!.capabilities.ids).toContain(0);
   });
@@ -383,58 +390,71 @@ describe("readNetworkCapabilities", () => {
   });
 });
 
-describe("readHardwareStats", () => {
-  it("reads GPU memory per device and feeds the 85 % check", async () => {
+describe("GPU memory", () => {
+  it("an orchestrator's GPUs come in its GetOrchestrator hardware and feed the 85 % check", async () => {
     const s = await sim([...ORCH, "-nvidia=0,1"]);
-    expect(gpuMemoryHigh(await readHardwareStats(s.urls.http!))).toBeUndefined();
+    const read = async () => {
+      const connection = new NodeConnection(s.urls.http!, "any");
+      const o = await readOrchestratorInfo(connection, ANONYMOUS);
+      connection.close();
+      return o.gpus;
+    };
+    expect(gpuMemoryHigh(await read())).toBeUndefined();
     s.control.setGpuMemoryUsed(0.9, "1");
-    const gpus = await readHardwareStats(s.urls.http!);
-    expect(gpus.map((g) => [g.id, Number(g.memoryUsedFraction?.toFixed(6))])).toEqual([
+    const gpus = await read();
+    expect(
+      gpus.map((g) => [g.id, Number(((g.memoryTotal - g.memoryFree) / g.memoryTotal).toFixed(6))]),
+    ).toEqual([
       ["0", 0.25],
       ["1", 0.9],
     ]);
     expect(gpuMemoryHigh(gpus)?.message).toBe("GPU memory above 85%: GPU 1 (Simulated GPU) 90%");
   });
+});
+
+describe("readHardwareStats (an AI runner's /hardware/stats)", () => {
+  // A runner stand-in answering fixed bodies: the reader's handling of each shape.
+  let server: Server | undefined;
+  afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
+  async function runner(body: string | undefined): Promise<string> {
+    server = createServer((_req, res) => {
+      if (body === undefined) return; // never answers
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(body);
+    });
+    await new Promise<void>((r) => server!.listen(0, "127.0.0.1", () => r()));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
 
   it("accepts a list of runner answers", async () => {
-    const s = await sim();
     const entry = (id: string) => ({
       pipeline: "llm",
       model_id: "m",
       gpu_stats: { [id]: { id, name: "L4", memory_total: 100, memory_free: 10 } },
     });
-    s.control.failEndpoint({
-      path: "/hardware/stats",
-      status: 200,
-      body: JSON.stringify([entry("0"), entry("1")]),
-    });
-    const gpus = await readHardwareStats(s.urls.http!);
+    const gpus = await readHardwareStats(await runner(JSON.stringify([entry("0"), entry("1")])));
     expect(gpus.map((g) => [g.id, g.pipeline, g.memoryUsedFraction])).toEqual([
       ["0", "llm", 0.9],
       ["1", "llm", 0.9],
     ]);
   });
 
-  it("missing gpu_stats or GPU memory fields are field errors", async () => {
-    const s = await sim();
-    s.control.failEndpoint({ path: "/hardware/stats", status: 200, body: '{"pipeline":""}' });
-    expect(await failure(readHardwareStats(s.urls.http!))).toMatchObject({
-      reason: "missing-field",
-      field: "gpu_stats",
-    });
-    s.control.failEndpoint({
-      path: "/hardware/stats",
-      status: 200,
-      body: '[{"gpu_stats":{"0":{"memory_free":1}}}]',
-    });
-    expect(await failure(readHardwareStats(s.urls.http!))).toMatchObject({
-      reason: "missing-field",
-      field: "0.gpu_stats.0.memory_total",
-    });
-    s.control.failEndpoint({ path: "/hardware/stats", status: 200, body: "nope" });
-    expect((await failure(readHardwareStats(s.urls.http!))).reason).toBe("bad-json");
-    s.control.failEndpoint({ path: "/hardware/stats", hang: true });
-    expect((await failure(readHardwareStats(s.urls.http!, { timeoutMs: 100 }))).reason).toBe("timeout");
+  it.each([
+    ["missing gpu_stats", '{"pipeline":""}', { reason: "missing-field", field: "gpu_stats" }],
+    [
+      "missing GPU memory fields",
+      '[{"gpu_stats":{"0":{"memory_free":1}}}]',
+      { reason: "missing-field", field: "0.gpu_stats.0.memory_total" },
+    ],
+    ["not JSON", "nope", { reason: "bad-json" }],
+  ])("%s: a field error", async (_name, body, expected) => {
+    expect(await failure(readHardwareStats(await runner(body)))).toMatchObject(expected);
+  });
+
+  it("no answer: a timeout", async () => {
+    expect((await failure(readHardwareStats(await runner(undefined), { timeoutMs: 100 }))).reason).toBe(
+      "timeout",
+    );
   });
 });
 
@@ -533,7 +553,9 @@ describe("aiModels.json from a file", () => {
       ]),
     );
     const s = await sim([...ORCH, "-aiWorker", `-aiModels=${file}`]);
-    const info = await readOrchestratorInfo(s.urls.http!);
+    const connection = new NodeConnection(s.urls.http!, "any");
+    const info = await readOrchestratorInfo(connection, ANONYMOUS);
+    connection.close();
     expect(info.capabilities.capacities[30]).toBe(3);
   });
 });

@@ -9,7 +9,13 @@ export type EndpointFailure =
   | "bad-json"
   | "bad-metrics"
   | "missing-field"
-  | "invalid-field";
+  | "invalid-field"
+  /** A gRPC call answered with a status other than OK (`grpcCode` says which). */
+  | "grpc-status"
+  /** The answer is not the protobuf message the call returns. */
+  | "bad-protobuf"
+  /** The node presented another certificate than the one pinned for this run of it. */
+  | "tls-certificate";
 
 export class NodeEndpointError extends Error {
   readonly baseUrl: string;
@@ -18,6 +24,8 @@ export class NodeEndpointError extends Error {
   readonly status: number | undefined;
   /** The response field at fault, for missing-field and invalid-field. */
   readonly field: string | undefined;
+  /** The gRPC status code, for grpc-status. */
+  readonly grpcCode: number | undefined;
 
   constructor(init: {
     method?: string;
@@ -27,6 +35,7 @@ export class NodeEndpointError extends Error {
     detail: string;
     status?: number;
     field?: string;
+    grpcCode?: number;
     cause?: unknown;
   }) {
     super(`${init.method ?? "GET"} ${init.endpoint} of ${init.baseUrl} failed: ${init.detail}`, {
@@ -38,5 +47,6 @@ export class NodeEndpointError extends Error {
     this.reason = init.reason;
     this.status = init.status;
     this.field = init.field;
+    this.grpcCode = init.grpcCode;
   }
 }

@@ -2,7 +2,7 @@
 // serves it on the orchestrator; the real node answers it on gateways (a 400 elsewhere).
 import { type NodeCapabilities, readCapabilities } from "./capabilities-read.ts";
 import { getJson, type RequestOptions } from "./http.ts";
-import { type PriceInfo, priceOf } from "./orchestrator-info.ts";
+import type { PriceInfo } from "./orchestrator-info.ts";
 import { NetworkCapabilitiesSchema } from "./schemas.ts";
 
 export interface NetworkOrchestrator {
@@ -34,7 +34,12 @@ export async function readNetworkCapabilities(
       localAddress: o.local_address || undefined,
       orchUri: o.orch_uri || undefined,
       capabilities: readCapabilities(o.capabilities),
-      priceInfo: o.price_info ? priceOf(o.price_info) : undefined,
+      priceInfo: o.price_info
+        ? {
+            pricePerUnit: String(o.price_info.pricePerUnit ?? 0),
+            pixelsPerUnit: String(o.price_info.pixelsPerUnit ?? 1),
+          }
+        : undefined,
     })),
     simulated: body.Simulated === true,
   };

@@ -276,7 +276,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     recognizedBy: [
       {
         kind: "endpoint",
-        endpoint: "/getOrchestratorInfo",
+        endpoint: "GetOrchestrator (gRPC)",
         rule: "AI work expected but no AI capability advertised",
       },
     ],
@@ -310,7 +310,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     recognizedBy: [
       {
         kind: "endpoint",
-        endpoint: "/getOrchestratorInfo",
+        endpoint: "GetOrchestrator (gRPC)",
         rule: "every selected orchestrator serving a capped pipeline/model asks more per unit than the cap (their spec.ai.models prices, -autoAdjustPrice overhead included)",
       },
     ],
@@ -329,7 +329,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     recognizedBy: [
       {
         kind: "endpoint",
-        endpoint: "/getOrchestratorInfo",
+        endpoint: "GetOrchestrator (gRPC)",
         rule: "every orchestrator's price per pixel is above the gateway's cap",
       },
       log(String.raw`Orchestrator \S+ is above max price|No Orchestrators passed max price filter`),
@@ -344,7 +344,13 @@ export const CATALOG: readonly CatalogEntry[] = [
     id: "GpuMemoryHigh",
     condition: "GPU memory above 85 percent",
     severity: "warning",
-    recognizedBy: [{ kind: "endpoint", endpoint: "/hardware/stats", rule: "memory used > 85% of total" }],
+    recognizedBy: [
+      {
+        kind: "endpoint",
+        endpoint: "/hardware/stats (AI runner) or GetOrchestrator hardware (orchestrator)",
+        rule: "memory used > 85% of total",
+      },
+    ],
     meaning: "GPU memory is above 85 percent under normal load.",
     action: "Separate video and AI onto dedicated nodes, or lower AI capacity on this one.",
     seenOn: ["orchestrator", "aiWorker"],

@@ -17,7 +17,7 @@ export interface OrchestratorPrice {
   pricePerUnit: string;
   pixelsPerUnit?: string | number | bigint;
   /**
-   * advertised: the node's own answer (getOrchestratorInfo price_info), ticket overhead included;
+   * advertised: the node's own answer (GetOrchestrator price_info), ticket overhead included;
    * configured: the spec or the flags, to which the node adds the overhead with -autoAdjustPrice.
    */
   source: "advertised" | "configured";

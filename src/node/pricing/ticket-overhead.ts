@@ -10,7 +10,7 @@
 // cannot know: the gas price of the moment and the gateway's reserve as this orchestrator sees it;
 // a small reserve lowers the face value and raises the overhead (up to 2x and beyond), and a very
 // low gas price lowers it towards 0 %. So the advertised price is never below the base price, the
-// nominal 1 % is the best estimate, and only the node's own answer (getOrchestratorInfo's
+// nominal 1 % is the best estimate, and only the node's own answer (GetOrchestrator's
 // price_info, already adjusted) is exact.
 import { floor, mul, type Rational, rational } from "./rational.ts";
 

@@ -4,7 +4,7 @@
 // Controller. Connected on first use, so a node whose chain is down still starts (as the node's
 // own lazy calls would fail only when made).
 import { readFileSync, statSync } from "node:fs";
-import { Contract, type Wallet } from "ethers";
+import { Contract, getBytes, keccak256, type Wallet } from "ethers";
 import type { NodeFlags } from "../config/flag-table.ts";
 import type { ArtifactName } from "../devnet/artifacts.ts";
 import {
@@ -22,6 +22,15 @@ export interface SimulatedEthClient {
   read<T>(contract: ArtifactName, method: string, args?: unknown[]): Promise<T>;
   /** A transaction from the node's account; resolves with the gas it used. */
   send(contract: ArtifactName, method: string, args?: unknown[], value?: bigint): Promise<bigint>;
+  /** The chain's head block and gas price (eth_blockNumber, eth_gasPrice). */
+  head(): Promise<{ blockNumber: bigint; gasPrice: bigint }>;
+  /**
+   * The node's signature of keccak256(message) (eth/accountmanager.go Sign: a personal-sign of the
+   * hash, v 27/28), as core/orchestrator.go Sign answers a Ping.
+   */
+  sign(message: Uint8Array): Promise<Buffer>;
+  /** The node's unlocked account (for a gateway's signed GetOrchestrator requests). */
+  wallet(): Promise<Wallet>;
 }
 
 /** -ethPassword is a file's path or the password itself, as the node reads it. */
@@ -68,5 +77,18 @@ export function simulatedEthClient(flags: NodeFlags): SimulatedEthClient {
       const receipt = await sendTx(tx);
       return receipt.gasUsed;
     },
+    async head() {
+      const { chain } = await connect();
+      const [blockNumber, fee] = await Promise.all([
+        chain.provider.getBlockNumber(),
+        chain.provider.send("eth_gasPrice", []) as Promise<string>,
+      ]);
+      return { blockNumber: BigInt(blockNumber), gasPrice: BigInt(fee) };
+    },
+    async sign(message: Uint8Array) {
+      const { wallet } = await connect();
+      return Buffer.from(getBytes(await wallet.signMessage(getBytes(keccak256(message)))));
+    },
+    wallet: async () => (await connect()).wallet,
   };
 }

@@ -1,13 +1,15 @@
-// The simulator's HTTP plumbing: routing by path (subtrees as Go's ServeMux), the "simulated"
-// marker on every answer, injected faults (status, body or a hang), Go's plain-text 404, and
-// listening with the node's errors.
+// The simulator's HTTP plumbing: routing by path (subtrees as Go's ServeMux), injected faults
+// (status, body or a hang), Go's plain-text 404, and listening with the node's errors. (Answers say
+// they are simulated in their bodies - "Simulated": true - not in a header nobody reads.)
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Server as NetServer } from "node:net";
 import type { SimulatorState } from "./state.ts";
 
+/**
+ * A route. On an orchestrator's service port (HTTP/2 over TLS, service-server.ts) the request and
+ * response are node:http2's compatibility objects, which offer the same API the routes use.
+ */
 export type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;
-
-export const SIMULATED_HEADER = "X-Livepeer-Simulated";
 
 export function sendJson(res: ServerResponse, body: Record<string, unknown>, status = 200): void {
   res.writeHead(status, { "Content-Type": "application/json" });
@@ -34,8 +36,16 @@ export function nodeServer(
   state: SimulatorState,
   onError: (err: unknown) => void,
 ): Server {
-  return createServer((req, res) => {
-    res.setHeader(SIMULATED_HEADER, "true");
+  return createServer(routeRequest(routes, state, onError));
+}
+
+/** Faults first, then the route for the path (404 when none). */
+export function routeRequest(
+  routes: Record<string, Handler>,
+  state: SimulatorState,
+  onError: (err: unknown) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
     const url = new URL(req.url ?? "/", "http://simulator");
     const fault = url.pathname.startsWith("/__sim/") ? undefined : state.faults.get(url.pathname);
     if (fault?.hang) return; // held open until the fault is cleared or the server stops
@@ -55,7 +65,7 @@ export function nodeServer(
       if (!res.headersSent) sendText(res, 500, "internal simulator error");
       else res.end();
     });
-  });
+  };
 }
 
 /** As Go's ServeMux: a pattern ending in "/" serves its whole subtree (the longest one wins). */
@@ -69,7 +79,7 @@ function subtreeRoute(routes: Record<string, Handler>, pathname: string): Handle
 }
 
 /** Listens like the node: a busy port fails with Go's wording ("listen tcp ...: bind: address already in use"). */
-export function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+export function listen(server: NetServer, host: string, port: number): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       const addr = `${host || "0.0.0.0"}:${port}`;

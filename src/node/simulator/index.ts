@@ -3,7 +3,6 @@
 export type { EndpointFault, SimAction } from "./actions.ts";
 export { SimActionSchema } from "./actions.ts";
 export { formatGlog } from "./glog.ts";
-export { SIMULATED_HEADER } from "./http-server.ts";
 export type { PaymentErrorsMetricName } from "./metrics.ts";
 export type { Scenario, ScenarioStep } from "./scenario.ts";
 export { loadScenario, parseScenario } from "./scenario.ts";

@@ -1,19 +1,20 @@
-// The price a simulated orchestrator advertises (getOrchestratorInfo price_info) and reports
+// The price a simulated orchestrator advertises (OrchestratorInfo price_info) and reports
 // (/status BroadcasterPrices), as core/orchestrator.go priceInfo works it out on chain: the price
 // for that gateway (-pricePerGateway, /setPriceForBroadcaster) or the default, per pixel, plus the
 // ticket overhead with -autoAdjustPrice (the nominal 1 %: the simulator has no gas price and no
 // gateway reserve to work out the real one). A currency price needs the chain's price feed, which
 // the simulator does not read: no price_info then. Off chain the node advertises no price at all;
-// the simulator keeps advertising the flag's price unchanged there, as it always has.
+// the simulator keeps advertising the flag's price there (per pixel, in lowest terms as a Rat).
 import { perPixel } from "../pricing/price.ts";
-import { type Rational, ratText } from "../pricing/rational.ts";
+import { type Rational, rational, ratText } from "../pricing/rational.ts";
 import { advertisedPerPixel } from "../pricing/ticket-overhead.ts";
 import type { NodeModel } from "./node-model.ts";
 import type { SimulatorState } from "./state.ts";
 
+/** price_info: the node's big.Rat as num/den (int64 each on the wire). */
 export interface PriceInfo {
-  pricePerUnit: number;
-  pixelsPerUnit: number;
+  pricePerUnit: bigint;
+  pixelsPerUnit: bigint;
 }
 
 function basePrice(state: SimulatorState, sender: string | undefined) {
@@ -48,7 +49,7 @@ export function advertisedPriceInfo(
   const base = weiPerPixel(price);
   if (!base) return undefined;
   const advertised = advertisedPerPixel(base, node.flags.autoAdjustPrice !== false);
-  return { pricePerUnit: Number(advertised.num), pixelsPerUnit: Number(advertised.den) };
+  return { pricePerUnit: advertised.num, pixelsPerUnit: advertised.den };
 }
 
 /** /status BroadcasterPrices: per gateway address ("default" on chain), wei per pixel as Go's Rat text. */
@@ -63,10 +64,11 @@ export function broadcasterPrices(node: NodeModel, state: SimulatorState): Recor
   return out;
 }
 
-/** What the simulator always advertised: the price and pixels as written (decimals scaled). */
+/** What the simulator always advertised off chain: the flag's price per pixel, as a reduced fraction. */
 function legacyPriceInfo(price: string, pixels: string): PriceInfo | undefined {
   const m = /^(\d+)(?:\.(\d+))?$/.exec(price);
-  if (!m || !/^\d+$/.test(pixels)) return undefined;
-  const scale = 10 ** (m[2]?.length ?? 0);
-  return { pricePerUnit: Number(`${m[1]}${m[2] ?? ""}`), pixelsPerUnit: Number(pixels) * scale };
+  if (!m || !/^\d+$/.test(pixels) || BigInt(pixels) === 0n) return undefined;
+  const scale = 10n ** BigInt(m[2]?.length ?? 0);
+  const r = rational(BigInt(`${m[1]}${m[2] ?? ""}`), BigInt(pixels) * scale);
+  return { pricePerUnit: r.num, pixelsPerUnit: r.den };
 }

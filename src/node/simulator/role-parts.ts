@@ -2,6 +2,7 @@
 // orchestrator's sessions. The lines they print while being set up are held back and printed in
 // the node's startup order (before the CLI server line), as the node prints them.
 
+import type { SimulatedEthClient } from "./chain-client.ts";
 import { BroadcastConfig } from "./gateway/broadcast-config.ts";
 import { Gateway } from "./gateway/gateway.ts";
 import type { GlogLevel } from "./glog.ts";
@@ -32,7 +33,13 @@ export interface RoleParts {
 
 type Log = (level: GlogLevel, where: string, message: string) => void;
 
-export function roleParts(node: NodeModel, state: SimulatorState, log: Log, timings: RoleTimings): RoleParts {
+export function roleParts(
+  node: NodeModel,
+  state: SimulatorState,
+  log: Log,
+  timings: RoleTimings,
+  eth?: SimulatedEthClient,
+): RoleParts {
   const setupLines: StartupLine[] = [];
   let started = false;
   const held: Log = (level, where, message) =>
@@ -42,7 +49,7 @@ export function roleParts(node: NodeModel, state: SimulatorState, log: Log, timi
     for (const [level, where, message] of setupLines.splice(0)) log(level, where, message);
   };
   if (node.role === "gateway") {
-    const gateway = new Gateway(node, state, held, timings);
+    const gateway = new Gateway(node, state, held, timings, eth);
     return { broadcast: gateway.config, gateway, setupLines, release, stop: () => gateway.stop() };
   }
   release();

@@ -8,6 +8,7 @@ import type { Gateway } from "./gateway/gateway.ts";
 import type { GlogLevel } from "./glog.ts";
 import type { Handler } from "./http-server.ts";
 import type { NodeModel } from "./node-model.ts";
+import type { OrchestratorParts } from "./orchestrator-routes.ts";
 import type { OrchestratorSessions } from "./orchestrator-sessions.ts";
 import type { SimulatorControl, SimulatorState } from "./state.ts";
 
@@ -22,6 +23,8 @@ export interface RouteContext {
   broadcast: BroadcastConfig;
   gateway?: Gateway;
   sessions?: OrchestratorSessions;
+  /** An orchestrator's GetOrchestrator answer, auth tokens and rendition store. */
+  orchestrator?: OrchestratorParts;
   /** AI jobs: an orchestrator's runners, a gateway's routing (ai/). */
   ai?: {
     extendHttpRoutes(routes: Record<string, Handler>): void;

@@ -1,11 +1,13 @@
 import { z } from "zod";
+import { decodeMessage, encodeMessage } from "../wire/messages.ts";
 import { type SimAction, SimActionSchema } from "./actions.ts";
 import { cliChainRoutes } from "./cli-chain-routes.ts";
 import { cliPriceRoutes } from "./cli-price-routes.ts";
 import { gatewayHttpRoutes } from "./gateway/http-routes.ts";
 import { formOf, type Handler, sendJson, sendText } from "./http-server.ts";
+import { orchestratorInfoMessage } from "./orchestrator-info-message.ts";
 import { orchestratorSegmentRoutes } from "./orchestrator-routes.ts";
-import { hardwareStatsBody, networkCapabilitiesBody, orchestratorInfoBody, statusBody } from "./responses.ts";
+import { networkCapabilitiesBody, statusBody } from "./responses.ts";
 import type { RouteContext } from "./route-context.ts";
 
 const status =
@@ -19,8 +21,20 @@ const status =
 export function cliRoutes(c: RouteContext): Record<string, Handler> {
   return {
     "/status": status(c),
-    "/getNetworkCapabilities": (_req, res) =>
-      sendJson(res, networkCapabilitiesBody(c.node, c.state, c.version)),
+    "/getNetworkCapabilities": async (_req, res) => {
+      const o = c.orchestrator;
+      // The orchestrator's own answer, normalised through the wire format as a gateway reads it.
+      const info = o
+        ? decodeMessage(
+            "OrchestratorInfo",
+            encodeMessage(
+              "OrchestratorInfo",
+              await orchestratorInfoMessage(o.info, Buffer.alloc(0), undefined),
+            ),
+          )
+        : undefined;
+      sendJson(res, networkCapabilitiesBody(c.node, c.state, info));
+    },
     "/metrics": async (_req, res) => {
       if (!c.node.flags.monitor) return sendText(res, 404, "404 page not found");
       const text = await c.registry.metrics();
@@ -60,16 +74,9 @@ export function httpRoutes(c: RouteContext): Record<string, Handler> {
       res.end();
     },
     "/status": status(c),
-    "/hardware/stats": (_req, res) => sendJson(res, hardwareStatsBody(c.node, c.state)),
   };
-  if (c.node.role === "orchestrator") {
-    routes["/getOrchestratorInfo"] = (_req, res, url) =>
-      sendJson(
-        res,
-        orchestratorInfoBody(c.node, c.state, c.version, url.searchParams.get("address") ?? undefined),
-      );
-  }
-  if (c.sessions) Object.assign(routes, orchestratorSegmentRoutes(c, c.sessions));
+  if (c.sessions && c.orchestrator)
+    Object.assign(routes, orchestratorSegmentRoutes(c, c.sessions, c.orchestrator));
   if (c.gateway) Object.assign(routes, gatewayHttpRoutes(c.gateway, c.log, c.node.httpIngest));
   c.ai?.extendHttpRoutes(routes);
   return routes;

@@ -1,81 +1,57 @@
-// How a simulated gateway hands a segment to a simulated orchestrator. The real node does this on
-// the orchestrator's service port over TLS: GetOrchestrator / EndTranscodingSession are gRPC, and
-// POST /segment carries protobuf in base64 headers (Livepeer-Segment: SegData, Livepeer-Payment:
-// Payment) and answers a protobuf TranscodeResult (server/segment_rpc.go). The simulators keep the
-// same endpoint, headers, status codes and error texts over plain HTTP with JSON in place of
-// protobuf:
-//   GET  /getOrchestratorInfo[?address=<gateway eth address>]   -> JSON (price_info, auth_token)
-//   POST /segment  Livepeer-Segment: base64(JSON SegmentCreds)   -> 200 JSON TranscodeResult, or
-//                  403 "OrchestratorCapped" at the session limit (as the node: http.Error, 403)
-//   POST /endTranscodingSession  JSON {AuthToken: {SessionId}}  -> 200 (frees the session at once)
+// The segment call between a gateway and an orchestrator (server/segment_rpc.go): POST /segment on
+// the orchestrator's service port with the segment as the body (Content-Type video/MP2T) and two
+// headers, each base64 (standard alphabet) of a protobuf message:
+//   Livepeer-Segment: SegData (manifestId, seq, hash = keccak256(body), duration in ms, the auth
+//                     token from GetOrchestrator, the renditions in fullProfiles3)
+//   Livepeer-Payment: Payment (sender; tickets on chain)
+// The answer is 200 and a protobuf TranscodeResult (no Content-Type, as the node writes it) whose
+// segments carry the URL of each rendition, or an error status with http.Error's plain text:
+// 402 for a payment that does not decode, 403 for segment credentials (ErrorSegEncoding, invalid
+// auth token, OrchestratorCapped...), 403 "Forbidden" for a body that does not match its hash.
+import { getBytes, keccak256 } from "ethers";
+import {
+  decodeMessage,
+  encodeMessage,
+  type MessageInput,
+  type PaymentMessage,
+  type SegDataMessage,
+} from "../wire/messages.ts";
 
 export const SEGMENT_HEADER = "Livepeer-Segment";
 export const PAYMENT_HEADER = "Livepeer-Payment";
 
-export interface SegmentCreds {
-  ManifestID: string;
-  Seq: number;
-  /** Milliseconds. */
-  Duration: number;
-  /** From the orchestrator's getOrchestratorInfo answer: one session per stream and orchestrator. */
-  AuthToken: { SessionId: string };
-  /** Rendition names (-transcodingOptions presets). */
-  Profiles: string[];
+export function encodeHeader<N extends "SegData" | "Payment">(name: N, value: MessageInput<N>): string {
+  return encodeMessage(name, value).toString("base64");
 }
 
-export interface PaymentCreds {
-  /** The gateway's eth address (-ethAcctAddr), or the zero address off chain. */
-  Sender: string;
+/** The segment's hash as SegData carries it. */
+export function segmentHash(body: Uint8Array): Buffer {
+  return Buffer.from(getBytes(keccak256(body)));
 }
 
-export interface TranscodedSegment {
-  Profile: string;
-  Pixels: number;
-  /** base64 of the rendition's bytes (the real node returns URLs to download them from). */
-  Data: string;
-}
+// Go's base64.StdEncoding is strict: padding required, no stray characters.
+const STD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-export type TranscodeResult =
-  | { Seq: number; Result: { Data: { Segments: TranscodedSegment[] } } }
-  | { Seq: number; Result: { Error: string } };
+export type Decoded<T> = { ok: T } | { error: string };
 
-export const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
-
-export function encodeHeader(value: SegmentCreds | PaymentCreds): string {
-  return Buffer.from(JSON.stringify(value)).toString("base64");
-}
-
-/** undefined when the header is missing or not base64 JSON of the right shape. */
-export function decodeSegmentCreds(header: string | undefined): SegmentCreds | undefined {
-  const v = decode(header) as Partial<SegmentCreds> | undefined;
-  if (
-    !v ||
-    typeof v.ManifestID !== "string" ||
-    typeof v.Seq !== "number" ||
-    typeof v.AuthToken?.SessionId !== "string" ||
-    !Array.isArray(v.Profiles)
-  ) {
-    return undefined;
-  }
-  return {
-    ManifestID: v.ManifestID,
-    Seq: v.Seq,
-    Duration: Number(v.Duration) || 0,
-    AuthToken: v.AuthToken,
-    Profiles: v.Profiles.map(String),
-  };
-}
-
-export function decodePayment(header: string | undefined): PaymentCreds {
-  const v = decode(header) as Partial<PaymentCreds> | undefined;
-  return { Sender: typeof v?.Sender === "string" ? v.Sender : ZERO_ADDRESS };
-}
-
-function decode(header: string | undefined): unknown {
-  if (!header) return undefined;
+/** server/segment_rpc.go getPayment: a missing header is an empty payment. */
+export function decodePayment(header: string | undefined): Decoded<PaymentMessage> {
+  const text = header ?? "";
+  if (!STD_BASE64.test(text)) return { error: "base64 decode error: illegal base64 data at input byte 0" };
   try {
-    return JSON.parse(Buffer.from(header, "base64").toString("utf8")) as unknown;
-  } catch {
-    return undefined;
+    return { ok: decodeMessage("Payment", Buffer.from(text, "base64")) };
+  } catch (err) {
+    return { error: `protobuf unmarshal error: ${(err as Error).message}` };
+  }
+}
+
+/** verifySegCreds' decoding: bad base64 is ErrorSegEncoding, bad protobuf the decoder's error. */
+export function decodeSegData(header: string | undefined): Decoded<SegDataMessage> {
+  const text = header ?? "";
+  if (!STD_BASE64.test(text)) return { error: "ErrorSegEncoding" };
+  try {
+    return { ok: decodeMessage("SegData", Buffer.from(text, "base64")) };
+  } catch (err) {
+    return { error: `proto: ${(err as Error).message}` };
   }
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { LogClassifier } from "../diagnosis/classifier.ts";
-import { SIMULATED_HEADER } from "./http-server.ts";
+import { NodeConnection } from "../wire/connection.ts";
 import { parseScenario } from "./scenario.ts";
 import {
   type NodeSimulator,
@@ -12,6 +12,7 @@ import {
   type NodeStartError,
   startNodeSimulator,
 } from "./simulator.ts";
+import { getOrchestrator, serviceRequest } from "./testing/wire.ts";
 
 const running: NodeSimulator[] = [];
 afterEach(async () => {
@@ -60,16 +61,12 @@ const form = (url: string, fields: Record<string, string>) =>
 describe("node simulator: values from flags", () => {
   it("orchestrator /status carries SessionLimit and PricePerUnit from the flags, marked simulated", async () => {
     const { sim } = await start([...ORCH, "-maxSessions=12", "-pricePerUnit=1500"]);
-    for (const base of [sim.urls.cli, sim.urls.http!]) {
-      const { body, headers } = await json(`${base}/status`);
-      expect(body).toMatchObject({
-        SessionLimit: 12,
-        PricePerUnit: 1500,
-        Simulated: true,
-        LocalTranscoding: true,
-      });
-      expect(headers.get(SIMULATED_HEADER)).toBe("true");
-    }
+    const expected = { SessionLimit: 12, PricePerUnit: 1500, Simulated: true, LocalTranscoding: true };
+    expect((await json(`${sim.urls.cli}/status`)).body).toMatchObject(expected);
+    // The service port speaks TLS (HTTP/2): its /status is the same body.
+    expect(sim.urls.http).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const service = await serviceRequest(sim.urls.http!, "GET", "/status");
+    expect(JSON.parse(service.body.toString("utf8"))).toMatchObject(expected);
   });
 
   it("keeps a currency price as text and defaults like the node (10 sessions, price 0)", async () => {
@@ -85,7 +82,7 @@ describe("node simulator: values from flags", () => {
     });
   });
 
-  it("/getOrchestratorInfo advertises video capabilities, price and, with -aiWorker, AI models from -aiModels", async () => {
+  it("GetOrchestrator (gRPC over TLS) advertises video capabilities, price and, with -aiWorker, AI models from -aiModels", async () => {
     const models = path.join(dir, "aiModels.json");
     writeFileSync(
       models,
@@ -106,16 +103,22 @@ describe("node simulator: values from flags", () => {
       "-pixelsPerUnit=2",
       `-aiModels=${models}`,
     ]);
-    const { body } = await json(`${sim.urls.http}/getOrchestratorInfo`);
-    expect(body.transcoder).toBe("https://127.0.0.1:8935");
-    expect(body.price_info).toEqual({ pricePerUnit: 1200, pixelsPerUnit: 2 });
-    const caps = body.capabilities as {
-      capacities: Record<string, number>;
-      constraints: { PerCapability: Record<string, unknown> };
-    };
+    const info = await getOrchestrator(sim.urls.http!);
+    expect(info.transcoder).toBe("https://127.0.0.1:8935");
+    // The price per pixel as the node's big.Rat: 1200/2 in lowest terms.
+    expect(info.priceInfo).toMatchObject({ pricePerUnit: "600", pixelsPerUnit: "1" });
+    // Off chain: the zero address (20 bytes, as the node's), no ticket parameters.
+    expect(info.address).toEqual(Buffer.alloc(20));
+    expect(info.ticketParams).toBeUndefined();
+    expect(info.authToken?.sessionId).toMatch(/^[0-9a-f]{8}$/);
+    expect(info.authToken?.token).toHaveLength(32);
+    expect(Number(info.authToken?.expiration) * 1000 - Date.now()).toBeGreaterThan(29 * 60_000);
+    const caps = info.capabilities!;
+    // Says it is simulated where the message leaves room: semver build metadata.
+    expect(caps.version).toBe("0.9.1+simulated");
     expect(caps.capacities["0"]).toBe(10);
     expect(caps.capacities["27"]).toBe(2);
-    expect(caps.constraints.PerCapability["27"]).toEqual({
+    expect(caps.constraints?.PerCapability["27"]).toEqual({
       models: {
         "ByteDance/SDXL-Lightning": {
           warm: true,
@@ -125,19 +128,23 @@ describe("node simulator: values from flags", () => {
         },
       },
     });
-    expect(body.capabilities_prices).toEqual([
-      { pricePerUnit: 4768371, pixelsPerUnit: 1, capability: 27, constraint: "ByteDance/SDXL-Lightning" },
+    expect(info.capabilitiesPrices).toEqual([
+      { pricePerUnit: "4768371", pixelsPerUnit: "1", capability: 27, constraint: "ByteDance/SDXL-Lightning" },
     ]);
-    expect(body.Simulated).toBe(true);
+    // Each answer has its own session.
+    expect((await getOrchestrator(sim.urls.http!)).authToken?.sessionId).not.toBe(info.authToken?.sessionId);
   });
 
-  it("/hardware/stats lists the -nvidia devices; /healthz answers 200", async () => {
+  it("OrchestratorInfo.hardware lists the -nvidia devices as Simulated GPUs, memory_free following the steering; no /hardware/stats", async () => {
     const { sim } = await start([...ORCH, "-nvidia=0,1"]);
-    const { body } = await json(`${sim.urls.http}/hardware/stats`);
-    expect(Object.keys(body.gpu_stats as object)).toEqual(["0", "1"]);
-    const health = await fetch(`${sim.urls.http}/healthz`);
-    expect(health.status).toBe(200);
-    expect(health.headers.get(SIMULATED_HEADER)).toBe("true");
+    sim.control.setGpuMemoryUsed(0.9, "1");
+    const [hardware] = (await getOrchestrator(sim.urls.http!)).hardware;
+    expect(Object.keys(hardware!.gpuInfo)).toEqual(["0", "1"]);
+    const total = 24 * 1024 ** 3;
+    expect(hardware!.gpuInfo["0"]).toMatchObject({ name: "Simulated GPU", memoryTotal: String(total) });
+    expect(Number(hardware!.gpuInfo["1"]!.memoryFree)).toBe(Math.round(total * 0.1));
+    expect((await serviceRequest(sim.urls.http!, "GET", "/hardware/stats")).status).toBe(404);
+    expect((await serviceRequest(sim.urls.http!, "GET", "/healthz")).status).toBe(200);
   });
 
   it("serves /metrics only with -monitor, with the real node's names", async () => {
@@ -313,8 +320,14 @@ describe("node simulator: keystore and password files of an on-chain node", () =
   it("a clean password file starts", async () => {
     const file = path.join(dir, "password-ok");
     writeFileSync(file, "secret");
-    const { sim } = await start(onchain([`-ethKeystorePath=${dir}`, `-ethPassword=${file}`]));
+    const { sim, lines } = await start(onchain([`-ethKeystorePath=${dir}`, `-ethPassword=${file}`]));
     expect((await json(`${sim.urls.cli}/status`)).body.Simulated).toBe(true);
+    // Its startup line names the chain calls it really makes (and makes none at start).
+    const chainLine = lines.find((l) => l.includes("simulator.go:2]"));
+    expect(chainLine).toContain("chain calls go to -ethUrl https://arb1.arbitrum.io/rpc");
+    expect(chainLine).toMatch(/\/reward .*\/fundDepositAndReserve .*send real transactions/);
+    expect(chainLine).toContain("TicketBroker.getSenderInfo for its ticket parameters");
+    expect(lines.join("\n")).not.toContain("no chain RPC is called");
   });
 });
 
@@ -359,9 +372,7 @@ describe("node simulator: CLI port changes a running node", () => {
     });
     expect(r.status).toBe(200);
     expect((await json(`${on.sim.urls.cli}/status`)).body.PricePerUnit).toBe(250);
-    expect((await json(`${on.sim.urls.http}/getOrchestratorInfo`)).body.transcoder).toBe(
-      "https://o.example:8935",
-    );
+    expect((await getOrchestrator(on.sim.urls.http!)).transcoder).toBe("https://o.example:8935");
     expect(
       (await form(`${on.sim.urls.cli}/setOrchestratorConfig`, { pricePerUnit: "x", pixelsPerUnit: "1" }))
         .status,
@@ -412,11 +423,15 @@ describe("node simulator: steering", () => {
     sim.control.failEndpoint({ path: "/status", status: 503 });
     const failed = await fetch(`${sim.urls.cli}/status`);
     expect(failed.status).toBe(503);
-    expect(failed.headers.get(SIMULATED_HEADER)).toBe("true");
     sim.control.failEndpoint({ path: "/status", body: "{not json" });
     expect(await (await fetch(`${sim.urls.cli}/status`)).text()).toBe("{not json");
     sim.control.clearFaults("/status");
     expect((await fetch(`${sim.urls.cli}/status`)).status).toBe(200);
+    // A gRPC method's path too: the call sees an HTTP error where gRPC answers 200.
+    sim.control.failEndpoint({ path: "/net.Orchestrator/GetOrchestrator", status: 503 });
+    await expect(getOrchestrator(sim.urls.http!)).rejects.toThrow(/HTTP 503 where gRPC answers 200/);
+    sim.control.clearFaults();
+    expect((await getOrchestrator(sim.urls.http!)).authToken).toBeDefined();
   });
 
   it("a hanging endpoint does not keep stop() from closing", async () => {
@@ -487,7 +502,8 @@ describe("node simulator: the orchestrator's startup self-check", () => {
       ],
       { availabilityCheckDelayMs: 50 },
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // The node's self-check is a gRPC Ping of its own service URI.
+    await until(() => lines.some((l) => l.includes("Received Ping request")));
     expect(lines.join("\n")).not.toContain("Orchestrator not available");
     expect((await fetch(`${sim.urls.cli}/status`)).status).toBe(200);
   });
@@ -520,7 +536,32 @@ describe("node simulator: stops cleanly", () => {
     expect(servers()).toBe(before);
     await expect(fetch(`${sim.urls.cli}/status`)).rejects.toThrow();
   });
+
+  it("an orchestrator's TLS service port closes with a client's HTTP/2 connection still open", async () => {
+    const settle = () => new Promise((r) => setTimeout(r, 30));
+    const servers = () => process.getActiveResourcesInfo().filter((r) => r === "TCPServerWrap").length;
+    await settle();
+    const before = servers();
+    const { sim } = await start(ORCH);
+    const kept = new NodeConnection(sim.urls.http!, "any");
+    expect((await kept.request("GET", "/healthz", {}, undefined)).status).toBe(200);
+    await sim.stop();
+    await settle();
+    expect(servers()).toBe(before);
+    await expect(kept.request("GET", "/healthz", {}, undefined, { timeoutMs: 1000 })).rejects.toThrow(
+      /connection refused/,
+    );
+    kept.close();
+  });
 });
+
+async function until(ok: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {

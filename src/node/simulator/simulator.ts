@@ -2,6 +2,7 @@
 // parsing, precedence and validation), binds the ports they name on a loopback address, serves the
 // spec's endpoints with values derived from the flags, prints the node's startup lines, and can be
 // steered (log lines, sessions at the limit, payment errors, failing endpoints).
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { Server as NetServer } from "node:net";
@@ -16,6 +17,7 @@ import { OFFCHAIN } from "../config/networks.ts";
 import { configFilePath, resolveFlags } from "../config/resolve.ts";
 import type { NodeRole } from "../config/roles.ts";
 import { validateFlags } from "../config/validate.ts";
+import { NodeConnection } from "../wire/connection.ts";
 import { applyCapabilityPrices } from "./ai/capability-prices.ts";
 import { GatewayAi } from "./ai/gateway-ai.ts";
 import { OrchestratorAi, OrchestratorAiStartError } from "./ai/orchestrator-ai.ts";
@@ -26,15 +28,31 @@ import { formatGlog, type GlogLevel, looksLikeNodeLine } from "./glog.ts";
 import { closeServer, listen, nodeServer } from "./http-server.ts";
 import { type PaymentErrorsMetricName, simulatorRegistry } from "./metrics.ts";
 import { type NodeModel, nodeModel } from "./node-model.ts";
+import { orchestratorParts } from "./orchestrator-parts.ts";
+import { orchestratorRpc } from "./orchestrator-rpc.ts";
 import { type RoleTimings, roleParts } from "./role-parts.ts";
 import type { RouteContext } from "./route-context.ts";
 import { cliRoutes, httpRoutes } from "./routes.ts";
 import { playScenario, type Scenario } from "./scenario.ts";
+import { serviceServer } from "./service-server.ts";
 import { startupLines } from "./startup.ts";
 import { controlFor, type SimulatorControl, SimulatorState } from "./state.ts";
+import { selfSignedCertificate } from "./tls-certificate.ts";
 import { usageText, versionText } from "./usage.ts";
+import { warmWire } from "./wire-warmup.ts";
 
-export const SIMULATED_VERSION = "0.9.1-simulated";
+/** The go-livepeer release the simulator follows. */
+export const NODE_VERSION = "0.9.1";
+
+/**
+ * The version the simulator reports everywhere (/status, OrchestratorInfo capabilities, -version):
+ * the node's, with semver build metadata `+simulated`, which version comparisons ignore.
+ */
+export function simulatedVersion(version: string): string {
+  return version.includes("+") ? version : `${version}+simulated`;
+}
+
+export const SIMULATED_VERSION = simulatedVersion(NODE_VERSION);
 
 export interface NodeSimulatorOptions {
   /** go-livepeer's command line (without the program name). */
@@ -97,7 +115,7 @@ const LOOPBACK = /^(127(\.\d{1,3}){3}|::1|localhost)$/;
 export async function startNodeSimulator(options: NodeSimulatorOptions): Promise<NodeSimulator> {
   const sink = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const log = (level: GlogLevel, where: string, message: string) => sink(formatGlog(level, where, message));
-  const version = options.version ?? SIMULATED_VERSION;
+  const version = simulatedVersion(options.version ?? NODE_VERSION);
   if (options.host !== undefined && !LOOPBACK.test(options.host)) {
     throw new NodeStartError(
       `--host ${options.host} is not a loopback address: the simulator binds only 127.x addresses`,
@@ -150,7 +168,11 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     paymentErrorsMetric: options.paymentErrorsMetric ?? "livepeer_payment_create_errors",
   });
   const onError = (err: unknown) => log("E", "simulator.go:4", `simulator error: ${(err as Error).message}`);
-  const parts = roleParts(node, state, log, options.timings ?? {});
+  if (node.role === "orchestrator" || node.role === "gateway") warmWire();
+  const eth = node.network !== OFFCHAIN ? simulatedEthClient(flags) : undefined;
+  const parts = roleParts(node, state, log, options.timings ?? {}, eth);
+  const orchestrator =
+    node.role === "orchestrator" ? orchestratorParts(node, state, version, eth, log) : undefined;
   const ctx: RouteContext = {
     node,
     state,
@@ -159,9 +181,10 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     log,
     control,
     broadcast: parts.broadcast,
-    ...(node.network !== OFFCHAIN ? { eth: simulatedEthClient(flags) } : {}),
+    ...(eth ? { eth } : {}),
     ...(parts.gateway ? { gateway: parts.gateway } : {}),
     ...(parts.sessions ? { sessions: parts.sessions } : {}),
+    ...(orchestrator ? { orchestrator } : {}),
     ...aiContext(node, parts, orchestratorAi, log),
   };
 
@@ -169,12 +192,18 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     options.podNetwork
       ? hp.host || "0.0.0.0"
       : (options.host ?? (LOOPBACK.test(hp.host) ? hp.host : "127.0.0.1"));
-  const servers: (Server | NetServer)[] = [];
-  const bind = async (server: Server | NetServer, hp: HostPort) => {
-    servers.push(server);
-    const addr = await listen(server as Server, hostFor(hp), hp.port);
+  const closers: (() => Promise<void>)[] = [];
+  const bind = async (
+    server: NetServer,
+    hp: HostPort,
+    close: () => Promise<void> = () => closeAny(server),
+  ) => {
+    closers.push(close);
+    const addr = await listen(server, hostFor(hp), hp.port);
     return formatHostPort({ host: addr.address, port: addr.port });
   };
+  const closeAll = () => Promise.all(closers.map((close) => close()));
+  let certHost: string | undefined;
   const urls: NodeSimulator["urls"] = { cli: "" };
   const bound: { cli: string; http?: string; rtmp?: string } = { cli: "" };
   try {
@@ -182,7 +211,23 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     ctx.ai?.extendCliRoutes?.(cli);
     bound.cli = await bind(nodeServer(cli, state, onError), node.addresses.cli);
     urls.cli = `http://${bound.cli}`;
-    if (node.addresses.http) {
+    if (node.addresses.http && orchestrator && parts.sessions) {
+      // The service port: TLS with a certificate for the service URI's host, made now (cert.go).
+      const hp = node.addresses.http;
+      certHost = state.serviceUri
+        ? new URL(state.serviceUri).hostname.replace(/^\[(.*)\]$/, "$1")
+        : hostFor(hp);
+      const rpc = orchestratorRpc({
+        info: orchestrator.info,
+        tokens: orchestrator.tokens,
+        sessions: parts.sessions,
+        ...(orchestrator.sign ? { sign: orchestrator.sign } : {}),
+        log,
+      });
+      const service = serviceServer(httpRoutes(ctx), rpc, selfSignedCertificate(certHost), state, onError);
+      bound.http = await bind(service.server, hp, service.close);
+      urls.http = `https://${bound.http}`;
+    } else if (node.addresses.http) {
       bound.http = await bind(nodeServer(httpRoutes(ctx), state, onError), node.addresses.http);
       urls.http = `http://${bound.http}`;
     }
@@ -196,12 +241,17 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     }
   } catch (err) {
     parts.stop();
-    await Promise.all(servers.map((s) => closeAny(s)));
+    await closeAll();
     log("E", "webserver.go:25", (err as Error).message);
     throw new NodeStartError((err as Error).message, 1);
   }
 
-  for (const [level, where, message] of startupLines(node, bound, version, parts.setupLines.splice(0))) {
+  for (const [level, where, message] of startupLines(
+    node,
+    { ...bound, ...(certHost ? { certHost } : {}) },
+    version,
+    parts.setupLines.splice(0),
+  )) {
     log(level, where, message);
   }
   parts.release();
@@ -218,7 +268,7 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     stopScenario();
     clearTimeout(availabilityTimer);
     parts.stop();
-    await Promise.all(servers.map((s) => closeAny(s)));
+    await closeAll();
     resolveExit(code);
   };
   const availabilityTimer = scheduleAvailabilityCheck(
@@ -310,11 +360,15 @@ function scheduleAvailabilityCheck(
     return undefined;
   }
   return setTimeout(async () => {
-    const probe = `http://${target.host}/healthz`;
-    const ok = await fetch(probe, { signal: AbortSignal.timeout(1000) }).then(
-      (r) => r.ok,
-      () => false,
-    );
+    // As the node: a gRPC Ping to its own service URI (server.CheckOrchestratorAvailability).
+    const connection = new NodeConnection(`https://${target.host}`, "any");
+    const ok = await connection
+      .call("Ping", { type: "PingPong", value: { value: randomBytes(32) } }, "PingPong", { timeoutMs: 1000 })
+      .then(
+        () => true,
+        () => false,
+      )
+      .finally(() => connection.close());
     if (!ok && !isStopped()) {
       log(
         "I",
@@ -344,10 +398,10 @@ function aiContext(
   const gateway = parts.gateway;
   if (!gateway) return {};
   applyCapabilityPrices(node.flags, gateway.config, node.network !== "offchain", (l, w, m) => log(l, w, m));
-  return { ai: new GatewayAi(() => gateway.pool, gateway.config, log) };
+  return { ai: new GatewayAi(() => gateway.pool, gateway.config, log, gateway.connections) };
 }
 
-function closeAny(server: Server | NetServer): Promise<void> {
+function closeAny(server: NetServer): Promise<void> {
   if ("closeAllConnections" in server) return closeServer(server as Server);
   return new Promise((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
 }

@@ -7,7 +7,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
-import { SIMULATED_HEADER } from "../http-server.ts";
 import { colourOfSeed, solidPng } from "./png.ts";
 import { cudaOutOfMemoryText, type PyLevel, runnerLogLine, uvicornLine } from "./runner-log.ts";
 
@@ -224,7 +223,8 @@ export function startAiRunnerSimulator(options: AiRunnerOptions): AiRunnerSimula
   };
 
   const server: Server = createServer((req, res) => {
-    res.setHeader(SIMULATED_HEADER, "true");
+    // The runner's answers are ai-runner's bodies exactly; this header is their only mark.
+    res.setHeader("X-Livepeer-Simulated", "true");
     const path = new URL(req.url ?? "/", "http://runner").pathname.replace(/(.)\/$/, "$1");
     const route = routes[path];
     const handler = route?.[req.method ?? "GET"];

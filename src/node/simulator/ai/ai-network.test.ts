@@ -14,6 +14,7 @@ import {
   type NodeStartError,
   startNodeSimulator,
 } from "../simulator.ts";
+import { getOrchestrator, serviceFetch } from "../testing/wire.ts";
 
 const stoppers: (() => Promise<void>)[] = [];
 
@@ -147,14 +148,9 @@ describe("AI through the simulated network", () => {
       { pipeline: "text-to-image", model_id: MODEL, url: r.url, token: "runner-token", capacity: 3 },
     ]);
     const ai = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
-    const info = (await (await fetch(`${ai.sim.urls.http}/getOrchestratorInfo`)).json()) as {
-      capabilities: {
-        capacities: Record<string, number>;
-        constraints: { PerCapability: Record<string, unknown> };
-      };
-    };
-    expect(info.capabilities.capacities["27"]).toBe(3);
-    expect(info.capabilities.constraints.PerCapability["27"]).toEqual({
+    const info = await getOrchestrator(ai.sim.urls.http!);
+    expect(info.capabilities?.capacities["27"]).toBe(3);
+    expect(info.capabilities?.constraints?.PerCapability["27"]).toEqual({
       models: { [MODEL]: { warm: false, capacity: 3, runnerVersion: "0.14.2", capacityInUse: 0 } },
     });
     const caps = (await (await fetch(`${ai.sim.urls.cli}/getNetworkCapabilities`)).json()) as {
@@ -163,10 +159,8 @@ describe("AI through the simulated network", () => {
     expect(Object.keys(caps.orchestrators[0]!.capabilities.constraints.PerCapability)).toEqual(["27"]);
 
     const withoutWorker = await orchestrator([`-aiModels=${models}`]);
-    const plain = (await (
-      await fetch(`${withoutWorker.sim.urls.http}/getOrchestratorInfo`)
-    ).json()) as typeof info;
-    expect(plain.capabilities.constraints.PerCapability).toEqual({});
+    const plain = await getOrchestrator(withoutWorker.sim.urls.http!);
+    expect(plain.capabilities?.constraints?.PerCapability).toEqual({});
   });
 
   it("refuses as the node does when no orchestrator in the pool offers the model: 503 Service Unavailable Error", async () => {
@@ -220,7 +214,7 @@ describe("AI through the simulated network", () => {
 
   it("a video-only orchestrator answers an AI job 503 insufficient capacity (silently, for the gateway)", async () => {
     const videoOrch = await orchestrator(["-transcoder"]);
-    const res = await fetch(`${videoOrch.sim.urls.http}/text-to-image`, {
+    const res = await serviceFetch(`${videoOrch.sim.urls.http}/text-to-image`, {
       method: "POST",
       body: JSON.stringify({ prompt: "x", model_id: MODEL }),
     });
@@ -242,7 +236,7 @@ describe("AI through the simulated network", () => {
     ]);
     const orch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
     const job = () =>
-      fetch(`${orch.sim.urls.http}/text-to-image`, {
+      serviceFetch(`${orch.sim.urls.http}/text-to-image`, {
         method: "POST",
         body: JSON.stringify({ prompt: "x", model_id: MODEL, width: 8, height: 8 }),
       }).then((res) => res.status);
@@ -259,7 +253,7 @@ describe("AI through the simulated network", () => {
       { pipeline: "text-to-image", model_id: MODEL, url: r.url, token: "stale-token" },
     ]);
     const orch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
-    const direct = await fetch(`${orch.sim.urls.http}/text-to-image`, {
+    const direct = await serviceFetch(`${orch.sim.urls.http}/text-to-image`, {
       method: "POST",
       body: JSON.stringify({ prompt: "x", model_id: MODEL }),
     });
@@ -282,7 +276,7 @@ describe("AI through the simulated network", () => {
       { pipeline: "text-to-image", model_id: MODEL, url: r.url, token: "runner-token" },
     ]);
     const orch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
-    const res = await fetch(`${orch.sim.urls.http}/text-to-image`, {
+    const res = await serviceFetch(`${orch.sim.urls.http}/text-to-image`, {
       method: "POST",
       body: JSON.stringify({ prompt: "x", model_id: MODEL }),
     });
@@ -311,7 +305,7 @@ describe("AI through the simulated network", () => {
     ]);
     const orch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1200);
-    expect((await fetch(`${orch.sim.urls.http}/healthz`)).status).toBe(200);
+    expect((await serviceFetch(`${orch.sim.urls.http}/healthz`)).status).toBe(200);
 
     const nobodyPort = await freePort();
     const nobody = aiModels([

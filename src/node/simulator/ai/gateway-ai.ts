@@ -1,6 +1,7 @@
 // A gateway's AI jobs on its HTTP port (server/ai_mediaserver.go, ai_process.go processAIRequest):
-// the job goes to the first orchestrator of the pool whose /getOrchestratorInfo offers the
-// pipeline's capability with the model (and, when a cap is set, a price within it); a failure
+// the job goes to the first orchestrator of the pool whose GetOrchestrator answer (gRPC over TLS,
+// the gateway's kept connections) offers the pipeline's capability with the model (and, when a
+// cap is set, a price within it), posted on the same TLS connection; a failure
 // moves on to the next one; when none is left the answer is 503 {"error":{"message":"Service
 // Unavailable Error"}} ("no orchestrators available" in the log), as the node answers. Images come
 // back as the node stores them (its memory object store): /stream/<request id>/<name>.png, served
@@ -9,12 +10,14 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipelineCapability } from "../../client/capabilities.ts";
 import { compare, rational } from "../../pricing/rational.ts";
+import type { OrchestratorInfoMessage } from "../../wire/messages.ts";
 import { clogMessage, goDuration, type LogContext } from "../clog.ts";
-import { dialUrl } from "../gateway/broadcast.ts";
 import type { BroadcastConfig } from "../gateway/broadcast-config.ts";
+import { callError, type OrchestratorConnections } from "../gateway/orchestrator-connections.ts";
 import type { OrchestratorPool } from "../gateway/orchestrator-pool.ts";
 import type { GlogLevel } from "../glog.ts";
 import { type Handler, sendJson, sendText } from "../http-server.ts";
+import { networkOrchestratorJson } from "../orchestrator-info-message.ts";
 import { clientIp } from "../orchestrator-routes.ts";
 import { CAPABILITY_NAMES } from "../responses.ts";
 import {
@@ -29,6 +32,8 @@ import {
 type Log = (level: GlogLevel, where: string, message: string) => void;
 
 const INFO_TIMEOUT_MS = 3_000;
+/** How long an AI job may take on the orchestrator (a cold runner takes a while). */
+const AI_JOB_TIMEOUT_MS = 120_000;
 /** Results kept for download (the node's memory store keeps them for the session). */
 const KEPT_RESULTS = 200;
 
@@ -41,11 +46,18 @@ export class GatewayAi {
   private readonly pool: () => OrchestratorPool | undefined;
   private readonly caps: BroadcastConfig;
   private readonly log: Log;
+  private readonly connections: OrchestratorConnections;
 
-  constructor(pool: () => OrchestratorPool | undefined, caps: BroadcastConfig, log: Log) {
+  constructor(
+    pool: () => OrchestratorPool | undefined,
+    caps: BroadcastConfig,
+    log: Log,
+    connections: OrchestratorConnections,
+  ) {
     this.pool = pool;
     this.caps = caps;
     this.log = log;
+    this.connections = connections;
   }
 
   /** Adds the AI job routes and serves stored results under /stream/ before the HLS handler. */
@@ -75,13 +87,10 @@ export class GatewayAi {
       const orchestrators = (await this.poolInfos()).map(({ url, info }) =>
         info
           ? {
-              address: info.address ?? "",
+              address: info.address.some((b) => b !== 0) ? `0x${info.address.toString("hex")}` : "",
               local_address: url,
               orch_uri: info.transcoder || url,
-              capabilities: info.capabilities ?? null,
-              ...(info.price_info ? { price_info: info.price_info } : {}),
-              capabilities_prices: info.capabilities_prices ?? [],
-              hardware: info.hardware ?? [],
+              ...networkOrchestratorJson(info),
             }
           : { address: "", local_address: url, orch_uri: url, capabilities: null },
       );
@@ -89,26 +98,16 @@ export class GatewayAi {
     };
   }
 
-  /** Each pool orchestrator's /getOrchestratorInfo, undefined when it does not answer. */
-  private async poolInfos(): Promise<{ url: string; info: OrchestratorInfo | undefined }[]> {
+  /** Each pool orchestrator's GetOrchestrator answer, undefined when it does not answer. */
+  private async poolInfos(): Promise<{ url: string; info: OrchestratorInfoMessage | undefined }[]> {
     const pool = this.pool();
     if (!pool) return [];
     const { entries } = await pool.entries();
     return Promise.all(
-      entries.map(async (entry) => {
-        try {
-          const r = await fetch(`${dialUrl(entry.url)}/getOrchestratorInfo`, {
-            signal: AbortSignal.timeout(INFO_TIMEOUT_MS),
-          });
-          if (!r.ok) {
-            await r.body?.cancel();
-            return { url: entry.url, info: undefined };
-          }
-          return { url: entry.url, info: (await r.json()) as OrchestratorInfo };
-        } catch {
-          return { url: entry.url, info: undefined };
-        }
-      }),
+      entries.map(async (entry) => ({
+        url: entry.url,
+        info: await this.connections.getOrchestrator(entry.url, INFO_TIMEOUT_MS).catch(() => undefined),
+      })),
     );
   }
 
@@ -208,14 +207,11 @@ export class GatewayAi {
       if (!a.info) continue;
       const models = a.info.capabilities?.constraints?.PerCapability?.[String(capability)]?.models ?? {};
       if (!(modelId in models)) continue;
-      const price = a.info.capabilities_prices?.find(
+      const price = a.info.capabilitiesPrices.find(
         (p) => p.capability === capability && p.constraint === modelId,
       );
-      if (maxPrice?.unit === "wei" && price && (price.pixelsPerUnit ?? 0) > 0) {
-        const perPixel = rational(
-          BigInt(Math.trunc(price.pricePerUnit ?? 0)),
-          BigInt(Math.trunc(price.pixelsPerUnit!)),
-        );
+      if (maxPrice?.unit === "wei" && price && BigInt(price.pixelsPerUnit) > 0n) {
+        const perPixel = rational(BigInt(price.pricePerUnit), BigInt(price.pixelsPerUnit));
         if (compare(perPixel, maxPrice.perPixel) > 0) {
           this.log(
             "I",
@@ -236,16 +232,22 @@ export class GatewayAi {
     job: JobBody,
   ): Promise<{ body: unknown } | { error: string }> {
     try {
-      const r = await fetch(`${dialUrl(orch.url)}/${pipeline}`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(job),
-      });
-      const text = await r.text();
+      const r = await this.connections
+        .to(orch.url)
+        .request(
+          "POST",
+          `/${pipeline}`,
+          { "content-type": "application/json" },
+          Buffer.from(JSON.stringify(job)),
+          {
+            timeoutMs: AI_JOB_TIMEOUT_MS,
+          },
+        );
+      const text = r.body.toString("utf8");
       if (r.status !== 200) return { error: text.replace(/\n$/, "") };
       return { body: JSON.parse(text) as unknown };
     } catch (err) {
-      return { error: (err as Error).message };
+      return { error: callError("Post", `${orch.url.replace(/\/+$/, "")}/${pipeline}`, err) };
     }
   }
 
@@ -265,20 +267,4 @@ function retryElsewhere(error: string): boolean {
   return ["ticketparams expired", "invalid ticket sendernonce", "insufficient capacity"].some((m) =>
     error.includes(m),
   );
-}
-
-interface OrchestratorInfo {
-  transcoder?: string;
-  address?: string;
-  price_info?: unknown;
-  hardware?: unknown[];
-  capabilities?: {
-    constraints?: { PerCapability?: Record<string, { models?: Record<string, unknown> }> };
-  };
-  capabilities_prices?: {
-    pricePerUnit?: number;
-    pixelsPerUnit?: number;
-    capability?: number;
-    constraint?: string;
-  }[];
 }

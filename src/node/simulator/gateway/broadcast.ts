@@ -3,18 +3,22 @@
 // session while it works; a new one is picked from the pool's orchestrators whose advertised price
 // per pixel is within the cap; a failure (OrchestratorCapped, a refused connection ...) suspends
 // that orchestrator for the stream and the segment is tried again on the next one, up to
-// -maxAttempts times. Differences from the node, on purpose: orchestrators are tried in the pool's
-// order (the node shuffles and sorts by latency), the cap applies off chain too (the node applies
-// it only on chain, where prices are advertised), and the simulator dials the address it was
-// given over plain HTTP (the node dials the orchestrator's advertised service URI over TLS).
-import { randomBytes } from "node:crypto";
+// -maxAttempts times. The wire is the node's (segment-protocol.ts, orchestrator-connections.ts):
+// GetOrchestrator over gRPC/TLS, POST /segment with protobuf headers, renditions downloaded from
+// the URLs of the TranscodeResult, EndTranscodingSession when the stream ends. Differences from
+// the node, on purpose: orchestrators are tried in the pool's order (the node shuffles and sorts
+// by latency), the cap applies off chain too (the node applies it only on chain, where prices are
+// advertised), the simulator sends segments to the address it was given (the node to the
+// advertised service URI) and pays no tickets (Payment carries only the sender).
 import type { VideoPreset } from "../../media/presets.ts";
 import { compare, floatString, type Rational, rational } from "../../pricing/rational.ts";
+import { type AuthTokenMessage, decodeMessage, type TranscodeResultMessage } from "../../wire/messages.ts";
 import { clogMessage, goDuration, goQuote, type LogContext } from "../clog.ts";
 import type { GlogLevel } from "../glog.ts";
-import { encodeHeader, PAYMENT_HEADER, SEGMENT_HEADER, type TranscodeResult } from "../segment-protocol.ts";
+import { encodeHeader, PAYMENT_HEADER, SEGMENT_HEADER, segmentHash } from "../segment-protocol.ts";
 import type { BroadcastConfig } from "./broadcast-config.ts";
-import { goClientError, type OrchestratorPool } from "./orchestrator-pool.ts";
+import { callError, type OrchestratorConnections } from "./orchestrator-connections.ts";
+import type { OrchestratorPool } from "./orchestrator-pool.ts";
 import type { OrchestratorSession, Stream } from "./streams.ts";
 
 type Log = (level: GlogLevel, where: string, message: string) => void;
@@ -33,7 +37,7 @@ export type TranscodeOutcome =
 
 interface OrchestratorAnswer {
   url: string;
-  sessionId: string;
+  authToken: AuthTokenMessage;
   address: string | undefined;
   price: Rational | undefined;
 }
@@ -45,16 +49,11 @@ const INFO_TIMEOUT_MS = 3_000;
 export interface BroadcasterDeps {
   pool: OrchestratorPool | undefined;
   config: BroadcastConfig;
-  /** The gateway's eth address, sent as the payment's sender. */
-  sender: string;
+  /** The kept connections to orchestrators, and who the gateway is (the payment's sender). */
+  connections: OrchestratorConnections;
   maxAttempts: number;
   ignoreMaxPriceIfNeeded: boolean;
   log: Log;
-}
-
-/** http(s)://host:port as given -> the simulator's plain-HTTP base URL. */
-export function dialUrl(address: string): string {
-  return address.replace(/^https:\/\//, "http://").replace(/\/+$/, "");
 }
 
 export class Broadcaster {
@@ -91,27 +90,31 @@ export class Broadcaster {
   }
 
   /** Tells each orchestrator that served the stream that it ended (EndTranscodingSession). */
-  endSessions(stream: Stream): void {
-    for (const [url, sessionId] of stream.opened) {
-      void fetch(`${dialUrl(url)}/endTranscodingSession`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ AuthToken: { SessionId: sessionId } }),
-        signal: AbortSignal.timeout(INFO_TIMEOUT_MS),
-      })
-        .then((r) => r.body?.cancel())
-        .catch((err: unknown) =>
-          this.d.log(
-            "E",
-            "broadcast.go:833",
-            clogMessage(
-              { standard: { manifestID: stream.manifestID } },
-              `Error completing transcoding session: ${goQuote((err as Error).message)}`,
+  endSessions(stream: Stream): Promise<void> {
+    const calls = [...stream.opened].map(([url, authToken]) =>
+      this.d.connections
+        .to(url)
+        .call(
+          "EndTranscodingSession",
+          { type: "EndTranscodingSessionRequest", value: { authToken } },
+          "EndTranscodingSessionResponse",
+          { timeoutMs: INFO_TIMEOUT_MS },
+        )
+        .then(
+          () => undefined,
+          (err: unknown) =>
+            this.d.log(
+              "E",
+              "broadcast.go:833",
+              clogMessage(
+                { standard: { manifestID: stream.manifestID } },
+                `Error completing transcoding session: ${goQuote((err as Error).message)}`,
+              ),
             ),
-          ),
-        );
-    }
+        ),
+    );
     stream.opened.clear();
+    return Promise.all(calls).then(() => undefined);
   }
 
   private async newSession(stream: Stream, context: LogContext): Promise<OrchestratorSession | undefined> {
@@ -151,8 +154,8 @@ export class Broadcaster {
     }
     const chosen = this.withinCap(found, context)[0];
     if (!chosen) return undefined;
-    stream.opened.set(chosen.url, chosen.sessionId);
-    return { url: chosen.url, sessionId: chosen.sessionId, price: chosen.price };
+    stream.opened.set(chosen.url, chosen.authToken);
+    return { url: chosen.url, authToken: chosen.authToken, price: chosen.price };
   }
 
   /** server/selection_algorithm.go filterByMaxPrice, with -ignoreMaxPriceIfNeeded. */
@@ -185,29 +188,17 @@ export class Broadcaster {
 
   private async orchestratorInfo(url: string): Promise<OrchestratorAnswer | undefined> {
     try {
-      const r = await fetch(
-        `${dialUrl(url)}/getOrchestratorInfo?address=${encodeURIComponent(this.d.sender)}`,
-        {
-          signal: AbortSignal.timeout(INFO_TIMEOUT_MS),
-        },
-      );
-      if (!r.ok) {
-        await r.body?.cancel();
-        return undefined;
-      }
-      const info = (await r.json()) as {
-        price_info?: { pricePerUnit?: number; pixelsPerUnit?: number };
-        auth_token?: { session_id?: string };
-        address?: string;
-      };
-      const p = info.price_info;
+      const info = await this.d.connections.getOrchestrator(url, INFO_TIMEOUT_MS);
+      if (!info.authToken) return undefined;
+      const p = info.priceInfo;
+      const address = info.address.some((b) => b !== 0) ? `0x${info.address.toString("hex")}` : undefined;
       return {
         url,
-        sessionId: info.auth_token?.session_id ?? randomBytes(8).toString("hex"),
-        address: info.address || undefined,
+        authToken: info.authToken,
+        address,
         price:
-          p && (p.pixelsPerUnit ?? 0) > 0
-            ? rational(BigInt(Math.trunc(p.pricePerUnit ?? 0)), BigInt(Math.trunc(p.pixelsPerUnit!)))
+          p && BigInt(p.pixelsPerUnit) > 0n
+            ? rational(BigInt(p.pricePerUnit), BigInt(p.pixelsPerUnit))
             : undefined,
       };
     } catch {
@@ -222,7 +213,7 @@ export class Broadcaster {
     outer: LogContext,
   ): Promise<{ profile: VideoPreset; data: Uint8Array }[] | string> {
     const context: LogContext = {
-      standard: { ...outer.standard, orchSessionID: session.sessionId, orchestrator: session.url },
+      standard: { ...outer.standard, orchSessionID: session.authToken.sessionId, orchestrator: session.url },
       extra: outer.extra ?? [],
     };
     const log = (level: GlogLevel, where: string, message: string) =>
@@ -236,26 +227,38 @@ export class Broadcaster {
       `Submitting segment bytes=${seg.data.length} orch=${session.url} timeout=${goDuration(httpTimeout)} uploadTimeout=${goDuration(uploadTimeout)} segDur=${seconds}`,
     );
     const started = performance.now();
-    let response: Response;
+    const identity = await this.d.connections.identity();
+    const connection = this.d.connections.to(session.url);
+    const segmentUrl = `${session.url.replace(/\/+$/, "")}/segment`;
+    let answer: Awaited<ReturnType<typeof connection.request>>;
     try {
-      response = await fetch(`${dialUrl(session.url)}/segment`, {
-        method: "POST",
-        headers: {
-          "Content-Type": "video/MP2T",
-          [SEGMENT_HEADER]: encodeHeader({
-            ManifestID: stream.manifestID,
-            Seq: seg.seq,
-            Duration: seg.durationMs,
-            AuthToken: { SessionId: session.sessionId },
-            Profiles: stream.profiles.map((p) => p.name),
+      answer = await connection.request(
+        "POST",
+        "/segment",
+        {
+          "content-type": "video/MP2T",
+          [SEGMENT_HEADER.toLowerCase()]: encodeHeader("SegData", {
+            manifestId: Buffer.from(stream.manifestID, "utf8"),
+            seq: seg.seq,
+            hash: segmentHash(seg.data),
+            duration: Math.round(seg.durationMs),
+            authToken: session.authToken,
+            fullProfiles3: stream.profiles.map((p) => ({
+              name: p.name,
+              width: p.width,
+              height: p.height,
+              bitrate: p.bitrate,
+              fps: p.fps,
+              fpsDen: 1,
+            })),
           }),
-          [PAYMENT_HEADER]: encodeHeader({ Sender: this.d.sender }),
+          [PAYMENT_HEADER.toLowerCase()]: encodeHeader("Payment", { sender: identity.address }),
         },
-        body: seg.data,
-        signal: AbortSignal.timeout(httpTimeout),
-      });
+        Buffer.from(seg.data),
+        { timeoutMs: httpTimeout },
+      );
     } catch (err) {
-      const why = goClientError("Post", `${session.url}/segment`, err);
+      const why = callError("Post", segmentUrl, err);
       log(
         "E",
         "segment_rpc.go:553",
@@ -264,19 +267,19 @@ export class Broadcaster {
       return `header timeout: ${why}`;
     }
     const uploadDur = goDuration(performance.now() - started);
-    if (response.status !== 200) {
-      const text = await response.text();
+    if (answer.status !== 200) {
+      const text = answer.body.toString("utf8");
       log(
         "E",
         "segment_rpc.go:576",
-        `Error submitting segment statusCode=${response.status} orch=${session.url} err=${goQuote(text)}`,
+        `Error submitting segment statusCode=${answer.status} orch=${session.url} err=${goQuote(text)}`,
       );
       return text.trim();
     }
     log("I", "segment_rpc.go:588", `Uploaded segment orch=${session.url} dur=${uploadDur}`);
-    let result: TranscodeResult;
+    let result: TranscodeResultMessage;
     try {
-      result = (await response.json()) as TranscodeResult;
+      result = decodeMessage("TranscodeResult", answer.body);
     } catch (err) {
       log(
         "E",
@@ -285,13 +288,13 @@ export class Broadcaster {
       );
       return (err as Error).message;
     }
-    if ("Error" in result.Result) {
+    if (result.error !== undefined && result.error !== "") {
       log(
         "E",
         "segment_rpc.go:620",
-        `Transcode failed for segment orch=${session.url} err=${goQuote(result.Result.Error)}`,
+        `Transcode failed for segment orch=${session.url} err=${goQuote(result.error)}`,
       );
-      return result.Result.Error;
+      return result.error;
     }
     const transcodeDur = goDuration(performance.now() - started);
     log(
@@ -299,12 +302,26 @@ export class Broadcaster {
       "segment_rpc.go:669",
       `Successfully transcoded segment segName= seqNo=${seg.seq} orch=${session.url} dur=${transcodeDur}`,
     );
-    const byName = new Map(
-      result.Result.Data.Segments.map((s) => [s.Profile, Buffer.from(s.Data, "base64")]),
-    );
-    return stream.profiles.flatMap((profile) => {
-      const data = byName.get(profile.name);
-      return data ? [{ profile, data: new Uint8Array(data) }] : [];
-    });
+    // The node downloads each rendition from its URL (server/broadcast.go downloadResults), in
+    // the order of the profiles it asked for.
+    const urls = (result.data?.segments ?? []).map((x) => x.url);
+    const renditions: { profile: VideoPreset; data: Uint8Array }[] = [];
+    for (const [i, profile] of stream.profiles.slice(0, urls.length).entries()) {
+      try {
+        renditions.push({
+          profile,
+          data: new Uint8Array(await this.d.connections.download(urls[i]!, httpTimeout)),
+        });
+      } catch (err) {
+        const why = (err as Error).message;
+        log(
+          "E",
+          "broadcast.go:1299",
+          `Download error with segment nonce=${stream.nonce} seqNo=${seg.seq}: ${why} (URL: ${urls[i]})`,
+        );
+        return why;
+      }
+    }
+    return renditions;
   }
 }

@@ -10,6 +10,7 @@ import { LogClassifier } from "../../diagnosis/classifier.ts";
 import { pushStream } from "../../media/push-stream.ts";
 import { TestStream } from "../../media/test-stream.ts";
 import { type NodeSimulator, type NodeSimulatorOptions, startNodeSimulator } from "../simulator.ts";
+import { getOrchestrator, priceOf } from "../testing/wire.ts";
 
 const running: NodeSimulator[] = [];
 const servers: Server[] = [];
@@ -190,26 +191,50 @@ describe("gateway simulator: a stream through the simulated network", () => {
     expect(playlistUrl).toBe(`${g.sim.urls.http}/stream/probe.m3u8`);
   });
 
-  it("an orchestrator at its session limit refuses with OrchestratorCapped; the gateway logs it and uses the next one", async () => {
+  it("an orchestrator at its session limit refuses GetOrchestrator, as the node's CheckCapacity does; the gateway uses the next one", async () => {
     const full = await orchestrator("-maxSessions=1");
     const spare = await orchestrator("-maxSessions=5");
     const g = await gateway([`-orchAddr=${full.address},${spare.address}`]);
     expect((await push(g, "first")).segments[0]?.status).toBe(200);
+    await expect(getOrchestrator(full.address)).rejects.toThrow(
+      /gRPC UNKNOWN: Invalid orchestrator request: OrchestratorCapped/,
+    );
     expect((await push(g, "second", 2)).segments.map((s) => s.status)).toEqual([200, 200]);
+    expect(g.lines.join("\n")).toMatch(
+      /manifestID=second .*Done fetching orch info orchs=1\/2 responses=1\/2/,
+    );
+    expect((await json(`${full.sim.urls.cli}/__sim/state`)).currentSessions).toBe(1);
+    expect((await json(`${spare.sim.urls.cli}/__sim/state`)).currentSessions).toBe(1);
+    expect(g.lines.filter((l) => l.includes("OrchestratorCapped"))).toHaveLength(0);
+  });
+
+  it("a session the orchestrator dropped meets its limit: POST /segment answers 403 OrchestratorCapped; the gateway logs it and uses the next one", async () => {
+    const full = await start(
+      ["-orchestrator", "-transcoder", "-startupAvailabilityCheck=false", ...PORTS, "-maxSessions=1"],
+      { timings: { sessionTimeoutMs: 100 } },
+    );
+    const spare = await orchestrator("-maxSessions=5");
+    const g = await gateway([`-orchAddr=${full.address},${spare.address}`]);
+    expect((await push(g, "second")).segments[0]?.status).toBe(200);
+    // The orchestrator ends the idle session (transcodeLoopTimeout), then steering fills it.
+    await until(
+      async () => (await json(`${full.sim.urls.cli}/__sim/state`)).currentSessions,
+      (n) => n === 0,
+    );
+    full.sim.control.reachSessionLimit();
+    expect((await push(g, "second", 1, 1)).segments[0]?.status).toBe(200);
 
     const capped = g.lines.find((l) => l.includes("OrchestratorCapped"));
     expect(capped).toMatch(
       new RegExp(
-        `^E\\d{4} .* segment_rpc\\.go:576\\] manifestID=second nonce=\\d+ seqNo=0 orchSessionID=\\w+ orchestrator=${full.address} clientIP=127\\.0\\.0\\.1 Error submitting segment statusCode=403 orch=${full.address} err="OrchestratorCapped\\\\n"$`,
+        `^E\\d{4} .* segment_rpc\\.go:576\\] manifestID=second nonce=\\d+ seqNo=1 orchSessionID=\\w+ orchestrator=${full.address} clientIP=127\\.0\\.0\\.1 Error submitting segment statusCode=403 orch=${full.address} err="OrchestratorCapped\\\\n"$`,
       ),
     );
     expect(findings(g.lines)).toContain("OrchestratorCapped");
     expect(full.lines.join("\n")).toMatch(
       /manifestID=second orchSessionID=\w+ clientIP=127\.0\.0\.1 sender=0x0{40} Cannot process manifest err="OrchestratorCapped"/,
     );
-    expect((await json(`${full.sim.urls.cli}/__sim/state`)).currentSessions).toBe(1);
     expect((await json(`${spare.sim.urls.cli}/__sim/state`)).currentSessions).toBe(1);
-    // The second stream stays on the spare orchestrator: one refusal only.
     expect(g.lines.filter((l) => l.includes("OrchestratorCapped"))).toHaveLength(1);
   });
 
@@ -437,9 +462,9 @@ describe("simulators: live price changes on the CLI port show in /status", () =>
     });
   });
 
-  it("an orchestrator's prices: /setPriceForBroadcaster (any network) and /setOrchestratorConfig (on chain) reach /status and getOrchestratorInfo", async () => {
+  it("an orchestrator's prices: /setPriceForBroadcaster (any network) and /setOrchestratorConfig (on chain) reach /status and GetOrchestrator", async () => {
     const gatewayAddress = "0x1111111111111111111111111111111111111111";
-    // On chain (no chain is called): a devnet with a keystore directory and a password.
+    // On chain with no chain behind -ethUrl: prices still answer (ticket parameters are left out).
     const o = await orchestrator(
       "-network=devnet",
       "-ethUrl=http://127.0.0.1:8545",
@@ -449,10 +474,7 @@ describe("simulators: live price changes on the CLI port show in /status", () =>
       "-pricePerUnit=1200",
       "-pixelsPerUnit=1",
     );
-    const info = (address?: string) =>
-      json(`${o.sim.urls.http}/getOrchestratorInfo${address ? `?address=${address}` : ""}`).then(
-        (b) => b.price_info,
-      );
+    const info = (address?: string) => getOrchestrator(o.sim.urls.http!, address).then(priceOf);
     // On chain, -autoAdjustPrice (default on) adds the nominal 1 % ticket overhead.
     expect(await info()).toEqual({ pricePerUnit: 1212, pixelsPerUnit: 1 });
     expect(

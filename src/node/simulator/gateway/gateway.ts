@@ -4,14 +4,15 @@
 import { randomBytes } from "node:crypto";
 import type { NodeFlags } from "../../config/flag-table.ts";
 import { presetsFrom } from "../../media/presets.ts";
+import type { SimulatedEthClient } from "../chain-client.ts";
 import { clogMessage, goDuration, goQuote, type LogContext } from "../clog.ts";
 import type { GlogLevel } from "../glog.ts";
 import type { NodeModel } from "../node-model.ts";
-import { ZERO_ADDRESS } from "../segment-protocol.ts";
 import type { SimulatorState } from "../state.ts";
 import { authenticateStream, redactedUrl } from "./auth-webhook.ts";
 import { Broadcaster, type SegmentIn, type TranscodeOutcome } from "./broadcast.ts";
 import { BroadcastConfig } from "./broadcast-config.ts";
+import { OrchestratorConnections } from "./orchestrator-connections.ts";
 import {
   type OrchestratorPool,
   staticPool,
@@ -38,14 +39,24 @@ export class Gateway {
   readonly config: BroadcastConfig;
   readonly streams: StreamRegistry;
   readonly pool: OrchestratorPool | undefined;
+  /** Kept connections to orchestrators (segments, AI jobs), closed on stop. */
+  readonly connections: OrchestratorConnections;
   private readonly broadcaster: Broadcaster;
   private readonly authUrl: URL | undefined;
   private readonly state: SimulatorState;
   private readonly log: Log;
 
-  constructor(node: NodeModel, state: SimulatorState, log: Log, timings: GatewayTimings = {}) {
+  constructor(
+    node: NodeModel,
+    state: SimulatorState,
+    log: Log,
+    timings: GatewayTimings = {},
+    /** On chain: the node's account, to ask orchestrators as itself. */
+    eth?: SimulatedEthClient,
+  ) {
     this.state = state;
     this.log = log;
+    this.connections = new OrchestratorConnections(eth);
     const f: NodeFlags = node.flags;
     this.config = new BroadcastConfig(
       {
@@ -80,7 +91,7 @@ export class Gateway {
     this.broadcaster = new Broadcaster({
       pool: this.pool,
       config: this.config,
-      sender: f.ethAcctAddr || ZERO_ADDRESS,
+      connections: this.connections,
       maxAttempts: Number(f.maxAttempts ?? 3) || 3,
       ignoreMaxPriceIfNeeded: f.ignoreMaxPriceIfNeeded === true,
       log,
@@ -206,8 +217,10 @@ export class Gateway {
   }
 
   stop(): void {
-    for (const s of this.streams.all()) this.broadcaster.endSessions(s);
+    // The node ends its sessions as it stops; connections close once those calls are answered.
+    const ends = this.streams.all().map((s) => this.broadcaster.endSessions(s));
     this.streams.stop();
+    void Promise.all(ends).finally(() => this.connections.closeAll());
   }
 }
 

@@ -7,6 +7,7 @@
 import { LivePresentation } from "../../media/hls-playlist.ts";
 import type { VideoPreset } from "../../media/presets.ts";
 import type { Rational } from "../../pricing/rational.ts";
+import type { AuthTokenMessage } from "../../wire/messages.ts";
 import type { GlogLevel } from "../glog.ts";
 import type { SimulatorState } from "../state.ts";
 
@@ -14,10 +15,10 @@ import type { SimulatorState } from "../state.ts";
 export const HTTP_PUSH_TIMEOUT_MS = 60_000;
 
 export interface OrchestratorSession {
-  /** The address the gateway was given (the simulator dials it over plain HTTP). */
+  /** The address the gateway was given (its service URI, dialled as written). */
   url: string;
-  /** The auth token's session id, the orchestrator's key for this stream. */
-  sessionId: string;
+  /** From GetOrchestrator; its session id is the orchestrator's key for this stream. */
+  authToken: AuthTokenMessage;
   price: Rational | undefined;
 }
 
@@ -36,8 +37,8 @@ export interface Stream {
   session?: OrchestratorSession;
   /** Orchestrators that failed this stream: tried again only when no other one is left. */
   suspended: Set<string>;
-  /** Every session opened, to end them with the stream. */
-  opened: Map<string, string>;
+  /** Every session opened (orchestrator URL -> auth token), to end them with the stream. */
+  opened: Map<string, AuthTokenMessage>;
 }
 
 type Log = (level: GlogLevel, where: string, message: string) => void;
