@@ -8,13 +8,19 @@
       MessageToDict with the .proto's field names (bytes fields in base64, as protobuf's JSON
       mapping has them)
 
-On an SDK error: {"error": "<the SDK's message>", "type": "<exception class>"} and exit 1.
+On an SDK error: {"error": "<the SDK's message>", "type": "<exception class>"} and exit 1 (token=
+values in URLs it quotes are masked).
 A wrong command line exits 2 (argparse).
 """
 
 import argparse
 import json
+import re
 import sys
+
+# Discovery and hook URLs in this project carry a token in their query (the Gateway's node hooks):
+# the SDK's error texts quote URLs, so token values are masked before printing.
+_TOKEN = re.compile(r"(token=)[^&\s'\")]+")
 
 
 def _capabilities(caps: list[str]):
@@ -71,7 +77,7 @@ def main(argv: list[str]) -> int:
     try:
         result = args.handler(args)
     except Exception as e:  # the SDK's errors (LivepeerGatewayError and ValueError) end up here
-        print(json.dumps({"error": str(e), "type": type(e).__name__}))
+        print(json.dumps({"error": _TOKEN.sub(r"\1***", str(e)), "type": type(e).__name__}))
         return 1
     print(json.dumps(result))
     return 0
