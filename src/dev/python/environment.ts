@@ -2,8 +2,9 @@
 // first use into the project's cache (<cache>/python/<key>, the key naming what is installed,
 // so a changed recipe installs anew beside the old) and returns how to run Python in it.
 // One install at a time per cache (vitest workers may all ask at once); the others wait and use it.
-import { existsSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
+import { startReaper } from "../cluster/reaper.ts";
 import { cacheDir } from "../toolchain/binaries.ts";
 import { withCacheLock } from "../toolchain/cache-lock.ts";
 import { dnsSettings } from "./host-settings.ts";
@@ -74,16 +75,21 @@ export async function ensureGatewaySdk(
   const dir = path.join(parent, recipeKey(r));
   let installed = readInstalled(dir);
   if (!installed) {
-    installed = await withCacheLock(path.join(parent, ".build.lock"), "python-sdk", say, async () => {
+    installed = await withCacheLock(path.join(parent, ".build.lock"), "python-sdk", log, async () => {
       const done = readInstalled(dir); // another process may have installed it while we waited
       if (done) return done;
       removeAbandonedStaging(parent, say);
       if (existsSync(dir)) removeRoot(dir); // a folder without installed.json is not one we made whole
       const staging = path.join(parent, `.${path.basename(dir)}.partial-${process.pid}`);
+      mkdirSync(staging, { recursive: true });
+      // Should this process die mid-install, a watchdog stops the step running and removes staging.
+      const reaper = startReaper(staging, true);
       const t0 = Date.now();
       say(`installing Python and livepeer-gateway into ${dir} (once; cached for later runs)`);
       try {
-        const facts = await installEnvironment(staging, r, say);
+        const facts = await installEnvironment(staging, r, { log: say, processes: reaper });
+        reaper.release();
+        for (const f of ["reaper.pids", "reaper.cleanups"]) rmSync(path.join(staging, f), { force: true });
         renameSync(staging, dir);
         say(
           `ready in ${((Date.now() - t0) / 1000).toFixed(0)} s: Python ${facts.python}, ${Object.entries(
@@ -94,6 +100,7 @@ export async function ensureGatewaySdk(
         );
         return facts;
       } catch (err) {
+        reaper.release();
         try {
           removeRoot(staging);
         } catch (cleanup) {

@@ -80,12 +80,14 @@ export interface RunResult {
  */
 export function runCommand(
   argv: readonly string[],
-  opts: { timeoutMs: number; input?: string },
+  opts: { timeoutMs: number; input?: string; onStart?: (pid: number) => void },
 ): Promise<RunResult> {
   const seconds = Math.max(1, Math.ceil(opts.timeoutMs / 1000) + 5);
   const full = ["timeout", "--kill-after=5", String(seconds), ...argv];
   return new Promise((resolve) => {
     const child = spawn(full[0]!, full.slice(1), { detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    // The group leader: GNU timeout passes a SIGTERM it gets on to its whole group.
+    if (child.pid) opts.onStart?.(child.pid);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let timedOut = false;

@@ -67,11 +67,20 @@ async function step(
   what: string,
   command: RootCommand,
   timeoutMs: number,
-  log: (line: string) => void,
+  ctx: InstallContext,
 ): Promise<string> {
+  const { log, processes } = ctx;
   const t0 = Date.now();
   log(`${what}...`);
-  const r = await runCommand(command.argv, { timeoutMs });
+  let pid: number | undefined;
+  const r = await runCommand(command.argv, {
+    timeoutMs,
+    onStart: (p) => {
+      pid = p;
+      processes?.track(p);
+    },
+  });
+  if (pid !== undefined) processes?.untrack(pid);
   if (r.code !== 0) {
     const why = r.timedOut ? `timed out after ${timeoutMs / 1000} s` : `exit ${r.code}`;
     throw new Error(
@@ -128,6 +137,12 @@ export function removeAbandonedStaging(parent: string, log: (line: string) => vo
   }
 }
 
+export interface InstallContext {
+  log: (line: string) => void;
+  /** Each step's process group leader while it runs (a watchdog stops them if we die). */
+  processes?: { track(pid: number): void; untrack(pid: number): void };
+}
+
 /**
  * Builds the environment for `r` in `staging` (its `root` folder and `installed.json`); the
  * caller renames it into place. Needs root (mmdebstrap's root mode, mount, chroot).
@@ -135,8 +150,9 @@ export function removeAbandonedStaging(parent: string, log: (line: string) => vo
 export async function installEnvironment(
   staging: string,
   r: Recipe,
-  log: (line: string) => void,
+  ctx: InstallContext,
 ): Promise<InstalledFacts> {
+  const { log } = ctx;
   await ensureMmdebstrap(log);
   const root = path.join(staging, "root");
   mkdirSync(staging, { recursive: true });
@@ -146,7 +162,7 @@ export async function installEnvironment(
     // Its own mount namespace: mounts mmdebstrap makes in the root cannot outlive it.
     plain(["unshare", "--mount", "--propagation", "private", "--", ...mmdebstrapCommand(root, mirror)]),
     20 * 60_000,
-    log,
+    ctx,
   );
   mkdirSync(path.join(root, IN_ROOT.scriptDir), { recursive: true });
   copyFileSync(REQUIREMENTS_FILE, path.join(root, IN_ROOT.requirements));
@@ -163,7 +179,7 @@ export async function installEnvironment(
     `creating the virtual environment ${IN_ROOT.venv} in the root`,
     inRootCommand(root, network, env, ["/usr/bin/python3", "-m", "venv", IN_ROOT.venv]),
     5 * 60_000,
-    log,
+    ctx,
   );
   await step(
     `pip install -r ${path.basename(REQUIREMENTS_FILE)} (livepeer-gateway and its pins, wheels only)`,
@@ -178,7 +194,7 @@ export async function installEnvironment(
       IN_ROOT.requirements,
     ]),
     15 * 60_000,
-    log,
+    ctx,
   );
   const checked = await step(
     "checking the environment (the SDK imports; grpcio, av and protobuf's native code work)",
@@ -189,7 +205,7 @@ export async function installEnvironment(
       [IN_ROOT.python, `${IN_ROOT.scriptDir}/${path.basename(CHECK_SCRIPT)}`],
     ),
     2 * 60_000,
-    log,
+    ctx,
   );
   const facts = parseFacts(checked);
   writeFileSync(path.join(staging, "installed.json"), `${JSON.stringify({ recipe: r, facts }, null, 2)}\n`);
