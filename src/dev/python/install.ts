@@ -133,7 +133,12 @@ export function removeAbandonedStaging(parent: string, log: (line: string) => vo
     const pid = Number(/^\.sdk-[0-9a-f]+\.partial-(\d+)$/.exec(name)?.[1]);
     if (!Number.isInteger(pid) || isAlive(pid)) continue;
     log(`removing ${name}, left by an install that did not finish (pid ${pid})`);
-    removeRoot(path.join(parent, name));
+    try {
+      removeRoot(path.join(parent, name));
+    } catch (err) {
+      // Its watchdog may be removing it too; a folder that stays does not stop this install.
+      log(`could not remove ${name}: ${(err as Error).message}`);
+    }
   }
 }
 
