@@ -5,8 +5,9 @@
       discover_orchestrators(discovery_url=URL[, capabilities=...]) -> {"orchestrators": [...]}
   orch-info --url https://HOST:PORT
       get_orch_info(URL) -> {"orchestratorInfo": {...}}: the protobuf OrchestratorInfo as
-      MessageToDict with the .proto's field names (bytes fields in base64, as protobuf's JSON
-      mapping has them)
+      MessageToDict with the .proto's field names, as protobuf's JSON mapping has them: bytes in
+      base64, 64-bit integers as strings, fields at their default value left out, e.g.
+      {"transcoder": "https://127.0.0.1:8935", "price_info": {"pricePerUnit": "100", ...}}
 
 On an SDK error: {"error": "<the SDK's message>", "type": "<exception class>"} and exit 1 (token=
 values in URLs it quotes are masked).
