@@ -160,12 +160,22 @@ export async function installEnvironment(
   const { log } = ctx;
   await ensureMmdebstrap(log);
   const root = path.join(staging, "root");
-  mkdirSync(staging, { recursive: true });
+  mkdirSync(path.join(staging, "tmp"), { recursive: true });
   const mirror = debianMirror();
   await step(
     `making a Debian ${r.suite} root with ${r.packages.join(", ")} from ${mirror} (about 2 minutes)`,
-    // Its own mount namespace: mounts mmdebstrap makes in the root cannot outlive it.
-    plain(["unshare", "--mount", "--propagation", "private", "--", ...mmdebstrapCommand(root, mirror)]),
+    // Its own mount namespace: mounts mmdebstrap makes in the root cannot outlive it. Its temp
+    // files (a gpg home) go in staging too, so a killed run leaves nothing in /tmp.
+    plain([
+      "env",
+      `TMPDIR=${path.join(staging, "tmp")}`,
+      "unshare",
+      "--mount",
+      "--propagation",
+      "private",
+      "--",
+      ...mmdebstrapCommand(root, mirror),
+    ]),
     20 * 60_000,
     ctx,
   );
@@ -213,6 +223,7 @@ export async function installEnvironment(
     ctx,
   );
   const facts = parseFacts(checked);
+  rmSync(path.join(staging, "tmp"), { recursive: true, force: true });
   writeFileSync(path.join(staging, "installed.json"), `${JSON.stringify({ recipe: r, facts }, null, 2)}\n`);
   return facts;
 }
