@@ -18,7 +18,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const here = path.dirname(fileURLToPath(import.meta.url));
+// The pins and the Python scripts stay in the source tree (also when running from dist/).
+const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+export const here = path.join(packageRoot, "src", "dev", "python");
 
 /** The pins pip installs; its text is part of the cache key. */
 export const REQUIREMENTS_FILE = path.join(here, "requirements.txt");
