@@ -55,21 +55,6 @@ export const ALLOWED: readonly Allowed[] = [
   ).map(([file, wait]) => ({ file, wait, todo: "TODO(#33): the simulator rewrite replaces it" })),
   // TODO(#33): negatives still proved by a sleep, each waiting for a sentinel of its own.
   {
-    file: "src/controller/duties/orchestrator-duties.test.ts",
-    wait: "await new Promise((r) => setTimeout(r, 50));",
-    todo: "TODO(#33): no second reward call: a sentinel call for another orchestrator on the same node, answered",
-  },
-  {
-    file: "src/controller/duties/orchestrator-duties.test.ts",
-    wait: "await new Promise((r) => setTimeout(r, 50));",
-    todo: "TODO(#33): not asked again after a restart: the same sentinel",
-  },
-  {
-    file: "src/controller/gateway/stream-ends.test.ts",
-    wait: "await new Promise((r) => setTimeout(r, 100));",
-    todo: "TODO(#33): no report sent again: a sentinel end report sent after it, answered, past one retry period",
-  },
-  {
     file: "src/dev/device-plugin/plugin.test.ts",
     wait: "await new Promise((r) => setTimeout(r, 200));",
     todo: "TODO(#33): the ListAndWatch stream stays open: a health change sent on it and received",
