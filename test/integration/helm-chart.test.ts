@@ -131,8 +131,10 @@ async function can(
   const [kind, sub] = resource.split("/");
   const args = [verb, kind!, `--as=system:serviceaccount:${releaseNs}:${sa}`];
   if (sub) args.push(`--subresource=${sub}`);
-  if (namespace === "ALL") args.push("--all-namespaces");
-  else if (namespace) args.push("-n", namespace);
+  // A cluster-scoped resource is asked with no namespace (else kubectl warns that it is not
+  // namespaced, which would make the answer unclean).
+  if (namespace === "ALL" || namespace === undefined) args.push("--all-namespaces");
+  else args.push("-n", namespace);
   // kubectl's own yes (exit 0) or no (exit 1), nothing on stderr; anything else throws.
   return canIAnswer(await runCanI(inject("kubectl"), inject("kubeconfig"), args), `can-i ${args.join(" ")}`);
 }

@@ -18,7 +18,9 @@ describe("RBAC", () => {
     ["api", "get", "secretz", "<release>", "error"],
   ] as const)("the %s ServiceAccount may %s %s in %s: %s", async (sa, verb, resource, namespace, allowed) => {
     const args = [verb, resource, `--as=system:serviceaccount:${ctx.namespace}:${ctx.release}-${sa}`];
+    // A cluster-scoped resource is asked with no namespace (else kubectl warns that it is not namespaced).
     if (namespace) args.push("-n", namespace === "<release>" ? ctx.namespace : namespace);
+    else args.push("--all-namespaces");
     // kubectl's own "yes" (exit 0) or "no" (exit 1) with nothing on stderr; anything else throws.
     const answer = canI(ctx.kubectl, ctx.kubeconfig, args);
     if (allowed === "error") await expect(answer).rejects.toThrow(/no clean answer[\s\S]*stderr: Warning/);
