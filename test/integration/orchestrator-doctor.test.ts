@@ -178,7 +178,15 @@ describe("Orchestrator status and the node doctor", () => {
     expect(condition(notReady, "NodeReachable")).toMatchObject({ status: "True" });
     // The same line again, twice: the finding keeps its `since`, and no second Event is made.
     await sim("failing", { log: [line, line] });
-    await new Promise((r) => setTimeout(r, 3 * PERIOD_MS));
+    // A sentinel line after them, one of another finding: once it is a finding with its Event,
+    // the doctor has read (and acted on) the two lines before it.
+    await sim("failing", { log: "Ticket params expired (sentinel)" });
+    await until("failing", (x) => !!finding(x, "TicketParamsExpired"));
+    await waitFor(
+      "the sentinel's Event",
+      async () => (await eventsAbout("failing")).some((e) => e.reason === "TicketParamsExpired"),
+      15_000,
+    );
     const later = await read("failing");
     expect(finding(later, "InsufficientGasFunds")?.since).toBe(f.since);
     const events = (await eventsAbout("failing")).filter((e) => e.reason === "InsufficientGasFunds");
