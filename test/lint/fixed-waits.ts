@@ -69,11 +69,6 @@ export const ALLOWED: readonly Allowed[] = [
     wait: "await new Promise((done) => setTimeout(done, 500));",
     todo: "TODO(#33): attempts stop while outcomes wait: the worker needs a signal that it is holding back (a gauge)",
   },
-  {
-    file: "test/integration/orchestrator-doctor.test.ts",
-    wait: "await new Promise((r) => setTimeout(r, 3 * PERIOD_MS));",
-    todo: "TODO(#33): no read after the forget: the doctor needs reads counted per resource, then a sentinel Orchestrator read twice",
-  },
 ];
 
 const OPT_OUT = /\/\/\s*timing-check:\s*\S/;
