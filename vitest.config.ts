@@ -1,15 +1,24 @@
 import { defineConfig } from "vitest/config";
 
 // Two projects: `unit` (pure logic, no processes) and `integration` (one real local control plane
-// per run, started by the global setup; tests isolate themselves by namespace).
+// per run, started by the global setup; tests isolate themselves by namespace). With CI set, a
+// skipped test fails the run, named (test/reporters/no-skips.ts).
 export default defineConfig({
   test: {
-    reporters: ["default"],
+    reporters: ["default", "./test/reporters/no-skips.ts"],
     projects: [
       {
         test: {
           name: "unit",
-          include: ["src/**/*.test.ts", "test/unit/**/*.test.ts", "test/e2e/support/**/*.test.ts"],
+          include: [
+            "src/**/*.test.ts",
+            "test/unit/**/*.test.ts",
+            "test/e2e/support/**/*.test.ts",
+            "test/lint/**/*.test.ts",
+            "test/reporters/**/*.test.ts",
+          ],
+          // ffmpeg and ffprobe for the HLS tests, installed on first use (src/dev/media-tools.ts).
+          globalSetup: ["test/unit/global-setup.ts"],
           testTimeout: 20_000,
         },
       },

@@ -2,7 +2,8 @@
 // (kwok) node gets a node simulator listening on that pod's own loopback IP and ports, started
 // with the pod's real arguments and config files, logging into the file `kubectl logs` reads.
 // The pod is annotated `livepeer.org/simulated=true`, which the resource's status reports as
-// Simulated=True: a simulated node is never passed off as a real one.
+// Simulated=True: a simulated node is never passed off as a real one. kwok runs no probes, so the
+// fleet plays an AI runner pod's startupProbe: not Ready until its runner answers /health.
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
@@ -17,6 +18,7 @@ import { type NodeSimulatorOptions, startNodeSimulator } from "../node/simulator
 import { attachPodLogs } from "./cluster/fleet.ts";
 import { criLogLine } from "./cluster/kwok.ts";
 import { routeModelsFile, serviceEndpoint, serviceKey, servicesInModelsFile } from "./service-urls.ts";
+import { playStartupProbe } from "./startup-probe.ts";
 
 const SIMULATED = "livepeer.org/simulated";
 /** Runner pods of an Orchestrator's spec.ai (see src/controller/ai/names.ts). */
@@ -247,6 +249,10 @@ export function startSimulatorFleet(
     }
     const uid = pod.metadata!.uid!;
     await portsFree(pod.status!.podIP!, [RUNNER_PORT], 15_000);
+    // Not Ready until the runner answers its startupProbe (kwok made the pod Ready at once).
+    void playStartupProbe(core, pod, entry.abort.signal).catch((err: Error) => {
+      if (current(uid, entry)) log(`[simulator] ${name}: startupProbe: ${err.message}`);
+    });
     try {
       const sim = await factory({
         host: pod.status!.podIP!,

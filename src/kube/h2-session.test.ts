@@ -19,12 +19,21 @@ async function listen(server: net.Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-function h2Server(): { server: http2.Http2Server; sessions: http2.ServerHttp2Session[] } {
+function h2Server(): {
+  server: http2.Http2Server;
+  sessions: http2.ServerHttp2Session[];
+  /** Streams of /hang the server has open. */
+  hanging: http2.ServerHttp2Stream[];
+} {
   const server = http2.createServer();
   const sessions: http2.ServerHttp2Session[] = [];
+  const hanging: http2.ServerHttp2Stream[] = [];
   server.on("session", (s) => sessions.push(s));
   server.on("stream", (stream, headers) => {
-    if (headers[":path"] === "/hang") return; // never answers: an open stream, like a watch
+    if (headers[":path"] === "/hang") {
+      hanging.push(stream); // never answers: an open stream, like a watch
+      return;
+    }
     let body = "";
     stream.on("data", (c) => {
       body += c;
@@ -44,7 +53,7 @@ function h2Server(): { server: http2.Http2Server; sessions: http2.ServerHttp2Ses
   cleanups.push(() => {
     for (const s of sessions) s.destroy();
   });
-  return { server, sessions };
+  return { server, sessions, hanging };
 }
 
 describe("H2Session", () => {
@@ -57,7 +66,8 @@ describe("H2Session", () => {
     cleanups.push(() => session.close());
     for (let i = 0; i < 5; i++) {
       const res = await session.request("POST", "/late", {}, `{"n":${i}}`, undefined);
-      await new Promise((r) => setTimeout(r, 30)); // the answer completes meanwhile
+      // timing-check: the scenario itself, an answer complete before its reading begins.
+      await new Promise((r) => setTimeout(r, 30));
       const answer = JSON.parse((await bodyBytes(res.body)).toString());
       expect(answer).toMatchObject({ path: "/late", body: `{"n":${i}}` });
     }
@@ -107,7 +117,7 @@ describe("H2Session", () => {
   });
 
   it("a connection that stops answering is destroyed by an unanswered PING; its open stream fails", async () => {
-    const { server } = h2Server();
+    const { server, hanging } = h2Server();
     const port = await listen(server);
     // A TCP relay that can freeze: bytes stop flowing both ways, no RST, as on a dropped path.
     let frozen = false;
@@ -141,7 +151,7 @@ describe("H2Session", () => {
     const controller = new AbortController();
     cleanups.push(() => controller.abort());
     const watch = session.request("GET", "/hang", {}, undefined, controller.signal).catch((e: Error) => e);
-    await new Promise((r) => setTimeout(r, 50));
+    await expect.poll(() => hanging.length).toBe(1);
     frozen = true;
     const outcome = await watch;
     expect(outcome).toBeInstanceOf(Error);

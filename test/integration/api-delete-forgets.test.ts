@@ -104,9 +104,28 @@ async function expectForgotten(id: string, eventId: string): Promise<void> {
     return r.queued + r.logged + r.facts === 0 ? true : undefined;
   });
   const sent = failing.forEvent(eventId).length;
-  await new Promise((r) => setTimeout(r, 1_500)); // several retry periods
+  // A sentinel webhook failing on the same 300 ms retry period, its event posted after the
+  // forget: once it has been retried twice, the deleted webhook's next retry (due 300 ms after
+  // its last attempt, before the delete) would have gone out.
+  const sentinelId = `${eventId}-sentinel`;
+  const created = await call(api.url, "POST", "/webhook", {
+    token: owner,
+    body: { name: "sentinel", url: failing.url, events: ["stream.idle"] },
+  });
+  expect(created.status, created.text).toBe(200);
+  const sentinelHook = (created.json as { id: string }).id;
+  const posted = await call(api.url, "POST", "/events", {
+    token: producer,
+    body: { event: "stream.idle", id: sentinelId },
+  });
+  expect(posted.status, posted.text).toBe(202);
+  await until("the sentinel retried twice", () =>
+    failing.forEvent(sentinelId).length >= 3 ? true : undefined,
+  );
   expect(failing.forEvent(eventId)).toHaveLength(sent);
   expect(rows(id)).toEqual({ queued: 0, logged: 0, facts: 0 });
+  const removed = await call(api.url, "DELETE", `/webhook/${sentinelHook}`, { token: owner });
+  expect(removed.status, removed.text).toBe(200);
 }
 
 describe("deleting a webhook on the SQLite store", () => {

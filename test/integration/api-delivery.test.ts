@@ -52,6 +52,29 @@ async function until<T>(
   }
 }
 
+/**
+ * Every queued delivery settled (the API's own queue depth gauge reads 0): a delivery made to any
+ * receiver has arrived by then, so what the receivers hold is final until the next event.
+ */
+async function queueDrained(): Promise<void> {
+  await until("the delivery queue empty", async () => {
+    const text = await (await fetch(new URL("/metrics", api.url))).text();
+    const depth = /^livepeer_webhook_delivery_queue_depth (\S+)$/m.exec(text)?.[1];
+    return depth !== undefined && Number(depth) === 0 ? true : undefined;
+  });
+}
+
+/** Posts a sentinel event and waits until `hookId` received it: the pipeline has moved past what came before. */
+async function sentinel(hookId: string, event: string, id: string): Promise<void> {
+  expect((await postEvent({ event, id })).status).toBe(202);
+  await until(`the sentinel ${id}`, () =>
+    ok.got.some((r) => JSON.parse(r.body).id === id && JSON.parse(r.body).webhookId === hookId)
+      ? true
+      : undefined,
+  );
+  await queueDrained();
+}
+
 /** Independent check of `Livepeer-Signature: t=<ms>,v1=<hex HMAC-SHA256(secret, body)>`. */
 function livepeerSignatureValid(header: string | undefined, secret: string, body: string): boolean {
   const parts = Object.fromEntries((header ?? "").split(",").map((kv) => kv.split("=") as [string, string]));
@@ -130,16 +153,18 @@ describe("POST /events -> a signed delivery", () => {
     expect(
       livepeerSignatureValid(delivery.headers["livepeer-signature"] as string, "other", delivery.body),
     ).toBe(false);
-    // Give a duplicate time to show up: there must be none.
-    await new Promise((r) => setTimeout(r, 1000));
+    // A duplicate would have been queued before this sentinel, and sent before the queue drains.
+    await sentinel(hookId, "stream.started", "evt-1-sentinel");
     expect(ok.got.filter((r) => JSON.parse(r.body).id === "evt-1")).toHaveLength(1);
   });
 
   it("does not deliver kinds the webhook did not subscribe to", async () => {
-    await createHook(ok.url, { events: ["stream.idle"] });
+    const hookId = await createHook(ok.url, { events: ["stream.idle"] });
     const a = await postEvent({ event: "asset.ready", id: "evt-unsubscribed" });
     expect(a.status).toBe(202);
-    await new Promise((r) => setTimeout(r, 1000));
+    // A kind it did subscribe to, posted after: once it arrived and the queue drained, the
+    // unsubscribed one had every chance to arrive too.
+    await sentinel(hookId, "stream.idle", "evt-unsubscribed-sentinel");
     expect(ok.got.some((r) => JSON.parse(r.body).id === "evt-unsubscribed")).toBe(false);
   });
 
@@ -301,7 +326,8 @@ describe("the Webhook's status", () => {
       await until("the event at the failing receiver", () =>
         failing.got.some((r) => JSON.parse(r.body).id === "evt-after-gone") ? true : undefined,
       );
-      await new Promise((r) => setTimeout(r, 500));
+      // Every delivery of that event settled: one to the turned-off webhook would have arrived.
+      await queueDrained();
       expect(gone.got.length).toBe(before);
     } finally {
       await failing.close();
@@ -371,7 +397,13 @@ describe("beside the Webhook controller", () => {
       await until("Ready for the third generation", async () =>
         readyAt(await statusOf(id), g3) ? true : undefined,
       );
-      await new Promise((r) => setTimeout(r, 1500));
+      // The controller applies once more (a fourth generation): an apply that brought the old
+      // Delivering back would have done so by then.
+      await rename("renamed thrice");
+      const g4 = await generation();
+      await until("Ready for the fourth generation", async () =>
+        readyAt(await statusOf(id), g4) ? true : undefined,
+      );
       const last = await statusOf(id);
       expect(delivering(last)).toMatchObject({ status: "True", reason: "Delivered" });
       expect(last.lastFailure?.error).toMatch(/^HTTP 400/);

@@ -151,8 +151,16 @@ describe("two API replicas on one PostgreSQL database", () => {
     const ids = Array.from({ length: 20 }, (_, i) => `evt-both-${i}`);
     await Promise.all(ids.map((id, i) => postEvent(i % 2 ? b : a, id)));
     await r.waitFor(20, 30_000);
-    // Anything sent twice would arrive shortly after.
-    await new Promise((x) => setTimeout(x, 1_500));
+    // Every delivery settled (none left in the queue to send again) and each attempt logged once:
+    // a second send of any would be a second log entry.
+    await until("the webhook's deliveries all settled", async () => {
+      const q = await db.query("SELECT count(*)::int AS n FROM deliveries WHERE webhook_id = $1", [hookId]);
+      return q.rows[0].n === 0 ? true : undefined;
+    });
+    const attempts = await db.query("SELECT count(*)::int AS n FROM delivery_log WHERE webhook_id = $1", [
+      hookId,
+    ]);
+    expect(attempts.rows[0].n).toBe(20);
     const got = r.received.map((q) => q.json.id as string);
     expect(got).toHaveLength(20);
     expect(new Set(got)).toEqual(new Set(ids));
@@ -247,7 +255,15 @@ describe("two API replicas on one PostgreSQL database", () => {
       return q.rows[0].n === 0 ? true : undefined;
     });
     const sent = r.received.length;
-    await new Promise((x) => setTimeout(x, 3_000)); // past the next retry (1-2 s)
+    // A sentinel webhook failing the same way, its event posted after the delete: its second
+    // retry comes later than the deleted webhook's next one would have (same schedule, and the
+    // deleted one's last attempt was before the delete).
+    const s = await receiver(() => ({ status: 503 }));
+    const sentinelHook = await createHook(via, s.url);
+    await postEvent(via, "evt-deleted-sentinel");
+    await s.waitFor(3, 30_000);
     expect(r.received.length).toBe(sent);
+    const removed = await call(via.url, "DELETE", `/webhook/${sentinelHook}`, { token: owner });
+    expect(removed.status, removed.text).toBe(200);
   }, 60_000);
 });

@@ -590,10 +590,23 @@ describe("leader election between controller processes", () => {
     });
     await a.waitForLine(/lost lease .* to thief/, 10_000);
     expect(await leaderMetric(a, lease)).toBe(0);
+    // The replica tries for the lease every retry period (a GET each): its own count of them
+    // shows it kept running, seeing the new Webhook, for three periods (no fixed sleep).
+    const leaseGets = async () =>
+      sample(await scrape(await a.metricsUrl()), "rest_client_requests_total", {
+        code: "200",
+        method: "GET",
+      }) ?? 0;
+    const getsBefore = await leaseGets();
     await client.create(Webhooks, webhook("while-not-leader"));
-    await new Promise((r) => setTimeout(r, 2000));
+    await waitFor(
+      "three more tries for the lease",
+      async () => (await leaseGets()) >= getsBefore + 3,
+      10_000,
+    );
     expect(await readyStatus("while-not-leader")).toBeUndefined();
     // The thief goes away without releasing: deleting the lease lets the replica win again.
+    const leaseVersion = Number((await client.get<Lease>(Leases, ns.name, lease)).metadata?.resourceVersion);
     await client.delete(Leases, ns.name, lease);
     await waitFor(
       "the replica to lead again and reconcile",
@@ -602,6 +615,12 @@ describe("leader election between controller processes", () => {
       () => a.log(),
     );
     expect(await leaderMetric(a, lease)).toBe(1);
+    // Written after the lease went (etcd revisions only grow): a status written while not leading,
+    // however late, would be older, and the leader would have found nothing to change.
+    const written = Number(
+      (await client.get<KubeObject>(Webhooks, ns.name, "while-not-leader")).metadata?.resourceVersion,
+    );
+    expect(written).toBeGreaterThan(leaseVersion);
     await a.stop();
   });
 });

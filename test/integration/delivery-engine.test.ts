@@ -6,6 +6,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type Allowlist, LOOPBACK_ALLOWED, NOTHING_ALLOWED } from "../../src/api/delivery/address-policy.ts";
+import type { AttemptReport } from "../../src/api/delivery/attempt.ts";
 import { DeliveryEngine, type DeliveryEngineOptions } from "../../src/api/delivery/engine.ts";
 import type { SubscribedWebhook } from "../../src/api/delivery/matching.ts";
 import type { DeliveryTarget, NewEvent } from "../../src/api/delivery/model.ts";
@@ -344,14 +345,21 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
 
   it("does not send a fresh delivery waiting in memory once its webhook is forgotten", async () => {
     const r = await receiver(() => ({ status: 200, delayMs: 500 }));
-    const e = await engine(new Map([["w1", { url: r.url, revision: "1" }]]), { maxInFlight: 1 });
+    const targets = new Map<string, DeliveryTarget>([
+      ["w1", { url: r.url, revision: "1" }],
+      ["w2", { url: r.url, revision: "1" }],
+    ]);
+    const e = await engine(targets, { maxInFlight: 1 });
     await e.enqueue(event({ id: "e0" }), [hook("w1")]);
     await e.enqueue(event({ id: "e1" }), [hook("w1")]);
     await r.waitFor(1);
     await e.forgetWebhook("w1");
-    await new Promise((x) => setTimeout(x, 1_500)); // e0 answered, e1 would have gone out by now
-    expect(r.received.map((q) => q.json.id)).toEqual(["e0"]);
-    expect((await e.queueStats()).pending).toBe(0);
+    // A sentinel for another webhook, after the forget: with one slot, it starts only once e0 is
+    // answered, and the waiting list gives the slot to w1's e1 first (webhooks by arrival).
+    await e.enqueue(event({ id: "sentinel" }), [hook("w2")]);
+    await until("the sentinel delivered", () => r.forEvent("sentinel").length === 1);
+    expect(r.received.map((q) => q.json.id)).toEqual(["e0", "sentinel"]);
+    await until("nothing pending", async () => (await e.queueStats()).pending === 0);
   });
 
   it("keeps only the first 1 KiB of a response and cuts off a huge one", async () => {
@@ -383,6 +391,7 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
     await r.waitFor(1);
     await until("logged", async () => (await e.countLog("w1")) === 1);
     const [original] = (await e.listLog("w1", 1)).items;
+    // timing-check: the resend is signed "now", which must read later than the original's time.
     await new Promise((res) => setTimeout(res, 5));
     const resent = await e.resend("w1", original!.id);
     expect(resent?.success).toBe(true);
@@ -418,7 +427,8 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
     const queued = await e.enqueue(event(), webhooks);
     expect(queued.webhookIds).toEqual(["mine"]);
     await r.waitFor(1);
-    await new Promise((res) => setTimeout(res, 300));
+    // Every queued delivery settled: one sent to any other webhook would have arrived by then.
+    await until("nothing pending", async () => (await e.queueStats()).pending === 0);
     expect(r.received.map((q) => q.json.webhookId)).toEqual(["mine"]);
     expect(r.received[0]!.headers["livepeer-signature"]).toBeUndefined();
     expect(r.received[0]!.headers["webhook-signature"]).toBeUndefined();
@@ -432,16 +442,26 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
   });
 
   it("forgets a deleted webhook: its pending retries stop, its log and facts go, an attempt in flight then is not logged", async () => {
-    // evt-retry fails and waits for its retry; evt-slow is answered 1.5 s late, after the delete.
+    // evt-retry fails and waits for its retry; evt-slow is answered 1.5 s late, after the delete;
+    // the sentinel (below) fails twice, then is taken.
+    let sentinelTries = 0;
     const r = await receiver((q) =>
-      q.json.id === "evt-slow" ? { status: 200, delayMs: 1_500 } : { status: 503 },
+      q.json.id === "evt-slow"
+        ? { status: 200, delayMs: 1_500 }
+        : q.json.id === "evt-sentinel" && ++sentinelTries >= 3
+          ? { status: 200 }
+          : { status: 503 },
     );
     const slow = await receiver();
-    const targets = new Map([
+    const targets = new Map<string, DeliveryTarget>([
       ["gone", { url: r.url, sharedSecret: SECRET, revision: "1" }],
       ["kept", { url: slow.url, sharedSecret: SECRET, revision: "1" }],
     ]);
-    const e = await engine(targets, { schedule: { ...FAST, firstDelayMs: 300, maxDelayMs: 300, jitter: 0 } });
+    const reports: AttemptReport[] = [];
+    const e = await engine(targets, {
+      schedule: { ...FAST, firstDelayMs: 300, maxDelayMs: 300, jitter: 0 },
+      onAttempt: (a) => reports.push(a),
+    });
     await e.enqueue(event({ id: "evt-retry" }), [hook("gone"), hook("kept")]);
     await until("a logged failure", async () => (await e.countLog("gone")) >= 1);
     await e.enqueue(event({ id: "evt-slow" }), [hook("gone")]);
@@ -452,7 +472,13 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
     expect(await e.countLog("gone")).toBe(0);
     expect(await e.facts("gone")).toBeUndefined();
     const sent = r.forEvent("evt-retry").length;
-    await new Promise((x) => setTimeout(x, 2_000)); // evt-slow answered, several retry periods past
+    // evt-slow's attempt ends (answered after the delete), and a sentinel webhook failing on the
+    // same 300 ms retry period, started after the forget, is retried twice: by then evt-retry's
+    // next retry (due 300 ms after its last attempt, before the forget) would have gone out.
+    targets.set("sentinel", { url: r.url, revision: "1" });
+    await e.enqueue(event({ id: "evt-sentinel" }), [hook("sentinel")]);
+    await until("evt-slow's attempt ended", () => reports.some((a) => a.eventId === "evt-slow"), 10_000);
+    await until("the sentinel retried twice", () => r.forEvent("evt-sentinel").length >= 3, 10_000);
     expect(r.forEvent("evt-retry")).toHaveLength(sent);
     expect(await e.countLog("gone")).toBe(0);
     expect(await e.facts("gone")).toBeUndefined();

@@ -349,9 +349,20 @@ describe("the funding guard on a devnet", () => {
     );
     expect(findingIds(g)).toContain("TopUpCapped");
     await untilEvent("gw", "TopUpCapped");
-    // No transaction: a few chain reads later it is still empty, with one top-up on record.
+    // No transaction: three reconciles later (each reads the chain and decides again; the only
+    // Gateway here is this one) it is still empty, with one top-up on record.
     const before = await provider.getTransactionCount(account("gateway-0").address);
-    await new Promise((r) => setTimeout(r, 5_000));
+    const gatewayReconciles = async () =>
+      (await manager.metrics.reconcileTotal.get()).values
+        .filter((v) => v.labels.controller === "gateway")
+        .reduce((n, v) => n + v.value, 0);
+    const seen = await gatewayReconciles();
+    await waitFor(
+      "three more reconciles of the gateway",
+      async () => (await gatewayReconciles()) >= seen + 3,
+      60_000,
+      () => controllerLog.slice(-20).join("\n"),
+    );
     g = (await readGateway("gw"))!;
     expect(g.status).toMatchObject({ deposit: "0", reserve: "0" });
     expect(g.status?.funding?.topUps).toHaveLength(1);

@@ -1,10 +1,13 @@
 // AI on the real control plane: an Orchestrator's models run as runner Deployments on GPU nodes
-// (kwok pods on loopback IPs, each runner served by a stand-in for the AI runner simulator), the
+// (kwok pods on loopback IPs, each runner pod served by the AI runner simulator as `npm start`
+// serves it: src/dev/runner-simulators.ts, from the pod's PIPELINE, MODEL_ID and AUTH_TOKEN), the
 // node's aiModels.json with each runner's url and token comes from a Secret, AIReady follows the
-// runners' /health, a runner's CUDA out-of-memory line becomes a finding, and a Gateway warns
-// while none of its orchestrators serves a model it caps.
+// runners' cold start (port closed while the model loads) and /health, a runner's CUDA
+// out-of-memory line becomes a finding, and a Gateway warns while none of its orchestrators
+// serves a model it caps. The test steers each runner through the simulator's POST /__sim/actions.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { waitFor } from "../../src/dev/cluster/process.ts";
+import { aiRunnerSimulatorFactory } from "../../src/dev/runner-simulators.ts";
 import {
   ConfigMaps,
   Deployments,
@@ -15,6 +18,8 @@ import {
   Secrets,
   Services,
 } from "../../src/kube/index.ts";
+import type { AiRunnerSnapshot, RunnerAction } from "../../src/node/simulator/ai-runner/runner.ts";
+import { AI_RUNNER_PORT } from "../../src/schema/ai.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 import { Gateways } from "../../src/schema/resources.ts";
@@ -22,12 +27,13 @@ import { aiOnlyOnA100, SD_TURBO } from "./support/ai-specs.ts";
 import { kubectl } from "./support/cluster.ts";
 import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { condition, isServing, orchestratorKit } from "./support/orchestrators.ts";
-import { runnerStandins } from "./support/runner-standin.ts";
 
 const kc = new PooledKubeConfig();
 kc.loadFromFile(inject("kubeconfig"));
 const client = new KubeClient(kc);
-const runners = runnerStandins();
+// npm start's runner with a longer cold start (its default is 5 s): the loading state must stay
+// long enough to be seen on a busy machine.
+const COLD_START_SECONDS = 15;
 
 let bed: NodeBed;
 
@@ -36,7 +42,7 @@ beforeAll(async () => {
     name: "orch-ai",
     nodes: ["gpu-a100", "gpu-rtx3090-a", "cpu-only"],
     timings: { orchWebhookRefreshMs: 500 },
-    runnerSimulator: runners.factory,
+    runnerSimulator: aiRunnerSimulatorFactory({ coldStartSeconds: COLD_START_SECONDS }),
     doctorPeriodMs: 1_000,
   });
 });
@@ -56,6 +62,45 @@ const runnerPods = (orch: string) =>
       labelSelector: `app.kubernetes.io/instance=${orch},app.kubernetes.io/component=ai-runner`,
     })
     .then((l) => l.items);
+
+/** The runner simulator of `orch`'s (one) runner pod, on the pod's IP. */
+async function runnerUrl(orch: string): Promise<string> {
+  const ip = (await runnerPods(orch))[0]?.status?.podIP;
+  expect(ip, `${orch}'s runner pod has an IP`).toBeTruthy();
+  return `http://${ip}:${AI_RUNNER_PORT}`;
+}
+
+/** The bearer token the operator made for `orch`'s runner (its Secret, as the node gets it). */
+async function runnerToken(orch: string): Promise<string> {
+  const runner = (await runnerPods(orch))[0]!.metadata!.labels!["livepeer.org/ai-runner"]!;
+  const secret = await client.get<KubeObject & { data: Record<string, string> }>(
+    Secrets,
+    bed.ns.name,
+    `${orch}-ai-models`,
+  );
+  return Buffer.from(secret.data[`${runner}.token`]!, "base64").toString();
+}
+
+/** Steers `orch`'s runner simulator (POST /__sim/actions); its state after the actions. */
+async function steer(orch: string, actions: RunnerAction | RunnerAction[]): Promise<AiRunnerSnapshot> {
+  const res = await fetch(`${await runnerUrl(orch)}/__sim/actions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(actions),
+    signal: AbortSignal.timeout(5_000),
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await res.json()) as AiRunnerSnapshot;
+}
+
+/** One text-to-image job on `orch`'s runner, as the node sends it. */
+const textToImage = async (orch: string, authorization: string) =>
+  fetch(`${await runnerUrl(orch)}/text-to-image`, {
+    method: "POST",
+    headers: { authorization, "content-type": "application/json" },
+    body: JSON.stringify({ prompt: "a cat", width: 8, height: 8 }),
+    signal: AbortSignal.timeout(5_000),
+  });
 
 const SDXL = "ByteDance/SDXL-Lightning";
 const RTX = "NVIDIA-GeForce-RTX-3090";
@@ -130,22 +175,6 @@ describe("an AI-only Orchestrator on the A100 node", () => {
     // AI only: the node transcodes nothing itself.
     expect(config.data["livepeer.conf"]).not.toMatch(/^transcoder$/m);
     expect(config.data["livepeer.conf"]).not.toContain(token);
-    // The runner got the same token: the stand-in answers the node's bearer token, refuses others.
-    const ip = (await runnerPods("a100"))[0]!.status?.podIP;
-    const post = (auth: string) =>
-      fetch(`http://${ip}:8000/text-to-image`, {
-        method: "POST",
-        headers: { authorization: auth, "content-type": "application/json" },
-        body: JSON.stringify({ prompt: "a cat" }),
-        signal: AbortSignal.timeout(5_000),
-      });
-    await waitFor(
-      "the runner simulator",
-      async () => (await post(`Bearer ${token}`).catch(() => undefined))?.status === 200,
-      30_000,
-      context,
-    );
-    expect((await post("Bearer wrong")).status).toBe(401);
   });
 
   it("keeps AIReady=False (and an AI-only Ready=False) while the runner loads the model, True once it answers", async () => {
@@ -162,16 +191,37 @@ describe("an AI-only Orchestrator on the A100 node", () => {
       capacity: 1,
     });
     expect(condition(cold, "Ready")?.status).not.toBe("True");
-    runners.finishLoading(SD_TURBO);
-    const warm = await kit.until("a100", (o) => condition(o, "AIReady")?.status === "True" && isServing(o));
+    // The cold start is the runner's own: nothing listens on its port while the model loads.
+    const health = `${await runnerUrl("a100")}/health`;
+    const closed = await fetch(health, { signal: AbortSignal.timeout(2_000) }).then(
+      (res) => `answered ${res.status}`,
+      (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message,
+    );
+    expect(closed).toBe("ECONNREFUSED");
+    const warm = await kit.until(
+      "a100",
+      (o) => condition(o, "AIReady")?.status === "True" && isServing(o),
+      60_000 + COLD_START_SECONDS * 1000,
+    );
     expect(aiModel(warm, SD_TURBO)).toMatchObject({ ready: true, runners: 1, capacity: 1 });
     expect(aiModel(warm, SD_TURBO)?.runner).toMatch(/^a100-text-to-image-/);
+    expect(await (await fetch(health, { signal: AbortSignal.timeout(5_000) })).json()).toEqual({
+      status: "OK",
+    });
+  });
+
+  it("gives the runner the node's token: it answers the node's bearer token and refuses others", async () => {
+    const token = await runnerToken("a100");
+    const ok = await textToImage("a100", `Bearer ${token}`);
+    expect(ok.status).toBe(200);
+    const { images } = (await ok.json()) as { images: { url: string }[] };
+    expect(images[0]?.url).toMatch(/^data:image\/png;base64,/);
+    expect((await textToImage("a100", "Bearer wrong")).status).toBe(401);
   });
 });
 
 describe("a dual (video + AI) Orchestrator on the RTX 3090 node", () => {
   it("keeps the video session limit of its own GPU and serves video while a runner runs out of GPU memory", async () => {
-    runners.finishLoading(SDXL);
     await kit.apply(
       "dual",
       {
@@ -180,12 +230,23 @@ describe("a dual (video + AI) Orchestrator on the RTX 3090 node", () => {
       },
       bed.pool,
     );
-    const o = await kit.until("dual", (x) => condition(x, "AIReady")?.status === "True" && isServing(x));
+    const o = await kit.until(
+      "dual",
+      (x) => condition(x, "AIReady")?.status === "True" && isServing(x),
+      60_000 + COLD_START_SECONDS * 1000,
+    );
     // One RTX 3090 for video: the runner's GPU is not counted.
     expect(o.status?.maxSessions).toBe(4);
     const pods = await runnerPods("dual");
     expect(pods.map((p) => p.spec?.nodeName)).toEqual([`${bed.pool.name}-gpu-rtx3090-a`]);
-    runners.outOfMemory(SDXL);
+    // From now on the runner runs out of GPU memory on every image: the next job fails as the real
+    // runner's does, and it logs CUDA's error.
+    expect(await steer("dual", { oom: true })).toMatchObject({ modelId: SDXL, outOfMemory: true });
+    const failed = await textToImage("dual", `Bearer ${await runnerToken("dual")}`);
+    expect(failed.status).toBe(500);
+    expect(await failed.json()).toEqual({
+      detail: { msg: "Out of memory error. Try reducing output image resolution." },
+    });
     const oom = await kit.until("dual", (x) => !!x.status?.findings?.some((f) => f.id === "GpuOutOfMemory"));
     expect(oom.status?.findings?.find((f) => f.id === "GpuOutOfMemory")?.message).toMatch(
       /CUDA out of memory.*Lower the model's capacity/,
@@ -195,12 +256,19 @@ describe("a dual (video + AI) Orchestrator on the RTX 3090 node", () => {
   });
 
   it("warns when the runner's GPU memory is above 85 %, naming the video/AI split on the shared node", async () => {
-    runners.memoryUsed(SDXL, 0.92);
-    const high = await kit.until("dual", (x) => !!x.status?.findings?.some((f) => f.id === "GpuMemoryHigh"));
-    const f = high.status?.findings?.find((x) => x.id === "GpuMemoryHigh");
+    // The runner recovers from running out of memory (which left its GPU 99 % full), then holds 92 %.
+    expect(await steer("dual", [{ oom: false }, { gpuMemoryUsed: 0.92 }])).toMatchObject({
+      outOfMemory: false,
+      gpuMemoryUsed: 0.92,
+    });
+    // The doctor may still show the 99 % it read during the out-of-memory job: wait for a 92 % reading.
+    const gpuMemoryHigh = (x: StoredOrchestrator) =>
+      x.status?.findings?.find((f) => f.id === "GpuMemoryHigh");
+    const high = await kit.until("dual", (x) => /\b92%/.test(gpuMemoryHigh(x)?.message ?? ""));
+    const f = gpuMemoryHigh(high);
     expect(f?.severity).toBe("warning");
     expect(f?.message).toMatch(new RegExp(`92%.*Video and AI share node ${bed.pool.name}-gpu-rtx3090-a`));
-    runners.memoryUsed(SDXL, 0.25);
+    expect(await steer("dual", { gpuMemoryUsed: 0.25 })).toMatchObject({ gpuMemoryUsed: 0.25 });
   });
 });
 

@@ -178,7 +178,15 @@ describe("Orchestrator status and the node doctor", () => {
     expect(condition(notReady, "NodeReachable")).toMatchObject({ status: "True" });
     // The same line again, twice: the finding keeps its `since`, and no second Event is made.
     await sim("failing", { log: [line, line] });
-    await new Promise((r) => setTimeout(r, 3 * PERIOD_MS));
+    // A sentinel line after them, one of another finding: once it is a finding with its Event,
+    // the doctor has read (and acted on) the two lines before it.
+    await sim("failing", { log: "Ticket params expired (sentinel)" });
+    await until("failing", (x) => !!finding(x, "TicketParamsExpired"));
+    await waitFor(
+      "the sentinel's Event",
+      async () => (await eventsAbout("failing")).some((e) => e.reason === "TicketParamsExpired"),
+      15_000,
+    );
     const later = await read("failing");
     expect(finding(later, "InsufficientGasFunds")?.since).toBe(f.since);
     const events = (await eventsAbout("failing")).filter((e) => e.reason === "InsufficientGasFunds");
@@ -298,11 +306,20 @@ describe("Orchestrator status and the node doctor", () => {
       () => JSON.stringify(doctor.stats()),
     );
     expect(doctor.tracking(keyFor(ns.name, "serving"))).toBe(false);
-    const settled = doctor.stats();
-    await new Promise((r) => setTimeout(r, 3 * PERIOD_MS));
-    const after = doctor.stats();
-    expect(after.logReads).toBe(settled.logReads);
-    expect(after.endpointReads).toBe(settled.endpointReads);
-    expect(after.inFlight).toBe(0);
+    // A sentinel Orchestrator made after the forget, its node looked at twice (a period apart):
+    // a look still scheduled for a forgotten one was due a period after its last, before the
+    // forget, so it would have come before the sentinel's second.
+    const forgottenAt = Date.now();
+    const sentinel = keyFor(ns.name, "sentinel");
+    await apply("sentinel");
+    const looksSince = () => doctor.recentLooks().filter((l) => l.at >= forgottenAt);
+    await waitFor(
+      "two looks at the sentinel's node",
+      async () => looksSince().filter((l) => l.key === sentinel).length >= 2,
+      60_000,
+      () => JSON.stringify(doctor.recentLooks().slice(-5)),
+    );
+    expect(looksSince().filter((l) => l.key !== sentinel)).toEqual([]);
+    await kubectl(["delete", "orchestrators", "--all", "-n", ns.name, "--wait=true"]);
   });
 });

@@ -374,7 +374,25 @@ describe("serviceAddr from the Service's external address", () => {
       },
       60_000,
     );
-    await new Promise((r) => setTimeout(r, 5_000));
+    // Two more reconciles of "np", each worked off: one that wanted another roll would have
+    // bumped the StatefulSet's generation by then.
+    const controller = manager.controllers.find((c) => c.name === "orchestrator")!;
+    const reconciles = async () =>
+      (await manager.metrics.reconcileTotal.get()).values
+        .filter((v) => v.labels.controller === "orchestrator")
+        .reduce((n, v) => n + v.value, 0);
+    for (let round = 0; round < 2; round++) {
+      const seen = await reconciles();
+      controller.enqueue(`${ns.name}/np`);
+      await waitFor(
+        "the orchestrator controller to reconcile np again",
+        async () =>
+          (await reconciles()) > seen &&
+          (controller.queue?.len() ?? 0) === 0 &&
+          !controller.queue?.processing().length,
+        30_000,
+      );
+    }
     expect(await generation()).toBe(2);
     expect((await pod("np-0"))?.uid).toBe(final?.uid);
     expect((await read("np"))?.status?.serviceAddr).toBe(o.status?.serviceAddr);

@@ -20,14 +20,29 @@ describe("stream starts shared by API replicas", () => {
     const config = await fixture.newConfig("sqlite");
     const [storeA, storeB] = [await fixture.open(config), await fixture.open(config)];
     const replicaA = new StreamStarts({ local: new OpenStreams(), shared: storeA });
-    const replicaB = new StreamStarts({ local: new OpenStreams(), shared: storeB });
+    // Replica B's end is fire-and-forget: the test keeps the store's answer to wait for it.
+    const ends: Promise<void>[] = [];
+    const sharedB = new Proxy(storeB, {
+      get(target, name) {
+        if (name === "endStream")
+          return (k: string) => {
+            const done = target.endStream(k);
+            ends.push(done);
+            return done;
+          };
+        const value = Reflect.get(target, name, target) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const replicaB = new StreamStarts({ local: new OpenStreams(), shared: sharedB });
     expect(await replicaA.start(GW, "cam1", 1_000)).toBe(1_000);
     expect(await replicaB.start(GW, "cam1", 1_500)).toBe(1_000);
     const restartedA = new StreamStarts({ local: new OpenStreams(), shared: storeA });
     expect(await restartedA.start(GW, "cam1", 2_000)).toBe(1_000);
     // The end report reached replica B; replica A's memory still holds the old start.
     replicaB.end(GW, "cam1");
-    await new Promise((r) => setTimeout(r, 20));
+    expect(ends).toHaveLength(1);
+    await Promise.all(ends);
     expect(await replicaA.start(GW, "cam1", 3_000)).toBe(3_000);
     expect(await replicaB.start(GW, "cam1", 3_500)).toBe(3_000);
   });

@@ -172,7 +172,16 @@ describe("webhook controller", () => {
       async () => (controller.queue?.len() ?? 0) === 0 && !controller.queue?.processing().length,
       5_000,
     );
-    await new Promise((r) => setTimeout(r, 500));
+    // A sentinel Webhook made after the drain: the informer delivers events in resourceVersion
+    // order, so once the sentinel is reconciled, any write to "quiet" (and the wake it causes)
+    // has been seen and worked off before it.
+    await client.create(Webhooks, webhook("quiet-sentinel"));
+    await readyWhen("quiet-sentinel", "True", "Configured");
+    await waitFor(
+      "the queue to drain again",
+      async () => (controller.queue?.len() ?? 0) === 0 && !controller.queue?.processing().length,
+      5_000,
+    );
     expect((await read("quiet")).metadata?.resourceVersion).toBe(first.metadata?.resourceVersion);
   });
 });

@@ -38,9 +38,10 @@ describe("GroupCommit", () => {
         batches.push(items);
         return items;
       },
-      { lingerMs: 30 },
+      { lingerMs: 300 },
     );
     const first = gc.add(1);
+    // timing-check: the second item must come within the linger, after the first has waited a while.
     await new Promise((r) => setTimeout(r, 10));
     await Promise.all([first, gc.add(2)]);
     expect(batches).toEqual([[1, 2]]);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { KeyedLock } from "./keyed-lock.ts";
 
 const tick = () => new Promise((r) => setTimeout(r, 1));
@@ -22,8 +22,7 @@ describe("KeyedLock", () => {
     );
     expect(maxRunning).toBe(1);
     expect(order).toEqual([...Array(20).keys()]);
-    await tick();
-    expect(lock.size).toBe(0);
+    await vi.waitFor(() => expect(lock.size).toBe(0));
   });
 
   it("keeps going after a failed task and passes its error to the caller", async () => {

@@ -65,6 +65,16 @@ export interface DoctorReport {
   findings: StatusFinding[];
 }
 
+/** One look at a node pod (its endpoints and its log): whose, and when. */
+export interface DoctorLook {
+  key: ObjectKey;
+  pod: string;
+  at: number;
+}
+
+/** How many of the latest looks `recentLooks()` keeps. */
+const RECENT_LOOKS = 64;
+
 export interface DoctorStats {
   resources: number;
   pods: number;
@@ -119,6 +129,7 @@ export class NodeDoctor {
   #timer: NodeJS.Timeout | undefined;
   #term: AbortSignal | undefined;
   #stats = { looks: 0, logReads: 0, endpointReads: 0, inFlight: 0 };
+  readonly #recent: DoctorLook[] = [];
   /** Looks that may start now (a token bucket refilled at looksPerSecond, holding one second's). */
   #tokens: number;
   #tokensAt = Date.now();
@@ -231,6 +242,11 @@ export class NodeDoctor {
     };
   }
 
+  /** The latest looks, oldest first (at most 64): what was read lately, for diagnosis and tests. */
+  recentLooks(): DoctorLook[] {
+    return [...this.#recent];
+  }
+
   stop(): void {
     for (const key of [...this.#patients.keys()]) this.forget(key);
     this.#unschedule();
@@ -294,6 +310,8 @@ export class NodeDoctor {
         if (signal.aborted) return;
         this.#stats.looks++;
         const t = state.target;
+        this.#recent.push({ key: patient.key, pod: t.pod, at: Date.now() });
+        if (this.#recent.length > RECENT_LOOKS) this.#recent.shift();
         const [reading, more] = await Promise.all([
           t.ready ? this.#readEndpoints(state, signal) : undefined,
           t.hasLog ? this.#readLog(patient, state, signal) : false,

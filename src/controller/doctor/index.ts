@@ -1,6 +1,12 @@
 // The node doctor inside the controllers: reads node pods' endpoints and logs, keeps findings,
 // and says what they mean for a resource's conditions.
-export { type DoctorReport, type DoctorStats, NodeDoctor, type NodeDoctorOptions } from "./doctor.ts";
+export {
+  type DoctorLook,
+  type DoctorReport,
+  type DoctorStats,
+  NodeDoctor,
+  type NodeDoctorOptions,
+} from "./doctor.ts";
 export type { LogOccurrence, PodLife } from "./log-findings.ts";
 export type { EndpointFailureInfo, NodeReading } from "./node-reading.ts";
 export { KubePodLogs } from "./pod-log.ts";

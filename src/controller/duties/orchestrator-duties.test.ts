@@ -49,6 +49,14 @@ const orch = (status: StoredOrchestrator["status"] = {}) =>
     status,
   }) as StoredOrchestrator;
 
+/** Another orchestrator on the same node, with no memory of reward calls. */
+const sentinel = () =>
+  ({
+    metadata: { name: "sentinel", namespace: "ns" },
+    spec: { reward: true },
+    status: {},
+  }) as StoredOrchestrator;
+
 function report(lastRewardRound: bigint, blockNum = 90n): NodeChainCheck {
   return {
     conditions: [],
@@ -98,10 +106,14 @@ describe("OrchestratorDuties", () => {
     await until(() => woken > 0);
     expect(n.calls).toEqual(["POST /reward"]);
     expect(events.seen.map((e) => e.reason)).toEqual(["RewardCalled"]);
-    // The chain does not show it yet: no second call.
+    // The chain does not show it yet: no second call. A sentinel orchestrator on the same node,
+    // observed after it, calls once; when that call is done, a second one for "o" would be too.
     duties.observe("ns/o", { ...input, report: report(6n) });
-    await new Promise((r) => setTimeout(r, 50));
-    expect(n.calls).toHaveLength(1);
+    const wokenBefore = woken;
+    duties.observe("ns/sentinel", { ...input, orch: sentinel(), report: report(6n) });
+    await until(() => woken > wokenBefore);
+    expect(woken).toBe(wokenBefore + 1);
+    expect(n.calls).toEqual(["POST /reward", "POST /reward"]);
     const shown = duties.observe("ns/o", { ...input, report: report(7n) });
     expect(shown.conditions[0]?.[1]).toMatchObject({ status: "True", reason: "RewardCalled" });
     expect(shown.reward).toMatchObject({ lastRound: 7, calledBy: "operator", lastAttemptRound: 7 });
@@ -126,11 +138,16 @@ describe("OrchestratorDuties", () => {
     duties.stop();
 
     // A new controller (restart) reads its memory from the status: not asked again before the retry period.
-    const again = new OrchestratorDuties({ events, wake: () => {}, periodMs: 60_000 });
+    let wokenAgain = 0;
+    const again = new OrchestratorDuties({ events, wake: () => wokenAgain++, periodMs: 60_000 });
     const restarted = again.observe("ns/o", { ...input, orch: orch({ reward: failed.reward }) });
     expect(restarted.conditions[0]?.[1]).toMatchObject({ reason: "RewardFailed" });
-    await new Promise((r) => setTimeout(r, 50));
-    expect(n.calls).toHaveLength(1);
+    // A sentinel orchestrator with no memory, observed after it, is asked: once its call is done,
+    // a call for "o" would be too.
+    again.observe("ns/sentinel", { ...input, orch: sentinel() });
+    await until(() => wokenAgain > 0);
+    expect(wokenAgain).toBe(1);
+    expect(n.calls).toHaveLength(2);
     again.stop();
   });
 

@@ -77,9 +77,14 @@ describe("reporting a gateway's stream ends to the API", () => {
       reporter.track("video/gw", { namespace: "video", name: "gw" }, true);
       reporter.onLine("video/gw", "gw-0", endLine("demo", 1));
       await expect.poll(() => h.reports.length).toBe(expectedReports);
-      await new Promise((r) => setTimeout(r, 100));
-      expect(h.reports.length).toBe(expectedReports);
-      for (const r of h.reports) expect(r.ends.map((e) => e.externalManifestID)).toEqual(["demo"]);
+      // A sentinel end after it: its report carries only itself, so nothing of "demo" was left
+      // pending or waiting for a retry.
+      reporter.onLine("video/gw", "gw-0", endLine("sentinel", 2));
+      await expect.poll(() => h.reports.length).toBe(expectedReports + 1);
+      expect(h.reports.map((r) => r.ends.map((e) => e.externalManifestID))).toEqual([
+        ...Array.from({ length: expectedReports }, () => ["demo"]),
+        ["sentinel"],
+      ]);
     } finally {
       reporter.stop();
       await h.close();

@@ -28,21 +28,35 @@ describe("controller", () => {
   it("never reconciles one key in two workers at once, and reconciles again what changed meanwhile", async () => {
     let running = 0;
     let overlaps = 0;
+    let finished = 0;
     const seen: string[] = [];
+    // The first reconcile holds until the test has enqueued the key again.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const { c } = controllerWith(async (key) => {
       if (++running > 1) overlaps++;
       seen.push(key);
-      await sleep(20);
+      if (seen.length === 1) await held;
+      else await sleep(20);
       running--;
+      finished++;
       return { done: true };
     });
     c.start();
     c.enqueue("ns/a");
-    await sleep(5);
+    await vi.waitFor(() => expect(running).toBe(1));
     c.enqueue("ns/a"); // changed while being reconciled
     c.enqueue("ns/a");
-    await vi.waitFor(() => expect(seen).toHaveLength(2));
-    await sleep(40);
+    expect(running).toBe(1);
+    release();
+    // Both reconciles over and the queue idle: a third one would be queued or running by now.
+    await vi.waitFor(() => {
+      expect(finished).toBe(2);
+      expect(c.queue?.len()).toBe(0);
+      expect(c.queue?.processing()).toEqual([]);
+    });
     expect(seen).toEqual(["ns/a", "ns/a"]);
     expect(overlaps).toBe(0);
     await c.stop();
@@ -109,8 +123,10 @@ describe("controller", () => {
 
   it("gives up waiting after the bound and aborts the reconcile's signal", async () => {
     let aborted = false;
+    let started = false;
     const { c } = controllerWith(
       async (_key, ctx) => {
+        started = true;
         ctx.signal.addEventListener("abort", () => {
           aborted = true;
         });
@@ -122,7 +138,7 @@ describe("controller", () => {
     );
     c.start();
     c.enqueue("ns/slow");
-    await sleep(10);
+    await vi.waitFor(() => expect(started).toBe(true));
     expect(await c.stop()).toEqual(["ns/slow"]);
     expect(aborted).toBe(true);
   });

@@ -1,11 +1,11 @@
 // Finds the control-plane binaries (an env-named directory, then the cache, then PATH when the
 // version matches) and builds what is missing from the Go module proxy, showing progress.
 import { spawn, spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { isAlive } from "../../process/pids.ts";
+import { withCacheLock } from "./cache-lock.ts";
 
 // The pinned versions and the build script stay in the source tree (also when running from dist/).
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -134,7 +134,7 @@ export async function ensureBinaries<N extends BinaryName>(
     return [...missing];
   };
   if (missingNow().length > 0) {
-    await withBuildLock(progress, async () => {
+    await withCacheLock(path.join(cacheDir(), "bin", ".build.lock"), "toolchain", progress, async () => {
       const missing = missingNow(); // another process may have built them while we waited
       if (missing.length === 0) return;
       progress(
@@ -150,41 +150,6 @@ export async function ensureBinaries<N extends BinaryName>(
     out[name] = file;
   }
   return out;
-}
-
-/**
- * One build at a time per cache: test files start control planes (and real nodes, which build
- * the kubelet on demand) in parallel, and two builds of a component would share its temp dir.
- * The lock is a directory holding the builder's pid; a dead builder's lock is taken over.
- */
-async function withBuildLock<T>(progress: (line: string) => void, fn: () => Promise<T>): Promise<T> {
-  const lock = path.join(cacheDir(), "bin", ".build.lock");
-  mkdirSync(path.dirname(lock), { recursive: true });
-  let waiting = false;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(path.join(lock, "pid"), String(process.pid));
-      break;
-    } catch {
-      let holder = Number.NaN;
-      try {
-        holder = Number(readFileSync(path.join(lock, "pid"), "utf8"));
-      } catch {}
-      if (Number.isInteger(holder) && !isAlive(holder)) {
-        rmSync(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (!waiting) progress(`[toolchain] waiting for another build (pid ${holder}) to finish`);
-      waiting = true;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
 }
 
 function runBuild(components: string[], progress: (line: string) => void): Promise<void> {

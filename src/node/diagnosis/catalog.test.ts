@@ -328,7 +328,13 @@ describe("catalog", () => {
     for (const e of CATALOG) {
       expect(e.id).toMatch(/^[A-Z][A-Za-z0-9]+$/);
       expect(e.meaning.length, e.id).toBeGreaterThan(20);
-      expect(e.action.length, e.id).toBeGreaterThan(3);
+      // The action is the operator's next step, in words: a sentence, not a stub or the meaning again.
+      expect(e.action, e.id).toMatch(/^[A-Z]/);
+      expect(e.action.trim().split(/\s+/).length, `${e.id}: ${e.action}`).toBeGreaterThanOrEqual(6);
+      expect(e.action, e.id).not.toBe(e.meaning);
+      // An error always has something to do; a normal one is not alarmed on, and says so.
+      if (e.severity === "error") expect(e.action, e.id).not.toMatch(/^None\b/);
+      if (e.severity === "normal") expect(e.action, e.id).toMatch(/^None\b/);
       expect(e.recognizedBy.length, e.id).toBeGreaterThan(0);
     }
   });

@@ -21,10 +21,27 @@ import {
 const RECEIVER_SCRIPT = `require("http").createServer((req, res) => { const c = []; req.on("data", (d) => c.push(d)); req.on("end", () => { console.log(JSON.stringify({ path: req.url, headers: req.headers, body: Buffer.concat(c).toString() })); res.end("ok"); }); }).listen(${RECEIVER_PORT})`;
 
 describe("the installed chart", () => {
-  it("runs 2 controller and 2 API pods that pass their own probes (non-root, read-only root)", async () => {
-    const controllers = await waitPodsReady("controller", 2);
-    // The default SQLite delivery store: one API replica (several need PostgreSQL).
-    const apis = await waitPodsReady("api", 1);
+  it("runs every controller and API replica the release asks for, passing their own probes (non-root, read-only root)", async () => {
+    // As many Ready pods as each Deployment asks for: the chart's defaults are 2 controllers
+    // (leader election keeps one active) and 1 API (the SQLite delivery store; several need
+    // PostgreSQL), and a values file may ask for others.
+    const wanted = async (component: string) =>
+      (
+        await getJson<{ spec: { replicas: number } }>(
+          "deployment",
+          `${ctx.release}-${component}`,
+          ctx.namespace,
+        )
+      ).spec.replicas;
+    const controllerReplicas = await wanted("controller");
+    const apiReplicas = await wanted("api");
+    expect(
+      controllerReplicas,
+      "leader election needs a second controller to mean anything",
+    ).toBeGreaterThanOrEqual(2);
+    expect(apiReplicas).toBeGreaterThanOrEqual(1);
+    const controllers = await waitPodsReady("controller", controllerReplicas);
+    const apis = await waitPodsReady("api", apiReplicas);
     for (const p of [...controllers, ...apis]) {
       expect(p.status?.podIP).toBeTruthy();
       const c = p.spec!.containers[0]!;
