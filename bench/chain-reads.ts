@@ -12,8 +12,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { devnetDown, devnetUp } from "../src/devnet/index.ts";
 import { ChainReads, checkNodeChain, type NodeChainTarget } from "../src/node/chain/index.ts";
-import { devnetDown, devnetUp } from "../src/node/devnet/index.ts";
 
 const { values } = parseArgs({
   options: {

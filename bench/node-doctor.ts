@@ -14,9 +14,9 @@ import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { KubePodLogs, NodeDoctor, type NodeTarget } from "../src/controller/doctor/index.ts";
 import { KubeClient, PooledKubeConfig } from "../src/kube/index.ts";
-import { selfSignedCertificate } from "../src/node/simulator/tls-certificate.ts";
 import { frameMessage, GRPC_CONTENT_TYPE } from "../src/node/wire/grpc.ts";
 import { encodeMessage } from "../src/node/wire/messages.ts";
+import { selfSignedCertificate } from "../src/simulator/tls-certificate.ts";
 
 const { values } = parseArgs({
   options: {

@@ -14,11 +14,11 @@ import { createSecureServer } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { orchestratorInfoOf, readOrchestratorInfo } from "../src/node/client/orchestrator-info.ts";
-import { selfSignedCertificate } from "../src/node/simulator/tls-certificate.ts";
 import { CertificatePins, NodeConnection } from "../src/node/wire/connection.ts";
 import { frameMessage, GRPC_CONTENT_TYPE } from "../src/node/wire/grpc.ts";
 import { ephemeralIdentity } from "../src/node/wire/identity.ts";
 import { decodeMessage, encodeMessage, type MessageInput } from "../src/node/wire/messages.ts";
+import { selfSignedCertificate } from "../src/simulator/tls-certificate.ts";
 
 const { values } = parseArgs({
   options: {

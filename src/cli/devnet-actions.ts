@@ -9,8 +9,8 @@ import {
   freezeChain,
   openDevnet,
   unbondAll,
-} from "../node/devnet/actions.ts";
-import { ServiceUriError } from "../node/devnet/service-uri.ts";
+} from "../devnet/actions.ts";
+import { ServiceUriError } from "../devnet/service-uri.ts";
 import { UsageError } from "./command.ts";
 
 export const DEVNET_ACTIONS = [

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveDevnet } from "../controller/devnet/deployment-config-map.ts";
-import { devnetPaths, writeDeployments } from "../node/devnet/index.ts";
+import { devnetPaths, writeDeployments } from "../devnet/index.ts";
 import { devnetConfigMapJson } from "./devnet-configmap.ts";
 
 const CONTROLLER = "0x5FbDB2315678afecb367f032d93F642f64180aa3";

@@ -3,7 +3,7 @@
 // `kubectl apply --server-side -f -` (a client-side apply would copy the ABIs into an annotation,
 // which is limited to 256 kB). Used by `livepeer-operator devnet configmap` and the embedded default.
 import { devnetConfigMap } from "../controller/devnet/deployment-config-map.ts";
-import { devnetPaths, readDeployments, readDevnetState } from "../node/devnet/index.ts";
+import { devnetPaths, readDeployments, readDevnetState } from "../devnet/index.ts";
 
 /** What is missing to make the ConfigMap, with the exit code a command should end with (2: usage). */
 export class DevnetConfigMapError extends Error {

@@ -10,7 +10,7 @@ import {
   devnetDown,
   devnetPaths,
   devnetUp,
-} from "../node/devnet/index.ts";
+} from "../devnet/index.ts";
 import { isPortListening } from "../process/ports.ts";
 import { devnetConfigMapJson } from "./devnet-configmap.ts";
 

@@ -4,8 +4,8 @@
 // port stays closed (the real runner binds after loading; the spec's 30-120 s would only slow a
 // local run down), so AIReady=False and then True is visible without waiting minutes.
 
-import { startAiRunnerSimulator } from "../node/simulator/ai-runner/runner.ts";
-import { runnerOptionsFromArgs } from "../node/simulator/ai-runner/runner-args.ts";
+import { startAiRunnerSimulator } from "../simulator/ai-runner/runner.ts";
+import { runnerOptionsFromArgs } from "../simulator/ai-runner/runner-args.ts";
 import type { RunnerSimulatorFactory } from "./simulators.ts";
 
 /** The local default cold start (override: LIVEPEER_SIM_COLD_START_SECONDS in the pod's env). */

@@ -14,7 +14,7 @@ import {
   setHeaderOptions,
   type V1Pod,
 } from "@kubernetes/client-node";
-import { type NodeSimulatorOptions, startNodeSimulator } from "../node/simulator/simulator.ts";
+import { type NodeSimulatorOptions, startNodeSimulator } from "../simulator/simulator.ts";
 import { attachPodLogs } from "./cluster/fleet.ts";
 import { criLogLine } from "./cluster/kwok.ts";
 import { routeModelsFile, serviceEndpoint, serviceKey, servicesInModelsFile } from "./service-urls.ts";

@@ -5,6 +5,9 @@
 // No Kubernetes involved.
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isAlive, stopPid } from "../../src/devnet/processes.ts";
+import type { DevnetState } from "../../src/devnet/state.ts";
+import type { DevnetStatus } from "../../src/devnet/status.ts";
 import {
   type ChainPolicy,
   ChainReads,
@@ -13,9 +16,6 @@ import {
   type NodeChainCheck,
   type NodeChainTarget,
 } from "../../src/node/chain/index.ts";
-import { isAlive, stopPid } from "../../src/node/devnet/processes.ts";
-import type { DevnetState } from "../../src/node/devnet/state.ts";
-import type { DevnetStatus } from "../../src/node/devnet/status.ts";
 import { cli } from "./support/cli.ts";
 import { type DevnetBed, startDevnetBed } from "./support/devnet-bed.ts";
 

@@ -8,11 +8,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Contract, getAddress, JsonRpcProvider, parseEther, Wallet, ZeroAddress } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contractId } from "../../src/node/devnet/contract-id.ts";
-import { UNREGISTERED_CONTRACTS } from "../../src/node/devnet/deployment-record.ts";
-import { freePort, isAlive, isPortListening, stopPid } from "../../src/node/devnet/processes.ts";
-import type { DevnetState } from "../../src/node/devnet/state.ts";
-import type { DevnetStatus } from "../../src/node/devnet/status.ts";
+import { contractId } from "../../src/devnet/contract-id.ts";
+import { UNREGISTERED_CONTRACTS } from "../../src/devnet/deployment-record.ts";
+import { freePort, isAlive, isPortListening, stopPid } from "../../src/devnet/processes.ts";
+import type { DevnetState } from "../../src/devnet/state.ts";
+import type { DevnetStatus } from "../../src/devnet/status.ts";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const cliMain = path.join(repo, "src/cli/main.ts");

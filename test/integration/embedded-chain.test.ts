@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { runKubectl } from "../../src/dev/cluster/control-plane.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import type { DevState } from "../../src/dev/ready.ts";
-import { isAlive, isPortListening } from "../../src/node/devnet/processes.ts";
-import type { DevnetState } from "../../src/node/devnet/state.ts";
+import { isAlive, isPortListening } from "../../src/devnet/processes.ts";
+import type { DevnetState } from "../../src/devnet/state.ts";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 let dir: string;

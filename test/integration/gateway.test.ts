@@ -16,7 +16,7 @@ import {
   Services,
   StatefulSets,
 } from "../../src/kube/index.ts";
-import { pushStream } from "../../src/node/media/push-stream.ts";
+import { pushStream } from "../../src/media/push-stream.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import { Gateways } from "../../src/schema/resources.ts";
 import { kubectl } from "./support/cluster.ts";

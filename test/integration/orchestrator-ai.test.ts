@@ -18,11 +18,11 @@ import {
   Secrets,
   Services,
 } from "../../src/kube/index.ts";
-import type { AiRunnerSnapshot, RunnerAction } from "../../src/node/simulator/ai-runner/runner.ts";
 import { AI_RUNNER_PORT } from "../../src/schema/ai.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 import { Gateways } from "../../src/schema/resources.ts";
+import type { AiRunnerSnapshot, RunnerAction } from "../../src/simulator/ai-runner/runner.ts";
 import { aiOnlyOnA100, SD_TURBO } from "./support/ai-specs.ts";
 import { kubectl } from "./support/cluster.ts";
 import { type NodeBed, startNodeBed } from "./support/node-bed.ts";

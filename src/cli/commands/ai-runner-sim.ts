@@ -1,7 +1,7 @@
 // `livepeer-operator ai-runner-sim`: runs the AI runner stand-in in the foreground, configured as
 // the real livepeer/ai-runner image is (PIPELINE, MODEL_ID, AUTH_TOKEN), plus the simulator's knobs.
-import { startAiRunnerSimulator } from "../../node/simulator/ai-runner/runner.ts";
-import { RunnerArgsError, runnerOptionsFromArgs } from "../../node/simulator/ai-runner/runner-args.ts";
+import { startAiRunnerSimulator } from "../../simulator/ai-runner/runner.ts";
+import { RunnerArgsError, runnerOptionsFromArgs } from "../../simulator/ai-runner/runner-args.ts";
 import { type Command, UsageError } from "../command.ts";
 
 const usage = `Usage: livepeer-operator ai-runner-sim [options]

@@ -1,10 +1,10 @@
 import { parseArgs } from "node:util";
 import { formatEther } from "ethers";
-import { AmountError, negativeAmountOption, parseEthAmount } from "../../node/devnet/amounts.ts";
-import { ChainActionError } from "../../node/devnet/chain-connection.ts";
-import { contractAt } from "../../node/devnet/deploy.ts";
-import { read } from "../../node/devnet/transact.ts";
-import { runProtocolTx, TX_OPTIONS, TX_OPTIONS_USAGE, TxUsageError } from "../../node/devnet/tx-command.ts";
+import { AmountError, negativeAmountOption, parseEthAmount } from "../../devnet/amounts.ts";
+import { ChainActionError } from "../../devnet/chain-connection.ts";
+import { contractAt } from "../../devnet/deploy.ts";
+import { read } from "../../devnet/transact.ts";
+import { runProtocolTx, TX_OPTIONS, TX_OPTIONS_USAGE, TxUsageError } from "../../devnet/tx-command.ts";
 import { type Command, UsageError } from "../command.ts";
 
 const usage = `Usage: livepeer-operator deposit --deposit ETH --reserve ETH [options]

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { formatEther } from "ethers";
-import { AmountError, negativeAmountOption, parseEthAmount } from "../../node/devnet/amounts.ts";
+import { AmountError, negativeAmountOption, parseEthAmount } from "../../devnet/amounts.ts";
 import {
   type AccountPlan,
   DEFAULT_ACCOUNT_PLAN,
@@ -11,8 +11,8 @@ import {
   devnetUp,
   formatDevnetStatus,
   readDevnetStatus,
-} from "../../node/devnet/index.ts";
-import { isAlive } from "../../node/devnet/processes.ts";
+} from "../../devnet/index.ts";
+import { isAlive } from "../../devnet/processes.ts";
 import { type Command, UsageError } from "../command.ts";
 import {
   DEVNET_ACTIONS,

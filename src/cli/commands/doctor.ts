@@ -3,6 +3,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { getAddress, isAddress, parseEther } from "ethers";
+import { readDeployments } from "../../devnet/deployment-record.ts";
 import {
   CHAIN_HEALTH_FINDINGS,
   type ChainCondition,
@@ -17,7 +18,6 @@ import {
   parseRpcUrl,
   RpcUrlError,
 } from "../../node/chain/index.ts";
-import { readDeployments } from "../../node/devnet/deployment-record.ts";
 import type { Finding } from "../../node/diagnosis/types.ts";
 import { type Command, UsageError } from "../command.ts";
 

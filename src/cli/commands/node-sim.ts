@@ -1,10 +1,10 @@
 // `livepeer-operator node-sim <go-livepeer flags>`: runs the node simulator in the foreground, as
 // the real `livepeer` binary would run with those flags (go-livepeer cannot run on our machines).
 import { parseArgs } from "node:util";
-import { formatGlog } from "../../node/simulator/glog.ts";
-import type { RoleTimings } from "../../node/simulator/role-parts.ts";
-import { durationMs, loadScenario, type Scenario } from "../../node/simulator/scenario.ts";
-import { NodeStartError, startNodeSimulator } from "../../node/simulator/simulator.ts";
+import { formatGlog } from "../../simulator/glog.ts";
+import type { RoleTimings } from "../../simulator/role-parts.ts";
+import { durationMs, loadScenario, type Scenario } from "../../simulator/scenario.ts";
+import { NodeStartError, startNodeSimulator } from "../../simulator/simulator.ts";
 import { type Command, UsageError } from "../command.ts";
 
 const usage = `Usage: livepeer-operator node-sim [simulator options] <go-livepeer flags...>

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type NodeSimulator, startNodeSimulator } from "../../node/simulator/simulator.ts";
+import { type NodeSimulator, startNodeSimulator } from "../../simulator/simulator.ts";
 import { main } from "../main.ts";
 
 const running: NodeSimulator[] = [];

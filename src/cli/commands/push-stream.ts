@@ -10,9 +10,9 @@ import {
   loadKubeConfig,
   Pods,
 } from "../../kube/index.ts";
+import { pushStream } from "../../media/push-stream.ts";
+import { publishRtmp } from "../../media/rtmp/publisher.ts";
 import { DEFAULT_PORTS } from "../../node/config/addresses.ts";
-import { pushStream } from "../../node/media/push-stream.ts";
-import { publishRtmp } from "../../node/media/rtmp/publisher.ts";
 import { GATEWAY_HTTP_PORT } from "../../schema/gateway.ts";
 import { Gateways } from "../../schema/resources.ts";
 import { type Command, UsageError } from "../command.ts";

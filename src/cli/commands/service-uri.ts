@@ -1,9 +1,9 @@
 import { parseArgs } from "node:util";
 import { getAddress, isAddress } from "ethers";
-import { ChainActionError, connectChain, locateContract } from "../../node/devnet/chain-connection.ts";
-import { contractAt } from "../../node/devnet/deploy.ts";
-import { ServiceUriError, validateServiceURI } from "../../node/devnet/service-uri.ts";
-import { read } from "../../node/devnet/transact.ts";
+import { ChainActionError, connectChain, locateContract } from "../../devnet/chain-connection.ts";
+import { contractAt } from "../../devnet/deploy.ts";
+import { ServiceUriError, validateServiceURI } from "../../devnet/service-uri.ts";
+import { read } from "../../devnet/transact.ts";
 import {
   addressOfKeystore,
   resolveAccountFiles,
@@ -14,7 +14,7 @@ import {
   TX_OPTIONS_USAGE,
   type TxOptionValues,
   TxUsageError,
-} from "../../node/devnet/tx-command.ts";
+} from "../../devnet/tx-command.ts";
 import { type Command, UsageError } from "../command.ts";
 
 const usage = `Usage: livepeer-operator service-uri set <uri> [options]

@@ -5,7 +5,6 @@ import { createServer, type Server } from "node:http";
 import { createSecureServer } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { selfSignedCertificate } from "../../node/simulator/tls-certificate.ts";
 import { CertificatePins, NodeConnection } from "../../node/wire/connection.ts";
 import { frameMessage, GRPC_CONTENT_TYPE, unframeMessage } from "../../node/wire/grpc.ts";
 import { ephemeralIdentity } from "../../node/wire/identity.ts";
@@ -15,6 +14,7 @@ import {
   type MessageInput,
   type OrchestratorRequestMessage,
 } from "../../node/wire/messages.ts";
+import { selfSignedCertificate } from "../../simulator/tls-certificate.ts";
 import { readNode } from "./node-reading.ts";
 import type { NodeTarget } from "./target.ts";
 

@@ -3,7 +3,7 @@
 // and the same bytes and values as ethers' coder with the full artifact ABI.
 import { AbiCoder, type Fragment, type FunctionFragment, Interface, id, type ParamType } from "ethers";
 import { describe, expect, it } from "vitest";
-import { loadArtifact } from "../devnet/artifacts.ts";
+import { loadArtifact } from "../../devnet/artifacts.ts";
 import {
   AbiDecodeError,
   BONDING_MANAGER,

@@ -7,12 +7,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import {
+  type NodeSimulator,
+  type NodeSimulatorOptions,
+  startNodeSimulator,
+} from "../../simulator/simulator.ts";
+import {
   gpuMemoryHigh,
   paymentCreateErrorsRising,
   sessionLimitReached,
   videoOnlyOrchestrator,
 } from "../diagnosis/evaluators.ts";
-import { type NodeSimulator, type NodeSimulatorOptions, startNodeSimulator } from "../simulator/simulator.ts";
 import { CertificatePins, NodeConnection } from "../wire/connection.ts";
 import { ANONYMOUS } from "../wire/identity.ts";
 import {

@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
-import { freePort, isAlive, stopPid } from "../../../src/node/devnet/processes.ts";
-import type { DevnetState } from "../../../src/node/devnet/state.ts";
+import { freePort, isAlive, stopPid } from "../../../src/devnet/processes.ts";
+import type { DevnetState } from "../../../src/devnet/state.ts";
 import { cli } from "./cli.ts";
 
 export interface DevnetBed {

@@ -16,7 +16,7 @@ import {
   type SimulatorFleet,
   startSimulatorFleet,
 } from "../../../src/dev/simulators.ts";
-import type { NodeSimulatorOptions } from "../../../src/node/simulator/index.ts";
+import type { NodeSimulatorOptions } from "../../../src/simulator/index.ts";
 import { startTestApi, type TestApi } from "../api-harness.ts";
 import { kubeConfig, kubectl, testNamespace } from "./cluster.ts";
 import { installCrds } from "./crds.ts";

@@ -1,0 +1,402 @@
+// An AI job through the simulated network: gateway -> orchestrator (-aiWorker, aiModels.json with
+// url + token) -> AI runner, all on loopback, every process stopped after each test.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { readNetworkCapabilities } from "../../node/client/network-capabilities.ts";
+import { readSolidPng } from "../ai-runner/png.ts";
+import { type AiRunnerOptions, type AiRunnerSimulator, startAiRunnerSimulator } from "../ai-runner/runner.ts";
+import {
+  type NodeSimulator,
+  type NodeSimulatorOptions,
+  type NodeStartError,
+  startNodeSimulator,
+} from "../simulator.ts";
+import { getOrchestrator, serviceFetch } from "../testing/wire.ts";
+
+const stoppers: (() => Promise<void>)[] = [];
+
+/** A port nothing listens on (bound and released at once). */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+afterEach(async () => {
+  await Promise.all(stoppers.splice(0).map((stop) => stop()));
+});
+const dir = mkdtempSync(path.join(tmpdir(), "ai-sim-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const PORTS = ["-cliAddr=127.0.0.1:0", "-httpAddr=127.0.0.1:0"];
+const MODEL = "stabilityai/sd-turbo";
+
+async function runner(options: Partial<AiRunnerOptions> = {}) {
+  const lines: string[] = [];
+  const r: AiRunnerSimulator = startAiRunnerSimulator({
+    pipeline: "text-to-image",
+    modelId: MODEL,
+    port: 0,
+    token: "runner-token",
+    log: (l) => lines.push(l),
+    ...options,
+  });
+  stoppers.push(() => r.stop());
+  return { runner: r, url: await r.listening, lines };
+}
+
+function aiModels(entries: object[]): string {
+  const file = path.join(dir, `aiModels-${Math.random().toString(16).slice(2)}.json`);
+  writeFileSync(file, JSON.stringify(entries));
+  return file;
+}
+
+async function node(argv: string[], extra: Partial<NodeSimulatorOptions> = {}) {
+  const lines: string[] = [];
+  const sim: NodeSimulator = await startNodeSimulator({ argv, log: (l) => lines.push(l), ...extra });
+  stoppers.push(() => sim.stop());
+  return { sim, lines };
+}
+
+const orchestrator = (extra: string[]) =>
+  node([
+    "-orchestrator",
+    "-serviceAddr=127.0.0.1:8935",
+    "-startupAvailabilityCheck=false",
+    ...PORTS,
+    ...extra,
+  ]);
+
+const gateway = (orchs: NodeSimulator[], extra: string[] = []) =>
+  node([
+    "-gateway",
+    ...PORTS,
+    "-rtmpAddr=127.0.0.1:0",
+    `-orchAddr=${orchs.map((o) => o.urls.http).join(",")}`,
+    ...extra,
+  ]);
+
+const textToImage = (gatewayUrl: string, body: object) =>
+  fetch(`${gatewayUrl}/text-to-image`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+
+describe("AI through the simulated network", () => {
+  it("a text-to-image request through gateway -> orchestrator -> runner returns a PNG", async () => {
+    const r = await runner();
+    const models = aiModels([
+      {
+        pipeline: "text-to-image",
+        model_id: MODEL,
+        url: r.url,
+        token: "runner-token",
+        capacity: 2,
+        warm: true,
+      },
+    ]);
+    const orch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
+    const gw = await gateway([orch.sim]);
+
+    const res = await textToImage(gw.sim.urls.http!, {
+      prompt: "a red fox",
+      model_id: MODEL,
+      width: 32,
+      height: 16,
+      seed: 3,
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { images: { url: string; seed: number; nsfw: boolean }[] };
+    expect(body.images).toEqual([
+      { nsfw: false, seed: 3, url: expect.stringMatching(/^\/stream\/[0-9a-f]{8}\/[0-9a-f]{8}\.png$/) },
+    ]);
+    const image = await fetch(`${gw.sim.urls.http}${body.images[0]!.url}`);
+    expect(image.headers.get("content-type")).toBe("image/png");
+    expect(readSolidPng(Buffer.from(await image.arrayBuffer()))).toMatchObject({ width: 32, height: 16 });
+
+    expect(
+      orch.lines.some((l) =>
+        / INFO Starting external container name=text-to-image_stabilityai-sd-turbo_http:\/\/127\.0\.0\.1:\d+ modelID=stabilityai\/sd-turbo$/.test(
+          l,
+        ),
+      ),
+    ).toBe(true);
+    expect(
+      orch.lines.some((l) =>
+        /Processed request id=[0-9a-f]{8} cap=Text to image modelID=stabilityai\/sd-turbo took=/.test(l),
+      ),
+    ).toBe(true);
+    expect(
+      gw.lines.some((l) =>
+        /request_id=[0-9a-f]{8} capability=Text to image model_id=stabilityai\/sd-turbo Processed AI request/.test(
+          l,
+        ),
+      ),
+    ).toBe(true);
+  });
+
+  it("the orchestrator advertises its runners' models (capacity, runner version) only with -aiWorker", async () => {
+    const r = await runner({ version: "0.14.2" });
+    const models = aiModels([
+      { pipeline: "text-to-image", model_id: MODEL, url: r.url, token: "runner-token", capacity: 3 },
+    ]);
+    const ai = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
+    const info = await getOrchestrator(ai.sim.urls.http!);
+    expect(info.capabilities?.capacities["27"]).toBe(3);
+    expect(info.capabilities?.constraints?.PerCapability["27"]).toEqual({
+      models: { [MODEL]: { warm: false, capacity: 3, runnerVersion: "0.14.2", capacityInUse: 0 } },
+    });
+    const caps = (await (await fetch(`${ai.sim.urls.cli}/getNetworkCapabilities`)).json()) as {
+      orchestrators: { capabilities: { constraints: { PerCapability: Record<string, unknown> } } }[];
+    };
+    expect(Object.keys(caps.orchestrators[0]!.capabilities.constraints.PerCapability)).toEqual(["27"]);
+
+    const withoutWorker = await orchestrator([`-aiModels=${models}`]);
+    const plain = await getOrchestrator(withoutWorker.sim.urls.http!);
+    expect(plain.capabilities?.constraints?.PerCapability).toEqual({});
+  });
+
+  it("refuses as the node does when no orchestrator in the pool offers the model: 503 Service Unavailable Error", async () => {
+    const r = await runner();
+    const models = aiModels([
+      { pipeline: "text-to-image", model_id: MODEL, url: r.url, token: "runner-token" },
+    ]);
+    const aiOrch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
+    const videoOrch = await orchestrator(["-transcoder"]);
+
+    const videoOnly = await gateway([videoOrch.sim]);
+    const refused = await textToImage(videoOnly.sim.urls.http!, { prompt: "x", model_id: MODEL });
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toEqual({ error: { message: "Service Unavailable Error" } });
+    expect(
+      videoOnly.lines.some((l) =>
+        /model_id=stabilityai\/sd-turbo Error with API code=503 err=no orchestrators available$/.test(l),
+      ),
+    ).toBe(true);
+
+    const otherModel = await gateway([aiOrch.sim]);
+    expect(
+      (await textToImage(otherModel.sim.urls.http!, { prompt: "x", model_id: "ByteDance/SDXL-Lightning" }))
+        .status,
+    ).toBe(503);
+
+    const both = await gateway([videoOrch.sim, aiOrch.sim]);
+    expect(
+      (await textToImage(both.sim.urls.http!, { prompt: "x", model_id: MODEL, width: 8, height: 8 })).status,
+    ).toBe(200);
+  });
+
+  it("the gateway's /getNetworkCapabilities shows which pool orchestrators offer which models", async () => {
+    const r = await runner();
+    const models = aiModels([
+      { pipeline: "text-to-image", model_id: MODEL, url: r.url, token: "runner-token", capacity: 2 },
+    ]);
+    const aiOrch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
+    const videoOrch = await orchestrator(["-transcoder"]);
+    const gw = await gateway([aiOrch.sim, videoOrch.sim]);
+    const network = await readNetworkCapabilities(gw.sim.urls.cli);
+    expect(network.simulated).toBe(true);
+    expect(network.capabilityNames[27]).toBe("Text to image");
+    const byUrl = Object.fromEntries(network.orchestrators.map((o) => [o.localAddress, o.capabilities]));
+    expect(byUrl[aiOrch.sim.urls.http!]?.aiModels).toEqual([
+      { capability: 27, modelId: MODEL, warm: false, capacity: 2, capacityInUse: 0 },
+    ]);
+    expect(byUrl[videoOrch.sim.urls.http!]?.aiModels).toEqual([]);
+    expect(byUrl[videoOrch.sim.urls.http!]?.ids).toContain(0);
+  });
+
+  it("a video-only orchestrator answers an AI job 503 insufficient capacity (silently, for the gateway)", async () => {
+    const videoOrch = await orchestrator(["-transcoder"]);
+    const res = await serviceFetch(`${videoOrch.sim.urls.http}/text-to-image`, {
+      method: "POST",
+      body: JSON.stringify({ prompt: "x", model_id: MODEL }),
+    });
+    expect(res.status).toBe(503);
+    expect(await res.text()).toBe("insufficient capacity\n");
+    expect(
+      videoOrch.lines.some((l) =>
+        /clientIP=127\.0\.0\.1 Insufficient capacity for pipeline=text-to-image modelID=stabilityai\/sd-turbo$/.test(
+          l,
+        ),
+      ),
+    ).toBe(true);
+  });
+
+  it("an orchestrator takes at most `capacity` jobs of a model at once: the next gets 503 insufficient capacity", async () => {
+    const r = await runner({ inferenceMs: 400 });
+    const models = aiModels([
+      { pipeline: "text-to-image", model_id: MODEL, url: r.url, token: "runner-token", capacity: 1 },
+    ]);
+    const orch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
+    const job = () =>
+      serviceFetch(`${orch.sim.urls.http}/text-to-image`, {
+        method: "POST",
+        body: JSON.stringify({ prompt: "x", model_id: MODEL, width: 8, height: 8 }),
+      }).then((res) => res.status);
+    const first = job();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await job()).toBe(503);
+    expect(await first).toBe(200);
+    expect(await job()).toBe(200);
+  });
+
+  it("a wrong token in aiModels.json: the runner refuses it and the gateway finds no orchestrator left", async () => {
+    const r = await runner();
+    const models = aiModels([
+      { pipeline: "text-to-image", model_id: MODEL, url: r.url, token: "stale-token" },
+    ]);
+    const orch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
+    const direct = await serviceFetch(`${orch.sim.urls.http}/text-to-image`, {
+      method: "POST",
+      body: JSON.stringify({ prompt: "x", model_id: MODEL }),
+    });
+    expect(direct.status).toBe(500);
+    expect(await direct.text()).toBe("text-to-image container returned 401: Invalid bearer token.\n");
+    const gw = await gateway([orch.sim]);
+    expect((await textToImage(gw.sim.urls.http!, { prompt: "x", model_id: MODEL })).status).toBe(503);
+    expect(
+      gw.lines.some(
+        (l) =>
+          l.includes("Error submitting request modelID=stabilityai/sd-turbo try=1") &&
+          l.includes("err=text-to-image container returned 401: Invalid bearer token."),
+      ),
+    ).toBe(true);
+  });
+
+  it("a runner out of GPU memory: its CUDA line in its log, the orchestrator answers 500 with the runner's message", async () => {
+    const r = await runner({ oomAfter: 0 });
+    const models = aiModels([
+      { pipeline: "text-to-image", model_id: MODEL, url: r.url, token: "runner-token" },
+    ]);
+    const orch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
+    const res = await serviceFetch(`${orch.sim.urls.http}/text-to-image`, {
+      method: "POST",
+      body: JSON.stringify({ prompt: "x", model_id: MODEL }),
+    });
+    expect(res.status).toBe(500);
+    expect(await res.text()).toBe(
+      "text-to-image container returned 500: Out of memory error. Try reducing output image resolution.\n",
+    );
+    expect(r.lines.some((l) => l.includes("message=TextToImage pipeline error: CUDA out of memory."))).toBe(
+      true,
+    );
+  });
+
+  it("the orchestrator waits for a cold runner before it binds its ports, and gives up as the node does", async () => {
+    const port = await freePort();
+    const t0 = Date.now();
+    const cold = startAiRunnerSimulator({
+      pipeline: "text-to-image",
+      modelId: MODEL,
+      port,
+      coldStartMs: 1200,
+      log: () => {},
+    });
+    stoppers.push(() => cold.stop());
+    const models = aiModels([
+      { pipeline: "text-to-image", model_id: MODEL, url: `http://127.0.0.1:${port}` },
+    ]);
+    const orch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1200);
+    expect((await serviceFetch(`${orch.sim.urls.http}/healthz`)).status).toBe(200);
+
+    const nobodyPort = await freePort();
+    const nobody = aiModels([
+      { pipeline: "text-to-image", model_id: MODEL, url: `http://127.0.0.1:${nobodyPort}` },
+    ]);
+    const lines: string[] = [];
+    const err = await startNodeSimulator({
+      argv: [
+        "-orchestrator",
+        "-serviceAddr=127.0.0.1:8935",
+        "-startupAvailabilityCheck=false",
+        ...PORTS,
+        "-aiWorker",
+        `-aiModels=${nobody}`,
+      ],
+      log: (l) => lines.push(l),
+      aiRunnerTimeoutMs: 1200,
+    }).then(
+      (sim) => {
+        stoppers.push(() => sim.stop());
+        throw new Error("expected the orchestrator to give up on its runner");
+      },
+      (e: NodeStartError) => e,
+    );
+    expect(err.exitCode).toBe(1);
+    const refused = `Get "http://127.0.0.1:${nobodyPort}/health": dial tcp 127.0.0.1:${nobodyPort}: connect: connection refused`;
+    expect(
+      lines.some((l) =>
+        l.endsWith(
+          `Error AI worker warming text-to-image container: timed out waiting for runner: ${refused}`,
+        ),
+      ),
+    ).toBe(true);
+  });
+
+  it("applies -maxPricePerCapability: an orchestrator above the cap is skipped", async () => {
+    const r = await runner();
+    const models = aiModels([
+      {
+        pipeline: "text-to-image",
+        model_id: MODEL,
+        url: r.url,
+        token: "runner-token",
+        price_per_unit: 5000,
+        pixels_per_unit: 1,
+      },
+    ]);
+    const orch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
+    const cheap = JSON.stringify({
+      capabilities_prices: [{ pipeline: "text-to-image", model_id: MODEL, price_per_unit: 100 }],
+    });
+    const capped = await gateway([orch.sim], [`-maxPricePerCapability=${cheap}`]);
+    expect(
+      capped.lines.some((l) =>
+        l.includes(
+          "Maximum price per unit set to 100.000 wei for capability=text-to-image model_id=stabilityai/sd-turbo",
+        ),
+      ),
+    ).toBe(true);
+    expect(
+      (await textToImage(capped.sim.urls.http!, { prompt: "x", model_id: MODEL, width: 8, height: 8 }))
+        .status,
+    ).toBe(503);
+
+    const enough = JSON.stringify({
+      capabilities_prices: [{ pipeline: "text-to-image", price_per_unit: 5000 }],
+    });
+    const ok = await gateway([orch.sim], [`-maxPricePerCapability=${enough}`]);
+    expect(
+      (await textToImage(ok.sim.urls.http!, { prompt: "x", model_id: MODEL, width: 8, height: 8 })).status,
+    ).toBe(200);
+  });
+
+  it("refuses -aiWorker without -aiModels with the node's words", async () => {
+    const lines: string[] = [];
+    const err = await startNodeSimulator({
+      argv: [
+        "-orchestrator",
+        "-serviceAddr=127.0.0.1:8935",
+        "-startupAvailabilityCheck=false",
+        ...PORTS,
+        "-aiWorker",
+      ],
+      log: (l) => lines.push(l),
+    }).then(
+      (sim) => {
+        stoppers.push(() => sim.stop());
+        throw new Error("expected a refusal");
+      },
+      (e: NodeStartError) => e,
+    );
+    expect(err.message).toMatch(/^The '-aiWorker' flag was set, but no model configuration was provided/);
+  });
+});

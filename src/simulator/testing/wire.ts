@@ -1,0 +1,66 @@
+// Test helpers: ask a simulated orchestrator over the node's wire protocol (gRPC over TLS), as a
+// gateway does, with a connection opened and closed per call.
+import { NodeConnection } from "../../node/wire/connection.ts";
+import type { OrchestratorInfoMessage } from "../../node/wire/messages.ts";
+
+/** GetOrchestrator as `address` (0x..., unsigned: the simulator does not check signatures yet). */
+export async function getOrchestrator(
+  serviceUrl: string,
+  address?: string,
+): Promise<OrchestratorInfoMessage> {
+  const connection = new NodeConnection(serviceUrl, "any");
+  try {
+    return await connection.call(
+      "GetOrchestrator",
+      {
+        type: "OrchestratorRequest",
+        value: { address: address ? Buffer.from(address.slice(2), "hex") : Buffer.alloc(0) },
+      },
+      "OrchestratorInfo",
+    );
+  } finally {
+    connection.close();
+  }
+}
+
+/** price_info as numbers, for short assertions. */
+export function priceOf(
+  info: OrchestratorInfoMessage,
+): { pricePerUnit: number; pixelsPerUnit: number } | undefined {
+  const p = info.priceInfo;
+  return p ? { pricePerUnit: Number(p.pricePerUnit), pixelsPerUnit: Number(p.pixelsPerUnit) } : undefined;
+}
+
+/** A plain request on the service port (TLS, HTTP/2). */
+export async function serviceRequest(
+  serviceUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: Buffer,
+) {
+  const connection = new NodeConnection(serviceUrl, "any");
+  try {
+    return await connection.request(method, path, headers, body);
+  } finally {
+    connection.close();
+  }
+}
+
+/** fetch's shape over the service port's TLS/HTTP/2 (GET, or POST with a body), for short tests. */
+export async function serviceFetch(
+  url: string,
+  init: { method?: string; body?: string } = {},
+): Promise<Response> {
+  const u = new URL(url);
+  const r = await serviceRequest(
+    u.origin,
+    init.method ?? "GET",
+    `${u.pathname}${u.search}`,
+    init.body === undefined ? {} : { "content-type": "application/json" },
+    init.body === undefined ? undefined : Buffer.from(init.body),
+  );
+  return new Response(r.status === 204 || r.status === 304 ? null : new Uint8Array(r.body), {
+    status: r.status,
+  });
+}
