@@ -125,7 +125,6 @@ export const OrchestratorStatusSchema = z
     lastRewardRound: statusFacts.lastRewardRound,
     pricePerUnit: statusFacts.pricePerUnit,
     pixelsPerUnit: statusFacts.pixelsPerUnit,
-    ticketParams: statusFacts.ticketParams,
     // AI (spec.ai)
     ai: AiStatusSchema.optional(),
     reward: RewardStatusSchema.optional(),

@@ -55,16 +55,6 @@ export const statusFacts = {
       'The price the node advertises per pixelsPerUnit pixels, as its GetOrchestrator answer says it (ticket overhead included): wei ("1000").',
     ),
   pixelsPerUnit: z.int().min(1).optional().describe("How many pixels pricePerUnit buys."),
-  ticketParams: z
-    .strictObject({
-      recipient: z.string().max(42).describe("The address the tickets pay (the orchestrator's)."),
-      faceValue: z.string().max(96).describe("Wei a winning ticket pays, as a decimal string."),
-      winProb: z.string().max(96).describe("A ticket's chance to win, out of 2^256, as a decimal string."),
-    })
-    .optional()
-    .describe(
-      "On chain: the ticket parameters the orchestrator offers in its GetOrchestrator answer (to an address of the operator's own).",
-    ),
   deposit: z
     .string()
     .max(96)

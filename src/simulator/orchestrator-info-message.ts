@@ -12,6 +12,7 @@ import type { NodeModel } from "./node-model.ts";
 import { advertisedPriceInfo } from "./orchestrator-price.ts";
 import type { SimulatorState } from "./state.ts";
 import type { TicketParamsSource } from "./ticket-params.ts";
+import { INSUFFICIENT_SENDER_RESERVE } from "./ticket-params.ts";
 
 const GIB = 1024 ** 3;
 export const SIMULATED_GPU = { name: "Simulated GPU", memoryTotal: 24 * GIB };
@@ -45,6 +46,8 @@ export async function orchestratorInfoMessage(
         rational(price.pricePerUnit, price.pixelsPerUnit),
       );
     } catch (err) {
+      // The node refuses an asker it cannot quote (pm/recipient.go): so does the simulator.
+      if ((err as Error).message === INSUFFICIENT_SENDER_RESERVE) throw err;
       source.onTicketError?.(err);
     }
   }

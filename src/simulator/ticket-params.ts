@@ -6,15 +6,18 @@
 // -maxFaceValue; the win probability makes each ticket worth -ticketEV; the parameters expire 40
 // blocks after the head (paramsExpirationBlock) and carry the current round and its block hash
 // (RoundsManager.currentRound, blockHashForRound). recipientRandHash commits to an HMAC of the
-// parameters under a secret made at start, as the node's. Where the node would refuse (a reserve
-// share below the ticket EV: errInsufficientSenderReserve) the simulator still answers, and says
-// so in its log once.
+// parameters under a secret made at start, as the node's. Where the node refuses (a reserve share
+// below the ticket EV: errInsufficientSenderReserve, an empty sender being the zero address with
+// no reserve) GetOrchestrator fails with the node's words, "insufficient sender reserve".
 import { createHmac, randomBytes } from "node:crypto";
 import { getBytes, keccak256 } from "ethers";
 import type { Rational } from "../node/pricing/rational.ts";
 import { TX_COST_MULTIPLIER } from "../node/pricing/ticket-overhead.ts";
 import { bigIntToBytes, type MessageInput } from "../node/wire/messages.ts";
 import type { SimulatedEthClient } from "./chain-client.ts";
+
+/** pm/recipient.go errInsufficientSenderReserve: what GetOrchestrator answers an unfunded sender. */
+export const INSUFFICIENT_SENDER_RESERVE = "insufficient sender reserve";
 
 /** pm/recipient.go paramsExpirationBlock. */
 const PARAMS_EXPIRATION_BLOCKS = 40n;
@@ -51,7 +54,6 @@ export class TicketParamsSource {
   readonly #warn: (message: string) => void;
   #view: { at: number; value: Promise<ChainView> } | undefined;
   readonly #reserves = new Map<string, { at: number; value: Promise<bigint> }>();
-  #warned = false;
 
   constructor(eth: SimulatedEthClient, settings: TicketSettings, warn: (message: string) => void) {
     this.#eth = eth;
@@ -70,15 +72,10 @@ export class TicketParamsSource {
     if (price.num > 0n) {
       faceValue = view.gasPrice * redeemGas * TX_COST_MULTIPLIER;
       if (faceValue < ev) faceValue = ev * EV_MULTIPLIER;
-      const maxFloat = sender.length === 20 ? await this.#maxFloat(sender, view.poolSize) : undefined;
+      const maxFloat = sender.length === 20 ? await this.#maxFloat(sender, view.poolSize) : 0n;
       if (maxFloat !== undefined && faceValue > maxFloat) faceValue = maxFloat;
       if (maxFaceValue > 0n && faceValue > maxFaceValue) faceValue = maxFaceValue;
-      if (faceValue < ev && !this.#warned) {
-        this.#warned = true;
-        this.#warn(
-          `Simulated: a gateway's reserve share (${faceValue} wei) is below the ticket EV (${ev} wei): the node would refuse it with "insufficient sender reserve"; the simulator answers anyway`,
-        );
-      }
+      if (faceValue < ev) throw new Error(INSUFFICIENT_SENDER_RESERVE);
     }
     const winProb = winProbFor(faceValue, ev);
     const expirationBlock = view.blockNumber + PARAMS_EXPIRATION_BLOCKS;

@@ -14,6 +14,7 @@ import type { Manager } from "../../src/controller/runtime/index.ts";
 import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
 import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
+import { ensureGatewaySdk, GATEWAY_DRIVER } from "../../src/dev/python/environment.ts";
 import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
 import { deployerWallet, roleWallet } from "../../src/devnet/accounts.ts";
 import { contractAt } from "../../src/devnet/deploy.ts";
@@ -187,6 +188,27 @@ describe("reward assurance on a devnet", () => {
     expect(o.status?.reward?.lastAttemptRound).toBe(o.status?.lastRewardRound);
     expect(o.status?.reward?.lastError).toBeUndefined();
     await untilEvent("orch-a", "RewardCalled");
+  });
+
+  it("on chain, an orchestrator quotes over gRPC/TLS only an asker with reserve: the controller's own address has none, so it reads the node as reachable with no advertised price, and the SDK without a signer is refused alike", async () => {
+    const o = await orchestrators.until(
+      "orch-a",
+      (x) =>
+        condition(x, "NodeReachable")?.status === "True" &&
+        (condition(x, "NodeReachable")?.message ?? "").includes("/net.Orchestrator/GetOrchestrator"),
+      60_000,
+    );
+    // No price made up: gateways compare with the configured one (spec, with the nominal overhead).
+    expect(o.status?.pricePerUnit).toBeUndefined();
+
+    const sdk = await ensureGatewaySdk(() => {});
+    const pod = await client.get<KubeObject & { status?: { podIP?: string } }>(Pods, ns.name, "orch-a-0");
+    const r = await sdk.run(GATEWAY_DRIVER, ["orch-info", "--url", `https://${pod.status?.podIP}:8935`], {
+      timeoutMs: 60_000,
+    });
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(1);
+    // The node's own words, through the SDK's error (a signer's funded address is the way: #30).
+    expect((JSON.parse(r.stdout) as { error: string }).error).toMatch(/insufficient sender reserve/);
   });
 
   it("a call the node cannot pay for (no gas) is RewardFailed with the node's answer; funded, it succeeds", async () => {

@@ -2,8 +2,9 @@
 // real control plane: the project installs Python >= 3.12 and the SDK on first use (cached), and
 // the SDK's own discover_orchestrators, pointed at a Gateway's discovery hook (the URL the
 // Gateway's node gets as -orchWebhookUrl), lists exactly the orchestrators the Gateway's status
-// names, as they change. get_orch_info is not tested yet: the simulated orchestrators do not
-// speak gRPC/TLS (issue 29, deliverable 1); the driver's orch-info is ready for it.
+// names, as they change; and the SDK's get_orch_info (gRPC over TLS, trusting the orchestrator's
+// self-signed certificate on first use) returns from each what its Orchestrator's status says,
+// which the controller read the same way.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { waitFor } from "../../src/dev/cluster/process.ts";
@@ -184,6 +185,41 @@ describe("the official Python gateway SDK as a client of the operator", () => {
     const g = await client.get<StoredGateway>(Gateways, ns(), "gw-py");
     expect((g.status?.orchestrators ?? []).map((o) => o.name)).toEqual(["py-a"]);
     expect(fromSdk).toEqual(await statusAddresses("gw-py"));
+  });
+
+  it("get_orch_info on each discovered orchestrator returns the price and capabilities its Orchestrator's status says", async () => {
+    const url = await orchWebhookUrl("gw-py");
+    const { fromSdk } = await untilSdkMatchesStatus("gw-py", url, 1);
+    const o = await orchestrators.until("py-a", (x) => x.status?.pricePerUnit !== undefined);
+    for (const address of fromSdk) {
+      const { code, json } = await driver(["orch-info", "--url", address]);
+      expect(code, JSON.stringify(json)).toBe(0);
+      const info = json.orchestratorInfo as {
+        transcoder: string;
+        price_info?: { pricePerUnit?: string; pixelsPerUnit?: string };
+        capabilities?: { bitstring?: string[]; version?: string };
+        auth_token?: { session_id?: string };
+      };
+      // The service URI it advertises (-serviceAddr, as its status says), not the address dialled.
+      expect(info.transcoder).toBe(`https://${o.status!.serviceAddr}`);
+      // The price the controller read over the same protocol (an int64 is a string in protobuf's JSON).
+      expect(info.price_info).toEqual({
+        pricePerUnit: o.status!.pricePerUnit,
+        pixelsPerUnit: String(o.status!.pixelsPerUnit),
+      });
+      // Video capabilities (H.264 is bit 0), and the stand-in says what it is in its version.
+      expect(BigInt(info.capabilities?.bitstring?.[0] ?? "0") & 1n).toBe(1n);
+      expect(info.capabilities?.version).toMatch(/\+simulated$/);
+      expect(info.auth_token?.session_id).toMatch(/.+/);
+    }
+  });
+
+  it("get_orch_info against a port that is not an orchestrator's service port fails with the SDK's error", async () => {
+    // The Gateway's node hook URL: plain HTTP, not TLS.
+    const hook = new URL(await orchWebhookUrl("gw-py"));
+    const { code, json } = await driver(["orch-info", "--url", `https://${hook.host}`]);
+    expect(code).toBe(1);
+    expect(json.type).toMatch(/OrchestratorRpcError|Error/);
   });
 
   it("a discovery URL with a wrong token: the SDK reports the hook's 404 and the driver exits 1", async () => {

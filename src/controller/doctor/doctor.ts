@@ -490,8 +490,7 @@ function fingerprint(r: DoctorReport): string {
       x.failed?.reason,
       x.failed?.message,
       x.price,
-      // Not the expiration block: it moves with the chain, and is not shown.
-      x.ticketParams && [x.ticketParams.recipient, x.ticketParams.faceValue, x.ticketParams.winProb],
+      x.withheld,
       x.health,
     ]),
     r.findings,

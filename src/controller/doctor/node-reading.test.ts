@@ -203,12 +203,29 @@ describe("reading an orchestrator", () => {
     const third = await readNode(o.target, { timeoutMs: 3_000, service });
     o.connection.close();
     expect(second.failed).toBeUndefined();
-    expect(second).toMatchObject({ atCapacity: true, price: first.price, capabilities: first.capabilities });
+    expect(second).toMatchObject({
+      withheld: "at capacity",
+      price: first.price,
+      capabilities: first.capabilities,
+    });
     expect(second.answered).toContain("/net.Orchestrator/GetOrchestrator");
     // Without an earlier reading there is nothing to keep, and still no failure.
-    expect(third).toMatchObject({ atCapacity: true });
+    expect(third).toMatchObject({ withheld: "at capacity" });
     expect(third.failed).toBeUndefined();
     expect(third.price).toBeUndefined();
+  });
+
+  it("on chain, a node that will not quote an asker without reserve answers, and no price is made up", async () => {
+    const o = await orchestrator({}, () => ({ status: 2, message: "insufficient sender reserve" }));
+    const r = await readNode(o.target, {
+      timeoutMs: 3_000,
+      service: { connection: o.connection, identity: ephemeralIdentity() },
+    });
+    o.connection.close();
+    expect(r.failed).toBeUndefined();
+    expect(r).toMatchObject({ withheld: "no reserve for the asker" });
+    expect(r.price).toBeUndefined();
+    expect(r.ticketParams).toBeUndefined();
   });
 
   it("a service port that does not speak TLS is named as such", async () => {

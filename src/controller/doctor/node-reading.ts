@@ -46,8 +46,11 @@ export interface NodeReading {
   price?: { pricePerUnit: string; pixelsPerUnit: number };
   /** On chain: the ticket parameters its orchestrator info carries. */
   ticketParams?: TicketParams;
-  /** The orchestrator refused GetOrchestrator for being at its session limit (what it advertises is the last read's). */
-  atCapacity?: boolean;
+  /**
+   * Why the orchestrator answered GetOrchestrator with a refusal instead of its info: "at capacity"
+   * or "no reserve for the asker" (what it advertises is then the last read's, if any).
+   */
+  withheld?: "at capacity" | "no reserve for the asker";
   /** An AI runner's /health status (OK, IDLE, LOADING, ERROR). */
   health?: string;
 }
@@ -73,11 +76,13 @@ function failure(err: unknown, url: string, endpoint: string): EndpointFailureIn
 
 const notServed = (err: unknown) => err instanceof NodeEndpointError && err.status === 404;
 
-/** The node's refusal at its session limit (gRPC UNKNOWN "...: OrchestratorCapped"). */
-const atCapacity = (err: unknown) =>
-  err instanceof NodeEndpointError &&
-  err.reason === "grpc-status" &&
-  /\bOrchestratorCapped\b/.test(err.message);
+/** A refusal that says the node is there and chose not to tell (the node's own error texts). */
+function withheld(err: unknown): NodeReading["withheld"] {
+  if (!(err instanceof NodeEndpointError) || err.reason !== "grpc-status") return undefined;
+  if (/\bOrchestratorCapped\b/.test(err.message)) return "at capacity";
+  if (/insufficient sender reserve/.test(err.message)) return "no reserve for the asker";
+  return undefined;
+}
 
 function carryOver(reading: NodeReading, previous: NodeReading | undefined): void {
   if (!previous) return;
@@ -146,11 +151,14 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
           }
         },
         (err) => {
-          // A full orchestrator refuses GetOrchestrator (core/orchestrator.go CheckCapacity), as it
-          // refuses gateways: it answers, so it is no failure; what it advertised stays as last read.
-          if (atCapacity(err)) {
+          // The node answered and refused to say: at its session limit (core/orchestrator.go
+          // CheckCapacity, as it refuses gateways then), or on chain to an asker with no reserve
+          // (pm/recipient.go, errInsufficientSenderReserve: the controller's own address holds
+          // none). It is reachable; what it advertised stays as last read, if ever.
+          const why = withheld(err);
+          if (why) {
             reading.answered.push(GET_ORCHESTRATOR);
-            reading.atCapacity = true;
+            reading.withheld = why;
             carryOver(reading, options.previous);
             return;
           }

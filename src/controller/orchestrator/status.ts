@@ -130,7 +130,6 @@ export type OwnedStatus = Pick<
   | "lastRewardRound"
   | "pricePerUnit"
   | "pixelsPerUnit"
-  | "ticketParams"
   | "ai"
   | "reward"
   | "onchain"
@@ -187,24 +186,8 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
   };
 }
 
-/**
- * The price (and on chain the ticket parameters) the orchestrator's node advertises, once the
- * doctor has read its GetOrchestrator answer (gateways compare caps with the price).
- */
-function advertisedPrice(seen: Seen): Pick<OwnedStatus, "pricePerUnit" | "pixelsPerUnit" | "ticketParams"> {
-  const readings = seen.doctor?.report.readings ?? [];
-  const price = readings.find((r) => r.price)?.price;
-  const ticket = readings.find((r) => r.ticketParams)?.ticketParams;
-  return {
-    ...(price ? { pricePerUnit: price.pricePerUnit, pixelsPerUnit: price.pixelsPerUnit } : {}),
-    ...(ticket
-      ? {
-          ticketParams: {
-            recipient: ticket.recipient,
-            faceValue: ticket.faceValue,
-            winProb: ticket.winProb,
-          },
-        }
-      : {}),
-  };
+/** The price the orchestrator's node advertises, once the doctor has read it (gateways compare caps with it). */
+function advertisedPrice(seen: Seen): Pick<OwnedStatus, "pricePerUnit" | "pixelsPerUnit"> {
+  const price = seen.doctor?.report.readings.find((r) => r.price)?.price;
+  return price ? { pricePerUnit: price.pricePerUnit, pixelsPerUnit: price.pixelsPerUnit } : {};
 }
