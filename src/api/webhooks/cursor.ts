@@ -22,7 +22,7 @@ export function comparePositions(a: Position, b: Position): number {
  * an id as the listed objects have them (webhooks: Kubernetes names; log entries: UUIDs), so a
  * cursor needs no escaping in a URL. An empty cursor means the first page.
  */
-export const CURSOR_PATTERN = /^(?:[0-9]{1,15}_[a-z0-9.-]{0,253})?$/;
+export const CURSOR_PATTERN = /^([0-9]{1,15}_[a-z0-9.-]{0,253})?$/;
 
 export const CursorSchema = z
   .string()
