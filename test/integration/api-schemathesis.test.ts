@@ -3,7 +3,9 @@
 // fuzzing and stateful phases against /api/openapi.json on loopback with an admin token that may
 // publish events, and must report no failure. Bounded by examples per operation and a deadline.
 // A seeded webhook with one log entry (its target's name never resolves: `.invalid`) lets the log
-// entry operations reach past 404.
+// entry operations reach past 404. The fuzzer makes up webhook URLs (public IP literals among
+// them) and publishes events to them: the API runs with egress loopback-only, so each such
+// delivery is refused at connect time and logged as failed, and nothing but loopback is dialled.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -12,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureSchemathesis, type Schemathesis } from "../../src/dev/python-tools/schemathesis.ts";
 import { stopPid } from "../../src/process/pids.ts";
 import { call, installWebhookCrd, startTestApi, type TestApi } from "./api-harness.ts";
-import { testNamespace } from "./support/cluster.ts";
+import { kubectl, testNamespace } from "./support/cluster.ts";
 
 const MAX_EXAMPLES = Number(process.env.SCHEMATHESIS_MAX_EXAMPLES ?? 50);
 const SEED = process.env.SCHEMATHESIS_SEED ?? "20261127";
@@ -32,7 +34,8 @@ beforeAll(async () => {
     (async () => {
       await installWebhookCrd();
       ns = await testNamespace("api-schemathesis");
-      api = await startTestApi(ns.name, { logLevel: "warn" });
+      // startTestApi's default too; said here because this file's safety rests on it.
+      api = await startTestApi(ns.name, { logLevel: "warn", delivery: { egress: "loopback-only" } });
     })(),
   ]);
   workDir = mkdtempSync(path.join(os.tmpdir(), "api-schemathesis-"));
@@ -50,7 +53,10 @@ beforeAll(async () => {
   );
 });
 
-/** A webhook of the fuzzer's tenant and one entry in its log (a failed attempt), polled for to a deadline. */
+/**
+ * A webhook of the fuzzer's tenant and one entry in its log (a failed attempt), polled for to a
+ * deadline; its recorded failure shows the egress restriction in force (the name never looked up).
+ */
 async function seedLogEntry(): Promise<{ webhookId: string; logId: string }> {
   const created = await call(api.url, "POST", "/webhook", {
     token,
@@ -65,9 +71,29 @@ async function seedLogEntry(): Promise<{ webhookId: string; logId: string }> {
     const log = await call(api.url, "GET", `/webhook/${webhookId}/log`, { token });
     expect(log.status, log.text).toBe(200);
     const first = (log.json as Array<{ id: string }>)[0];
-    if (first) return { webhookId, logId: first.id };
+    if (first) {
+      await expectEgressRefusal(webhookId, deadline);
+      return { webhookId, logId: first.id };
+    }
     if (Date.now() > deadline)
       throw new Error("the seeded event was never attempted (no log entry within 60 s)");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function expectEgressRefusal(webhookId: string, deadline: number): Promise<void> {
+  for (;;) {
+    const out = await kubectl(["get", "webhook", webhookId, "-n", ns.name, "-o", "json"]);
+    const error = (JSON.parse(out) as { status?: { lastFailure?: { error?: string } } }).status?.lastFailure
+      ?.error;
+    if (error !== undefined) {
+      expect(error).toBe(
+        "refused: hook.invalid, a name other than localhost (none is looked up); this API delivers only to loopback addresses (--delivery-egress loopback-only)",
+      );
+      return;
+    }
+    if (Date.now() > deadline)
+      throw new Error("the seeded attempt's failure never reached the Webhook's status");
     await new Promise((r) => setTimeout(r, 200));
   }
 }
