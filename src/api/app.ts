@@ -19,8 +19,10 @@ import { type NodeHookRoutesOptions, nodeHookRoutes } from "./node-hooks/routes.
 import { openApiDocument } from "./openapi/document.ts";
 import { limitRate } from "./rate-limit/hook.ts";
 import type { RateLimiter } from "./rate-limit/token-bucket.ts";
+import { hasBodyBytes } from "./routing/body-bytes.ts";
+import { RouteTable } from "./routing/route-table.ts";
 import { logRoutes } from "./webhooks/log-routes.ts";
-import { webhookPathMethods, webhookRoutes } from "./webhooks/routes.ts";
+import { webhookRoutes } from "./webhooks/routes.ts";
 import type { WebhookService } from "./webhooks/service.ts";
 
 export const DEFAULT_PREFIX = "/api";
@@ -59,7 +61,7 @@ export function normalizePrefix(prefix: string): string {
 
 /** fastify with JSON-only bodies, JSON errors and response logging; no routes yet. */
 export function createBaseApp(o: BaseOptions): FastifyInstance {
-  const prefix = normalizePrefix(o.prefix);
+  normalizePrefix(o.prefix); // a prefix it cannot serve is refused before anything listens
   const app = Fastify({
     logger: loggerOptions(o.log),
     // One line per response comes from logResponses(); fastify's own pair per request is off.
@@ -81,14 +83,16 @@ export function createBaseApp(o: BaseOptions): FastifyInstance {
       done(err as Error, undefined);
     }
   });
-  const methods = webhookPathMethods();
+  // A request without body bytes has no body, whatever Content-Type it names (curl's usual header
+  // on a bodiless POST): fastify would otherwise run the type's parser on nothing (400 or 415).
+  app.addHook("onRequest", async (request) => {
+    if (!hasBodyBytes(request.headers)) delete request.headers["content-type"];
+  });
+  const routes = new RouteTable();
+  app.addHook("onRoute", (route) => routes.add(route));
   installErrorHandling(app, {
     bodyLimit: o.bodyLimit,
-    allowedMethods(path) {
-      if (prefix && !path.startsWith(`${prefix}/`)) return undefined;
-      const rest = path.slice(prefix.length);
-      return methods.find((m) => m.pattern.test(rest))?.methods;
-    },
+    allowedMethods: (path) => routes.allowedMethods(path),
   });
   logResponses(app);
   return app;

@@ -5,6 +5,7 @@ import type { KubeClient } from "../kube/kube-client.ts";
 import type { Logger } from "../process/log.ts";
 import {
   Allowlist,
+  type DeliveryEgress,
   DeliveryEngine,
   openDeliveryStore,
   type Retention,
@@ -22,6 +23,12 @@ export interface DeliveryOptions {
   store?: StoreConfig;
   /** Internal ranges (CIDRs) deliveries may reach anyway, e.g. 10.20.0.0/16. */
   allowCidrs?: string[];
+  /**
+   * "public" (default): public addresses and the allowed ranges. "loopback-only": every address
+   * outside 127.0.0.0/8 and ::1 is refused at connect time on top of that, and no name but
+   * localhost is looked up (test runs: nothing else is dialled).
+   */
+  egress?: DeliveryEgress;
   timeoutMs?: number;
   schedule?: RetrySchedule;
   retention?: Retention;
@@ -57,6 +64,7 @@ export async function openDelivery(
       store,
       resolveTarget: (id) => targets.resolve(id),
       allow,
+      egress: o.egress,
       timeoutMs: o.timeoutMs,
       schedule: o.schedule,
       retention: o.retention,

@@ -1,6 +1,8 @@
 // What the api-*.test.ts files share: the Webhook CRD installed once, an API server started
 // in-process on 127.0.0.1:0 against the run's control plane (logs captured), tokens, and a
-// small HTTP helper that never throws on a status.
+// small HTTP helper that never throws on a status. Its deliveries reach loopback only
+// (egress loopback-only): the tests' made-up webhook URLs (example.com, generated IP literals)
+// are refused at connect time and logged as failed attempts, never dialled.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -46,8 +48,12 @@ export async function startTestApi(
     nodeHooks: false,
     logLevel: "debug",
     logStream: { write: (line: string) => void logs.push(line) },
-    delivery: { store: { backend: "sqlite", file: path.join(dir, "delivery.sqlite") } },
     ...extra,
+    delivery: {
+      store: { backend: "sqlite", file: path.join(dir, "delivery.sqlite") },
+      egress: "loopback-only",
+      ...extra.delivery,
+    },
   }).catch((err: unknown) => {
     rmSync(dir, { recursive: true, force: true });
     throw err;

@@ -141,20 +141,72 @@ describe("requests generated from the served OpenAPI document", () => {
     expect(errorsOf(a)).toEqual([expect.stringMatching(/key 'payload\.\.__proto__'.*rename the key/)]);
   });
 
-  it("answers methods the document does not list on a path with 405, Allow and {errors}", async () => {
-    for (const [method, path] of [
-      ["PUT", "/webhook"],
-      ["DELETE", "/webhook"],
-      ["PATCH", `/webhook/${webhookId}`],
-      ["POST", `/webhook/${webhookId}/log`],
+  it("answers methods the document does not list on a path with 405, Allow and {errors}, before reading any body", async () => {
+    for (const [method, path, o] of [
+      ["PUT", "/webhook", { body: {} }],
+      ["DELETE", "/webhook", { body: {} }],
+      ["PATCH", `/webhook/${webhookId}`, { body: {} }],
+      ["POST", `/webhook/${webhookId}/log`, { body: {} }],
+      // An RFC 9110 registry method, a WebDAV one, and a bodiless DELETE naming JSON (was 400).
+      ["QUERY", "/webhook", {}],
+      ["PROPFIND", `/webhook/${webhookId}/log`, {}],
+      ["DELETE", `/webhook/${webhookId}/log`, { headers: { "content-type": "application/json" } }],
+      ["GET", "/events", {}],
+      ["POST", "/openapi.json", {}],
     ] as const) {
-      const a = await call(api.url, method, path, { token: admin, body: {} });
-      expect(a.status, `${method} ${path}`).toBe(405);
+      const a = await call(api.url, method, path, { token: admin, ...o });
+      expect(a.status, `${method} ${path}: ${a.text}`).toBe(405);
       const documented = Object.keys(
-        (doc.paths as Record<string, Node>)[path.replace(webhookId, "{id}")] as Node,
+        ((doc.paths as Record<string, Node>)[path.replace(webhookId, "{id}")] as Node | undefined) ?? {
+          get: {},
+        },
       ).map((m) => m.toUpperCase());
-      expect(a.headers.get("allow")?.split(", ").sort()).toEqual(documented.sort());
-      errorsOf(a);
+      // HEAD is served wherever GET is (and listed), though the document leaves it implicit.
+      const expected = documented.includes("GET") ? [...documented, "HEAD"] : documented;
+      expect(a.headers.get("allow")?.split(", ").sort(), `${method} ${path}`).toEqual(expected.sort());
+      // PUT and DELETE on /webhook say the missing id is the fix.
+      expect(errorsOf(a)[0]).toMatch(
+        new RegExp(`^${method} is not supported|${method} needs /webhook/\\{id\\}`),
+      );
+    }
+  });
+
+  it("answers a bodiless operation sent with an empty body whatever its Content-Type", async () => {
+    for (const contentType of ["application/json", "text/plain", undefined]) {
+      const a = await call(api.url, "POST", `/webhook/${webhookId}/log/no-such-entry/resend`, {
+        token: admin,
+        headers: contentType ? { "content-type": contentType } : {},
+      });
+      // The route ran: the unknown log entry is the only thing wrong.
+      expect(a.status, `${contentType}: ${a.text}`).toBe(404);
+      expect(errorsOf(a)[0]).toMatch(/log entry "no-such-entry" not found/);
+    }
+  });
+
+  it("answers every cursor of the document's form on both listings, and refuses others naming the form", async () => {
+    const pattern = (op: Node) =>
+      new RegExp(
+        (((op.parameters as Node[]).find((p) => p.name === "cursor") as Node).schema as { pattern: string })
+          .pattern,
+      );
+    for (const path of ["/webhook", "/webhook/{id}/log"]) {
+      const form = pattern(operation(path, "get"));
+      const url = path.replace("{id}", webhookId);
+      await fc.assert(
+        fc.asyncProperty(fc.stringMatching(form), async (cursor) => {
+          const a = await call(api.url, "GET", `${url}?cursor=${encodeURIComponent(cursor)}`, {
+            token: admin,
+          });
+          expect(a.status, `${url} cursor=${cursor}: ${a.text}`).toBe(200);
+        }),
+        { numRuns: 20 },
+      );
+      for (const cursor of ["WzE3MDAwMDAwMDAwMDAsImEiXQ", "12_ABC", "x"]) {
+        expect(form.test(cursor)).toBe(false);
+        const a = await call(api.url, "GET", `${url}?cursor=${cursor}`, { token: admin });
+        expect(a.status, a.text).toBe(422);
+        expect(errorsOf(a)[0]).toMatch(/'cursor' must look like <createdAt ms>_<id>/);
+      }
     }
   });
 });

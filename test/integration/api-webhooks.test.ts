@@ -200,7 +200,7 @@ describe("PUT /webhook/{id}", () => {
     expect(await apiSecrets(h.id)).toEqual([]);
   });
 
-  it("answers 405 (Allow: GET, POST) saying the id was not provided for PUT and DELETE on /webhook", async () => {
+  it("answers 405 (Allow: GET, HEAD, POST) saying the id was not provided for PUT and DELETE on /webhook", async () => {
     for (const [method, path] of [
       ["PUT", "/webhook/"],
       ["PUT", "/webhook"],
@@ -208,7 +208,7 @@ describe("PUT /webhook/{id}", () => {
     ] as const) {
       const a = await req(method, path, { body: { name: "x", url: "https://example.com" } });
       expect(a.status, a.text).toBe(405);
-      expect(a.headers.get("allow")).toBe("GET, POST");
+      expect(a.headers.get("allow")).toBe("GET, HEAD, POST");
       expect(errorsOf(a)[0]).toMatch(/id not provided/);
     }
   });

@@ -1,7 +1,8 @@
 // The delivery engine end to end on both stores, with real receivers on loopback: signed
 // requests verified by independent code, retries until a failing receiver recovers (each event
 // delivered once), Retry-After, 410, timeouts, refused targets (SSRF) with and without the
-// allowlist, redirects, a slow receiver beside a fast one, capped responses, resend, matching.
+// allowlist, redirects, a slow receiver beside a fast one, capped responses, resend, matching;
+// egress loopback-only (a public IP literal refused and logged, never dialled).
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -227,6 +228,29 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
     await until("all four settled", async () => (await allowing.queueStats()).pending === 0);
     expect((await allowing.facts("metadata"))?.lastFailure?.error).toMatch(/cloud metadata/);
     expect(r.received.map((q) => q.json.webhookId).sort()).toEqual(["by-name", "literal", "mapped"]);
+  });
+
+  it("with egress loopback-only refuses a public IP literal before any connection, logging why; loopback still delivered", async () => {
+    const r = await receiver();
+    const targets = new Map<string, DeliveryTarget>([
+      ["public", { url: "https://93.184.216.34/hook", revision: "1" }],
+      ["local", { url: r.url, revision: "1" }],
+    ]);
+    // The connect timeout would be 10 s: a refusal takes no time at all.
+    const e = await engine(targets, { egress: "loopback-only", timeoutMs: 10_000 });
+    await e.enqueue(event({ id: "e-egress" }), [hook("public"), hook("local")]);
+    await r.waitFor(1);
+    await until("both settled", async () => (await e.queueStats()).pending === 0);
+    const [entry] = (await e.listLog("public", 10)).items;
+    expect(entry).toMatchObject({
+      success: false,
+      error:
+        "refused: 93.184.216.34, not a loopback address; this API delivers only to loopback addresses (--delivery-egress loopback-only)",
+    });
+    expect(entry!.durationMs).toBeLessThan(500);
+    expect(await e.countLog("public")).toBe(1);
+    expect((await e.facts("public"))?.lastFailure?.error).toBe(entry!.error);
+    expect(r.received.map((q) => q.json.webhookId)).toEqual(["local"]);
   });
 
   it("does not follow redirects", async () => {

@@ -2,7 +2,10 @@
 // every new connection (so a name that turns internal later, DNS rebinding, is refused then),
 // and a name with any internal address among public ones is refused. And the threaded sender the
 // engine uses: the same answers from its thread, the same guard there, and a thread that dies.
+// The egress restriction (loopback-only): public targets refused without a connection, by literal
+// or by name, under a tripwire on this thread's sockets that would refuse any non-loopback dial.
 import type { LookupAddress } from "node:dns";
+import { isIP, type LookupFunction, Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { LOOPBACK_ALLOWED, NOTHING_ALLOWED } from "../../src/api/delivery/address-policy.ts";
 import { Sender } from "../../src/api/delivery/sender.ts";
@@ -15,6 +18,52 @@ afterEach(async () => {
   sender?.close();
   await receiver?.close();
 });
+
+const PUBLIC_LITERAL = "93.184.216.34";
+const EGRESS_REFUSAL = `refused: ${PUBLIC_LITERAL}, not a loopback address; this API delivers only to loopback addresses (--delivery-egress loopback-only)`;
+
+const isLoopback = (a: string) => /^127\./.test(a) || a === "::1" || /^::ffff:127\./i.test(a);
+
+/**
+ * Records every socket connect on this thread and lets through only loopback: an IP literal that
+ * is not loopback is never dialled (the socket fails instead), and a name's resolved addresses are
+ * checked the same way after the guard's own lookup. A safety net around the Sender, not a stand-in
+ * for it: the Sender's lookup and refusals run unchanged inside. Undone by the returned function.
+ */
+function connectTripwire(): { hosts: string[]; tripped: string[]; restore(): void } {
+  const hosts: string[] = [];
+  const tripped: string[] = [];
+  const original = Socket.prototype.connect;
+  Socket.prototype.connect = function (this: Socket, ...args: unknown[]) {
+    const first = Array.isArray(args[0]) ? (args[0] as unknown[])[0] : args[0];
+    if (first && typeof first === "object" && "host" in first) {
+      const o = first as { host?: string; lookup?: LookupFunction };
+      const host = String(o.host ?? "");
+      hosts.push(host);
+      if (isIP(host) && !isLoopback(host)) {
+        tripped.push(host);
+        process.nextTick(() => this.destroy(new Error(`tripwire: ${host} is not loopback`)));
+        return this;
+      }
+      const inner = o.lookup;
+      if (!isIP(host) && inner) {
+        o.lookup = ((name, opts, cb) =>
+          inner(name, opts, (err, address, family) => {
+            const all = Array.isArray(address) ? address.map((a) => a.address) : [String(address)];
+            const bad = err ? undefined : all.find((a) => !isLoopback(a));
+            if (bad === undefined) return (cb as (...a: unknown[]) => void)(err, address, family);
+            tripped.push(bad);
+            (cb as (...a: unknown[]) => void)(new Error(`tripwire: ${bad} is not loopback`), "", 0);
+          })) as LookupFunction;
+      }
+    }
+    return (original as (...a: unknown[]) => Socket).apply(this, args);
+  } as typeof original;
+  const restore = () => {
+    Socket.prototype.connect = original;
+  };
+  return { hosts, tripped, restore };
+}
 
 function resolverReturning(answers: () => LookupAddress[]) {
   const calls: string[] = [];
@@ -76,6 +125,88 @@ describe("Sender", () => {
   });
 });
 
+describe("Sender with egress loopback-only", () => {
+  it("refuses a public IP literal as no request at all: no connect, the reason logged, far faster than a connect timeout", async () => {
+    const wire = connectTripwire();
+    try {
+      sender = new Sender({ allow: LOOPBACK_ALLOWED, egress: "loopback-only", timeoutMs: 10_000 });
+      const started = performance.now();
+      const sent = await sender.send(`https://${PUBLIC_LITERAL}/hook`, {}, "{}");
+      const took = performance.now() - started;
+      expect(sent.outcome).toEqual({ kind: "refused", error: EGRESS_REFUSAL });
+      expect(sent.durationMs).toBe(0);
+      expect(took).toBeLessThan(500);
+      expect(wire.hosts).toEqual([]);
+      expect(wire.tripped).toEqual([]);
+    } finally {
+      wire.restore();
+    }
+  });
+
+  it("refuses a name other than localhost without looking it up (a DNS query would leave the host)", async () => {
+    const wire = connectTripwire();
+    try {
+      const dns = resolverReturning(() => [{ address: "127.0.0.1", family: 4 }]);
+      sender = new Sender({ allow: LOOPBACK_ALLOWED, egress: "loopback-only", resolve: dns.resolve });
+      const sent = await sender.send("https://hook.invalid/x", {}, "{}");
+      expect(sent.outcome).toEqual({
+        kind: "refused",
+        error:
+          "refused: hook.invalid, a name other than localhost (none is looked up); this API delivers only to loopback addresses (--delivery-egress loopback-only)",
+      });
+      expect(dns.calls).toEqual([]);
+      expect(wire.hosts).toEqual([]);
+    } finally {
+      wire.restore();
+    }
+  });
+
+  it("refuses a localhost name resolving to a public address at connect time (its lookup), dialling nothing", async () => {
+    const wire = connectTripwire();
+    try {
+      // As a hosts file mapping *.localhost elsewhere would answer.
+      const dns = resolverReturning(() => [{ address: PUBLIC_LITERAL, family: 4 }]);
+      sender = new Sender({
+        allow: LOOPBACK_ALLOWED,
+        egress: "loopback-only",
+        timeoutMs: 10_000,
+        resolve: dns.resolve,
+      });
+      const started = performance.now();
+      const sent = await sender.send("http://hooks.localhost/hook", {}, "{}");
+      expect(sent.outcome).toEqual({
+        kind: "refused",
+        error: `refused: hooks.localhost resolves to ${PUBLIC_LITERAL}, not a loopback address; this API delivers only to loopback addresses (--delivery-egress loopback-only)`,
+      });
+      expect(performance.now() - started).toBeLessThan(500);
+      expect(dns.calls).toEqual(["hooks.localhost"]);
+      // The socket was asked for the name; the guard refused its address before any dial.
+      expect(wire.hosts).toEqual(["hooks.localhost"]);
+      expect(wire.tripped).toEqual([]);
+    } finally {
+      wire.restore();
+    }
+  });
+
+  it("still delivers to loopback (literal and by name)", async () => {
+    const wire = connectTripwire();
+    try {
+      receiver = await startReceiver();
+      const dns = resolverReturning(() => [{ address: "127.0.0.1", family: 4 }]);
+      sender = new Sender({ allow: LOOPBACK_ALLOWED, egress: "loopback-only", resolve: dns.resolve });
+      expect((await sender.send(receiver.url, {}, "{}")).outcome).toMatchObject({ status: 200 });
+      const byName = `http://hooks.localhost:${receiver.port}/hook`;
+      expect((await sender.send(byName, { connection: "close" }, "{}")).outcome).toMatchObject({
+        status: 200,
+      });
+      expect(receiver.received).toHaveLength(2);
+      expect(wire.tripped).toEqual([]);
+    } finally {
+      wire.restore();
+    }
+  });
+});
+
 describe("ThreadedSender", () => {
   it("answers from its thread as Sender does: status, the kept body, Retry-After, the request as sent", async () => {
     receiver = await startReceiver(() => ({ status: 503, headers: { "retry-after": "7" }, body: "busy" }));
@@ -113,6 +244,17 @@ describe("ThreadedSender", () => {
       error: expect.stringMatching(/^refused: 127\.0\.0\.1, a loopback address/),
     });
     expect(receiver.received).toHaveLength(0);
+  });
+
+  it("applies egress loopback-only in its thread: a public IP literal refused, loopback delivered", async () => {
+    receiver = await startReceiver();
+    sender = new ThreadedSender({ allow: LOOPBACK_ALLOWED, egress: "loopback-only", timeoutMs: 10_000 });
+    const started = performance.now();
+    const sent = await sender.send(`https://${PUBLIC_LITERAL}/hook`, {}, "{}");
+    expect(sent.outcome).toEqual({ kind: "refused", error: EGRESS_REFUSAL });
+    expect(sent.durationMs).toBe(0);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect((await sender.send(receiver.url, {}, "{}")).outcome).toMatchObject({ status: 200 });
   });
 
   it("ends what a dead thread had in flight as an error (retried like a network error); the next send starts a new thread", async () => {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { Allowlist, addressRefusal, embeddedIpv4, ipv6Groups, LOOPBACK_ALLOWED } from "./address-policy.ts";
+import {
+  Allowlist,
+  addressRefusal,
+  DELIVERY_EGRESS,
+  egressNameRefusal,
+  egressRefusal,
+  embeddedIpv4,
+  ipv6Groups,
+  LOOPBACK_ALLOWED,
+} from "./address-policy.ts";
 
 describe("addressRefusal with nothing allowed", () => {
   it.each<[string, RegExp]>([
@@ -101,5 +110,88 @@ describe("IPv6 helpers", () => {
     ["2001:db8::1", undefined],
   ])("embeddedIpv4(%s) = %s", (address, v4) => {
     expect(embeddedIpv4(address)).toBe(v4);
+  });
+});
+
+describe("egressRefusal", () => {
+  // [address, refused under loopback-only]
+  const table: [string, boolean][] = [
+    // Loopback: 127.0.0.0/8, ::1 (zone ignored), and IPv4-mapped 127/8 (the same host's loopback).
+    ["127.0.0.1", false],
+    ["127.0.0.2", false],
+    ["127.255.255.254", false],
+    ["::1", false],
+    ["0:0:0:0:0:0:0:1", false],
+    ["::1%lo", false],
+    ["::ffff:127.0.0.1", false],
+    ["::ffff:7f00:1", false],
+    // Public, IPv4 and IPv6: what a fuzzer's made-up URL may name.
+    ["93.184.216.34", true],
+    ["8.8.8.8", true],
+    ["1.1.1.1", true],
+    ["2606:2800:220:1:248:1893:25c8:1946", true],
+    ["2001:4860:4860::8888", true],
+    ["::ffff:93.184.216.34", true],
+    // Private, shared, link-local, metadata, unspecified, multicast, broadcast, documentation.
+    ["10.0.0.1", true],
+    ["172.16.0.1", true],
+    ["192.168.1.1", true],
+    ["100.64.0.1", true],
+    ["169.254.169.254", true],
+    ["0.0.0.0", true],
+    ["224.0.0.1", true],
+    ["255.255.255.255", true],
+    ["192.0.2.1", true],
+    ["fd00::1", true],
+    ["fe80::1%eth0", true],
+    ["fd00:ec2::254", true],
+    ["::", true],
+    ["ff02::1", true],
+    // Neighbours of loopback that are not loopback.
+    ["126.255.255.255", true],
+    ["128.0.0.1", true],
+    ["::2", true],
+    ["::ffff:128.0.0.1", true],
+    // IPv4 embedded otherwise is routed elsewhere (a NAT64 gateway), not this host's loopback.
+    ["64:ff9b::127.0.0.1", true],
+    ["64:ff9b::7f00:1", true],
+    ["::127.0.0.1", true],
+    // Not an address at all.
+    ["localhost", true],
+    ["", true],
+  ];
+
+  it.each(table)("loopback-only: %s refused = %s", (address, refused) => {
+    const why = egressRefusal(address, "loopback-only");
+    if (refused) expect(why).toMatch(/^not (a loopback address|an IP address)/);
+    else expect(why).toBeUndefined();
+  });
+
+  it.each(table)("public: %s is left to the address policy", (address) => {
+    expect(egressRefusal(address, "public")).toBeUndefined();
+  });
+
+  it("has exactly these modes, and any other value restricts (fails closed)", () => {
+    expect(DELIVERY_EGRESS).toEqual(["public", "loopback-only"]);
+    expect(egressRefusal("93.184.216.34", "bogus" as never)).toBe("not a loopback address");
+  });
+});
+
+describe("egressNameRefusal", () => {
+  it.each([
+    ["localhost", false],
+    ["LOCALHOST", false],
+    ["localhost.", false],
+    ["hooks.localhost", false],
+    ["hook.invalid", true],
+    ["example.com", true],
+    ["localhost.example.com", true],
+    ["notlocalhost", true],
+    ["metadata.google.internal", true],
+  ])("loopback-only: the name %s refused before lookup = %s", (host, refused) => {
+    const why = egressNameRefusal(host as string, "loopback-only");
+    if (refused) expect(why).toBe("a name other than localhost (none is looked up)");
+    else expect(why).toBeUndefined();
+    expect(egressNameRefusal(host as string, "public")).toBeUndefined();
   });
 });

@@ -2,7 +2,8 @@
 // refused (loopback, private, shared, link-local, cloud metadata, unspecified, documentation,
 // multicast, reserved), IPv4 embedded in IPv6 (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96,
 // compatible ::a.b.c.d) is judged as the IPv4 address it reaches, and an allowlist of CIDRs lifts
-// the refusal for chosen ranges (the embedded default and tests allow loopback). Pure.
+// the refusal for chosen ranges (the embedded default and tests allow loopback). On top of that,
+// an egress restriction may refuse everything that is not loopback (test runs). Pure.
 import { BlockList, isIP } from "node:net";
 
 interface Range {
@@ -135,4 +136,41 @@ export function addressRefusal(address: string, allow: Allowlist = NOTHING_ALLOW
     return undefined;
   }
   return v6Checks.find((c) => c.list.check(bare, "ipv6"))?.what;
+}
+
+/**
+ * Where deliveries may go at all, judged after (and on top of) the refusals above:
+ * - "public" (the default): what addressRefusal permits, i.e. public addresses and the allowlist;
+ * - "loopback-only": loopback addresses only (127.0.0.0/8, ::1; ::ffff:127.x.y.z is 127.x.y.z),
+ *   everything else refused without a connection, and no name looked up but localhost: test runs,
+ *   where no other address may be dialled.
+ */
+export const DELIVERY_EGRESS = ["public", "loopback-only"] as const;
+export type DeliveryEgress = (typeof DELIVERY_EGRESS)[number];
+export const DEFAULT_DELIVERY_EGRESS: DeliveryEgress = "public";
+
+/**
+ * Why the egress restriction refuses to look up the name `host` at all: under loopback-only every
+ * name but localhost and *.localhost (RFC 6761: loopback, answered by the host itself) is refused
+ * before resolution, since the lookup itself could leave the host (a query to a DNS server).
+ */
+export function egressNameRefusal(host: string, egress: DeliveryEgress): string | undefined {
+  if (egress === "public") return undefined;
+  const name = host.toLowerCase().replace(/\.$/, "");
+  if (name === "localhost" || name.endsWith(".localhost")) return undefined;
+  return "a name other than localhost (none is looked up)";
+}
+
+/** Why the egress restriction refuses `address` (e.g. "not a loopback address"); undefined when it permits it. */
+export function egressRefusal(address: string, egress: DeliveryEgress): string | undefined {
+  if (egress === "public") return undefined;
+  const bare = address.replace(/%.*$/, "");
+  const family = isIP(bare);
+  if (family === 0) return `not an IP address (${JSON.stringify(address)})`;
+  if (LOOPBACK_ALLOWED.allows(bare)) return undefined;
+  // Only the mapped form reaches this host's IPv4 loopback; NAT64 and "compatible" forms are routed.
+  const g = ipv6Groups(bare);
+  const mapped = g?.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff;
+  if (mapped && LOOPBACK_ALLOWED.allows(embeddedIpv4(bare) ?? "")) return undefined;
+  return "not a loopback address";
 }

@@ -4,7 +4,7 @@
 import { randomUUIDv7 } from "node:crypto";
 import os from "node:os";
 import { type Logger, silentLogger } from "../../process/log.ts";
-import type { Allowlist } from "./address-policy.ts";
+import type { Allowlist, DeliveryEgress } from "./address-policy.ts";
 import type { AttemptReport } from "./attempt.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { minLeaseLeft } from "./lease-ahead.ts";
@@ -31,6 +31,8 @@ export interface DeliveryEngineOptions {
   resolveTarget: (webhookId: string) => DeliveryTarget | undefined | Promise<DeliveryTarget | undefined>;
   /** Internal ranges deliveries may reach anyway (LOOPBACK_ALLOWED for the embedded default and tests). */
   allow: Allowlist;
+  /** "loopback-only": every address outside 127.0.0.0/8 and ::1 refused at connect time, on top of `allow` (default "public"). */
+  egress?: DeliveryEgress | undefined;
   timeoutMs?: number | undefined;
   schedule?: RetrySchedule | undefined;
   retention?: Retention | undefined;
@@ -99,7 +101,7 @@ export class DeliveryEngine {
     this.#resolveTarget = o.resolveTarget;
     this.#log = o.log ?? silentLogger;
     // Requests go out from a thread of their own (a second core; the API's event loop stays free).
-    this.#sender = new ThreadedSender({ timeoutMs, allow: o.allow });
+    this.#sender = new ThreadedSender({ timeoutMs, allow: o.allow, egress: o.egress });
     const maxInFlight = o.maxInFlight ?? 128;
     const leaseMs = o.leaseMs ?? 2 * timeoutMs + 10_000;
     // No attempt of this process outlives its lease: past it a deletion no longer matters here.

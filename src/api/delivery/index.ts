@@ -1,5 +1,12 @@
 // Webhook delivery: what the API wires in (see README.md here for the design and its limits).
-export { Allowlist, LOOPBACK_ALLOWED, NOTHING_ALLOWED } from "./address-policy.ts";
+export {
+  Allowlist,
+  DEFAULT_DELIVERY_EGRESS,
+  DELIVERY_EGRESS,
+  type DeliveryEgress,
+  LOOPBACK_ALLOWED,
+  NOTHING_ALLOWED,
+} from "./address-policy.ts";
 export type { AttemptReport } from "./attempt.ts";
 export { DeliveryEngine, type DeliveryEngineOptions, type Enqueued } from "./engine.ts";
 export { matchWebhooks, type SubscribedWebhook } from "./matching.ts";

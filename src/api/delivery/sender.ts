@@ -1,15 +1,22 @@
 // One HTTP POST of a delivery attempt, with the safety rules: the target's addresses are judged
-// at connect time (guarded-lookup.ts; IP literals here, since Node skips the lookup for them), no
-// redirects are followed, one deadline covers connect to last byte, and only the first bytes of
-// the response are kept (a huge answer is cut off and its connection dropped).
+// at connect time (guarded-lookup.ts; IP literals here, since Node skips the lookup for them),
+// by the address policy and then the egress restriction (loopback-only), no redirects are
+// followed, one deadline covers connect to last byte, and only the first bytes of the response
+// are kept (a huge answer is cut off and its connection dropped).
 // node:http as in builtin-http.ts (no undici facade); node:https likewise.
 import type * as httpTypes from "node:http";
 import type * as httpsTypes from "node:https";
 import { isIP } from "node:net";
 import { http } from "../../process/builtin-http.ts";
-import { type Allowlist, addressRefusal } from "./address-policy.ts";
+import { type Allowlist, DEFAULT_DELIVERY_EGRESS, type DeliveryEgress } from "./address-policy.ts";
 import { networkErrorText, timeoutText } from "./error-text.ts";
-import { guardedLookup, refusalText, TargetRefusedError } from "./guarded-lookup.ts";
+import {
+  guardedLookup,
+  nameRefusal,
+  type TargetPolicy,
+  TargetRefusedError,
+  targetRefusal,
+} from "./guarded-lookup.ts";
 import type { LoggedResponse } from "./model.ts";
 import type { AttemptOutcome } from "./retry-policy.ts";
 
@@ -19,6 +26,8 @@ export interface SenderOptions {
   /** The whole attempt, connect to last byte read (default 10 s). */
   timeoutMs?: number | undefined;
   allow: Allowlist;
+  /** "loopback-only" refuses every address outside 127.0.0.0/8 and ::1 before connecting (default "public"). */
+  egress?: DeliveryEgress | undefined;
   /** Bytes of the response body kept for the log and lastFailure (default 1 KiB). */
   keepResponseBytes?: number | undefined;
   /** Past this many body bytes the response is cut off (default 64 KiB). */
@@ -39,7 +48,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 
 export class Sender {
   readonly timeoutMs: number;
-  readonly #allow: Allowlist;
+  readonly #policy: TargetPolicy;
   readonly #keep: number;
   readonly #readLimit: number;
   readonly #http: httpTypes.Agent;
@@ -48,14 +57,14 @@ export class Sender {
 
   constructor(opts: SenderOptions) {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.#allow = opts.allow;
+    this.#policy = { allow: opts.allow, egress: opts.egress ?? DEFAULT_DELIVERY_EGRESS };
     this.#keep = opts.keepResponseBytes ?? 1024;
     this.#readLimit = Math.max(this.#keep, opts.readResponseBytes ?? 64 * 1024);
     const agentOptions = {
       keepAlive: true,
       maxSockets: opts.maxSocketsPerOrigin ?? 64,
       scheduling: "lifo" as const,
-      lookup: guardedLookup(opts.allow, opts.resolve),
+      lookup: guardedLookup(this.#policy, opts.resolve),
     };
     this.#http = new http.Agent(agentOptions);
     this.#https = new https.Agent(agentOptions);
@@ -72,7 +81,7 @@ export class Sender {
   #targetOf(url: string): Target | string {
     let target = this.#targets.get(url);
     if (target === undefined) {
-      target = parseTarget(url, this.#allow);
+      target = parseTarget(url, this.#policy);
       if (this.#targets.size >= 10_000) this.#targets.clear();
       this.#targets.set(url, target);
     }
@@ -161,13 +170,16 @@ export class Sender {
   }
 }
 
-interface Target {
+export interface Target {
   secure: boolean;
   options: { protocol: string; hostname: string; port: string; path: string };
 }
 
-/** The request options for `url`, or why it may not be a target (judged here for IP literals: Node skips the lookup for them). */
-function parseTarget(url: string, allow: Allowlist): Target | string {
+/**
+ * The request options for `url`, or why it may not be a target: judged here for IP literals (Node
+ * skips the lookup for them) and, under egress loopback-only, for names other than localhost.
+ */
+export function parseTarget(url: string, policy: TargetPolicy): Target | string {
   let u: URL;
   try {
     u = new URL(url);
@@ -178,10 +190,8 @@ function parseTarget(url: string, allow: Allowlist): Target | string {
     return `url scheme ${u.protocol} is not allowed: use http:// or https://`;
   }
   const host = u.hostname.replace(/^\[(.*)\]$/, "$1");
-  if (isIP(host)) {
-    const what = addressRefusal(host, allow);
-    if (what) return refusalText(host, host, what);
-  }
+  const refusal = isIP(host) ? targetRefusal(host, host, policy) : nameRefusal(host, policy);
+  if (refusal) return refusal;
   const secure = u.protocol === "https:";
   return {
     secure,

@@ -6,13 +6,14 @@
 // network error, retried like one, and the next send starts a new thread.
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { Allowlist } from "./address-policy.ts";
+import { type Allowlist, DEFAULT_DELIVERY_EGRESS, type DeliveryEgress } from "./address-policy.ts";
 import type { SenderOptions, SendResult } from "./sender.ts";
 
-/** What the thread is started with (an Allowlist crosses as its CIDRs). */
+/** What the thread is started with (an Allowlist crosses as its CIDRs; the egress always explicit). */
 export interface SenderThreadData {
-  options: Omit<SenderOptions, "allow" | "resolve">;
+  options: Omit<SenderOptions, "allow" | "egress" | "resolve">;
   allow: readonly string[];
+  egress: DeliveryEgress;
 }
 /** [request number, url, headers, body] */
 export type SendRequest = [number, string, Record<string, string>, string];
@@ -31,8 +32,8 @@ export class ThreadedSender {
   #n = 0;
 
   constructor(opts: Omit<SenderOptions, "allow" | "resolve"> & { allow: Allowlist }) {
-    const { allow, ...options } = opts;
-    this.#data = { options, allow: allow.cidrs };
+    const { allow, egress, ...options } = opts;
+    this.#data = { options, allow: allow.cidrs, egress: egress ?? DEFAULT_DELIVERY_EGRESS };
   }
 
   send(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {

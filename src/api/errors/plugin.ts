@@ -28,21 +28,25 @@ export function installErrorHandling(app: FastifyInstance, opts: ErrorHandlingOp
     void reply.code(res.status).headers(res.headers).send(res.body);
   });
 
-  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    const path = request.url.split("?")[0] ?? "";
-    const allowed = opts.allowedMethods(path);
-    if (allowed) {
-      void reply
-        .code(405)
-        .header("allow", allowed.join(", "))
-        .send({
-          errors: [`${request.method} is not supported on ${path.slice(0, 200)}: use ${allowed.join(", ")}`],
-        });
-      return;
-    }
-    const shown = path.length > 200 ? `${path.slice(0, 200)}...` : path;
-    void reply
-      .code(404)
-      .send({ errors: [`no route ${request.method} ${shown}: see the API's openapi.json`] });
+  // Unknown paths and methods a path does not take are answered before the body is read, so a
+  // 405 (or 404) never turns into a body or Content-Type error first.
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.is404) return unrouted(request, reply, opts);
   });
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => unrouted(request, reply, opts));
+}
+
+function unrouted(request: FastifyRequest, reply: FastifyReply, opts: ErrorHandlingOptions): FastifyReply {
+  const path = request.url.split("?")[0] ?? "";
+  const shown = path.length > 200 ? `${path.slice(0, 200)}...` : path;
+  const allowed = opts.allowedMethods(path);
+  if (allowed && !allowed.includes(request.method)) {
+    return reply
+      .code(405)
+      .header("allow", allowed.join(", "))
+      .send({ errors: [`${request.method} is not supported on ${shown}: use ${allowed.join(", ")}`] });
+  }
+  return reply
+    .code(404)
+    .send({ errors: [`no route ${request.method} ${shown}: see the API's openapi.json`] });
 }

@@ -10,16 +10,29 @@ import { parseOr422 } from "../errors/validation.ts";
 /** The payload is stored with the event and sent with every attempt: keep it small. */
 export const MAX_PAYLOAD_BYTES = 16 * 1024;
 
+// No control characters (Unicode category Cc: U+0000-U+001F and U+007F-U+009F), written as ranges
+// rather than \p{Cc} so that JSON Schema tools in other languages (Python's re, hypothesis) can use
+// the document's pattern.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it refuses
+const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f-\u009f]+$/;
+
 const Id = (what: string) =>
   z
     .string()
     .min(1)
     .max(256)
-    .regex(/^[^\p{Cc}]+$/u, { error: `${what} must be printable characters (no control characters)` });
+    .regex(NO_CONTROL_CHARACTERS, {
+      error: `${what} must be 1-256 characters without control characters (U+0000-U+001F, U+007F-U+009F): remove them`,
+    })
+    .describe("1-256 characters, none a control character (U+0000-U+001F, U+007F-U+009F).");
 
 export const EventBodySchema = z.strictObject({
   event: WebhookEventKindSchema,
-  id: Id("id").optional().describe("Stable event id: the same id twice is one event (producers may retry)."),
+  id: Id("id")
+    .optional()
+    .describe(
+      "Stable event id: the same id twice is one event (producers may retry). 1-256 characters, none a control character (U+0000-U+001F, U+007F-U+009F).",
+    ),
   streamId: Id("streamId").optional(),
   payload: z.record(z.string(), z.unknown()).optional(),
   userId: Id("userId").optional(),

@@ -3,6 +3,7 @@
 import type { z } from "zod";
 import { EVENTS_WRITE_SCOPE } from "../auth/claims.ts";
 import { EventBodySchema, MAX_PAYLOAD_BYTES } from "../events/event-body.ts";
+import { CursorSchema } from "../webhooks/cursor.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../webhooks/list-query.ts";
 
 type Json = Record<string, unknown>;
@@ -104,8 +105,9 @@ export function deliveryPaths(schemaOf: (s: z.ZodType) => Json): Record<string, 
             name: "cursor",
             in: "query",
             required: false,
-            description: "From the previous page's Link header.",
-            schema: { type: "string" },
+            description:
+              "From the previous page's Link header (`<createdAt ms>_<id>`; any value of that form is answered, empty means the first page).",
+            schema: schemaOf(CursorSchema),
           },
           {
             name: "count",

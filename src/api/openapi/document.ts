@@ -114,7 +114,7 @@ export function openApiDocument(prefix: string): Json {
       title: "livepeer-operator webhook API",
       version: "1.0.0",
       description:
-        "Webhooks of the hosted video API, kept as Webhook custom resources in a Kubernetes cluster. Compatible with the `livepeer` SDK (set its serverURL to this server's base URL). Request bodies are JSON; an object key named `__proto__`, or a `constructor` object with a `prototype` key, anywhere in a body is refused with 400 (it could change an object's prototype).",
+        "Webhooks of the hosted video API, kept as Webhook custom resources in a Kubernetes cluster. Compatible with the `livepeer` SDK (set its serverURL to this server's base URL). Request bodies are JSON; an object key named `__proto__`, or a `constructor` object with a `prototype` key, anywhere in a body is refused with 400 (it could change an object's prototype). A request without body bytes has no body, whatever its Content-Type: an operation that takes no body accepts an empty one under any Content-Type. A method a path does not list answers 405 with an `Allow` header (HEAD is served wherever GET is); every error answer is `{\"errors\": [...]}`.",
     },
     servers: [{ url: prefix || "/" }],
     security: [{ apiKey: [] }],

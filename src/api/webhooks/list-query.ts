@@ -33,7 +33,7 @@ export function parseListQuery(query: Record<string, unknown>): ListQuery {
       }
       q.limit = Number(value);
     } else if (name === "cursor") {
-      if (value !== "") q.after = decodeCursor(value);
+      q.after = decodeCursor(value);
     } else if (name === "count") {
       if (!["true", "false", "1", "0", ""].includes(value)) {
         throw unprocessable("query parameter 'count' must be true or false");

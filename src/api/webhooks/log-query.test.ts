@@ -20,7 +20,7 @@ describe("parseLogQuery", () => {
     [{ limit: "0" }, /'limit' must be an integer from 1 to 1000/],
     [{ limit: "1001" }, /'limit' must be an integer/],
     [{ limit: ["1", "2"] }, /'limit' must be given once/],
-    [{ cursor: "!!" }, /'cursor' is not valid/],
+    [{ cursor: "!!" }, /'cursor' must look like <createdAt ms>_<id>/],
     [{ count: "yes" }, /'count' must be true or false/],
     [{ event: "stream.started" }, /'event' is not supported for the log/],
   ])("%o is refused naming the parameter", (query, message) => {

@@ -21,7 +21,7 @@ export function parseLogQuery(query: Record<string, unknown>): LogQuery {
       }
       q.limit = Number(value);
     } else if (name === "cursor") {
-      if (value !== "") q.after = decodeCursor(value);
+      q.after = decodeCursor(value);
     } else if (name === "count") {
       if (!["true", "false", "1", "0", ""].includes(value)) {
         throw unprocessable("query parameter 'count' must be true or false");

@@ -2,6 +2,7 @@
 // them and the OpenAPI document is generated from the same list, so the two cannot drift.
 import { z } from "zod";
 import { WebhookRequestBody } from "./api-schema.ts";
+import { CursorSchema } from "./cursor.ts";
 import { FiltersSchema, FilterText } from "./filters.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "./list-query.ts";
 
@@ -75,7 +76,11 @@ export const webhookOperations: Operation[] = [
       "The caller's webhooks (every tenant's for `admin`), newest first (createdAt descending, then id). Follow the `Link: <...>; rel=\"next\"` header for the next page.",
     parameters: [
       q("limit", `Page size, 1-${MAX_LIMIT} (default ${DEFAULT_LIMIT}).`, z.int().min(1).max(MAX_LIMIT)),
-      q("cursor", "Where the page starts: the value from the previous page's Link header."),
+      q(
+        "cursor",
+        "Where the page starts: the value from the previous page's Link header (`<createdAt ms>_<id>`; any value of that form is answered, empty means the first page).",
+        CursorSchema,
+      ),
       q("count", "`true` adds the number of matching webhooks in `X-Total-Count`.", z.boolean()),
       {
         ...q(

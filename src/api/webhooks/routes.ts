@@ -2,6 +2,7 @@
 // readiness gate, the bearer-token check and the per-token rate limit first.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import { principalOf } from "../auth/hook.ts";
+import type { RouteTableConfig } from "../routing/route-table.ts";
 import { encodeCursor } from "./cursor.ts";
 import { parseListQuery } from "./list-query.ts";
 import { nextLink } from "./next-link.ts";
@@ -37,12 +38,14 @@ function handlers(service: WebhookService): Record<OperationId, Handler> {
   };
 }
 
-// `PUT /webhook` and `DELETE /webhook` name no webhook: 405 (the path takes GET and POST), with the
+// `PUT /webhook` and `DELETE /webhook` name no webhook: 405 (the path takes GET, HEAD and POST), with the
 // spec's "id not provided" message so a person reading the body knows the fix.
 const idNotProvided: Handler = async (req, reply) => {
-  void reply.code(405).header("allow", "GET, POST");
+  void reply.code(405).header("allow", "GET, HEAD, POST");
   return {
-    errors: [`webhook id not provided: ${req.method} needs /webhook/{id} (this path takes GET and POST)`],
+    errors: [
+      `webhook id not provided: ${req.method} needs /webhook/{id} (this path takes GET, HEAD and POST)`,
+    ],
   };
 };
 
@@ -53,17 +56,6 @@ export async function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOpt
   for (const op of webhookOperations) {
     app.route({ method: op.method, url: op.path, handler: byId[op.operationId] });
   }
-  app.route({ method: ["PUT", "DELETE"], url: "/webhook", handler: idNotProvided });
-}
-
-/** Paths under the prefix and the methods they accept (for 405 answers). */
-export function webhookPathMethods(): Array<{ pattern: RegExp; methods: string[] }> {
-  return [
-    { pattern: /^\/webhook\/?$/, methods: ["GET", "POST"] },
-    { pattern: /^\/webhook\/[^/]+$/, methods: ["GET", "PUT", "DELETE"] },
-    { pattern: /^\/webhook\/[^/]+\/log\/?$/, methods: ["GET"] },
-    { pattern: /^\/webhook\/[^/]+\/log\/[^/]+$/, methods: ["GET"] },
-    { pattern: /^\/webhook\/[^/]+\/log\/[^/]+\/resend$/, methods: ["POST"] },
-    { pattern: /^\/events\/?$/, methods: ["POST"] },
-  ];
+  const config: RouteTableConfig = { answersMethodNotAllowed: true };
+  app.route({ method: ["PUT", "DELETE"], url: "/webhook", handler: idNotProvided, config });
 }

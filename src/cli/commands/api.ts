@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadTokenKeys, SECRET_ENV } from "../../api/auth/key-sources.ts";
 import type { LogLevel } from "../../api/logging.ts";
+import { DEFAULT_DELIVERY_EGRESS, parseDeliveryEgress } from "../../api/options/delivery-egress.ts";
 import {
   DEFAULT_DELIVERY_STORE,
   POSTGRES_URL_ENV,
@@ -40,6 +41,9 @@ Options:
                             loopback (development only)
   --allow-cidr CIDR         an internal range deliveries may reach anyway (repeatable), e.g.
                             10.20.0.0/16; everything not public is refused otherwise
+  --delivery-egress MODE    public (default: public addresses and the ranges allowed above) or
+                            loopback-only (test runs: every address outside 127.0.0.0/8 and ::1
+                            refused at connect time as well, no name but localhost looked up)
   --delivery-store STORE    sqlite:PATH (one replica; default ${DEFAULT_DELIVERY_STORE}) or postgres
                             (several replicas; connection string from $${POSTGRES_URL_ENV}
                             or --delivery-postgres-url-file, never on the command line)
@@ -76,6 +80,7 @@ function parse(args: string[]) {
         "jwt-audience": { type: "string" },
         "allow-loopback-targets": { type: "boolean", default: false },
         "allow-cidr": { type: "string", multiple: true, default: [] },
+        "delivery-egress": { type: "string", default: DEFAULT_DELIVERY_EGRESS },
         "delivery-store": { type: "string", default: DEFAULT_DELIVERY_STORE },
         "delivery-postgres-url-file": { type: "string" },
         "delivery-timeout": { type: "string" },
@@ -139,6 +144,7 @@ export const command: Command = {
             file: postgresFile ? () => readFileSync(postgresFile, "utf8") : undefined,
           }),
           allowCidrs: v["allow-cidr"],
+          egress: parseDeliveryEgress(v["delivery-egress"]!),
           ...parseDeliveryTuning({
             timeout: v["delivery-timeout"],
             retryFirst: v["delivery-retry-first"],
@@ -165,6 +171,11 @@ export const command: Command = {
     if (options.allowLoopbackTargets) {
       process.stderr.write(
         "api: --allow-loopback-targets is on: webhook URLs may point at this machine (development only)\n",
+      );
+    }
+    if (options.delivery?.egress === "loopback-only") {
+      process.stderr.write(
+        "api: --delivery-egress loopback-only: deliveries reach 127.0.0.0/8 and ::1 only\n",
       );
     }
     const server = await startApiServer(options);
