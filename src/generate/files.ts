@@ -4,6 +4,7 @@
 
 import { alertFiles } from "../alerts/generated-files.ts";
 import { CRD_DIR, generatedFiles as crdFiles, type GeneratedFile } from "../schema/crd-files.ts";
+import { chartFile } from "./chart.ts";
 import { apiReference } from "./docs/api-reference.ts";
 import { helmValuesReference } from "./docs/helm-values.ts";
 import { resourceReference } from "./docs/resource-reference.ts";
@@ -20,5 +21,6 @@ export function generatedFiles(root: string): GeneratedFile[] {
     { path: "docs/api.md", content: apiReference() },
     { path: "docs/helm-values.md", content: helmValuesReference(root) },
     ...alertFiles(),
+    chartFile(root),
   ];
 }

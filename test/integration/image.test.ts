@@ -15,6 +15,7 @@ import { type BuiltImages, buildImages } from "../../src/dev/image/build.ts";
 import { type ArchiveContents, readArchive, unpackArchive } from "../../src/dev/image/unpack.ts";
 import { type AnnouncingChild, spawnAnnouncing } from "../../src/process/announcing-child.ts";
 import { freePorts } from "../../src/process/ports.ts";
+import { gitCommit } from "../../src/release/version.ts";
 import { OrchestratorSpecSchema, type StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -171,7 +172,11 @@ describe("images built without a registry", () => {
     const env = imageEnv(operator);
     const asImage = await run(imageArgv(operator, ["version"]), env);
     expect(asImage.code, asImage.stderr).toBe(0);
-    expect(asImage.stdout).toBe(`livepeer-operator ${version} (node ${built.node.version})\n`);
+    // The commit the build recorded (the image has no .git): this checkout's HEAD.
+    expect(asImage.stdout).toBe(
+      `livepeer-operator ${version} (commit ${gitCommit(root)}, node ${built.node.version})\n`,
+    );
+    expect(operator.config.config.Labels?.["org.opencontainers.image.revision"]).toBe(gitCommit(root));
     expect(built.node.version).toMatch(/^v24\./);
 
     const asRoot = await run([tools.chroot!, rootfs, ...operator.config.config.Entrypoint!, "version"], env);
