@@ -34,10 +34,14 @@ export function gitCommit(root: string): string | undefined {
   }
 }
 
+/** package.json's version at `root`: the operator's, the chart's appVersion and the images' tag. */
+export function packageVersion(root = appRoot()): string {
+  return (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
+}
+
 /** Version and commit of the operator installed at `root`: build-info.json first, else package.json and git. */
 export function buildInfo(root = appRoot()): BuildInfo {
   const recorded = path.join(root, BUILD_INFO_FILE);
   if (existsSync(recorded)) return JSON.parse(readFileSync(recorded, "utf8")) as BuildInfo;
-  const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string };
-  return { version: pkg.version, commit: gitCommit(root) ?? "unknown" };
+  return { version: packageVersion(root), commit: gitCommit(root) ?? "unknown" };
 }

@@ -25,6 +25,8 @@ export {
   WEBHOOK_CONDITION_TYPES,
 } from "./condition.ts";
 export {
+  CRD_OPERATOR_VERSION_ANNOTATION,
+  CRD_SCHEMA_DIGEST_ANNOTATION,
   type CrdDefinition,
   crdFileName,
   crdJsonSchema,

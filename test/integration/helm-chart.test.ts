@@ -14,6 +14,7 @@ import { dashboard } from "../../src/alerts/dashboard.ts";
 import { promtoolTestFile } from "../../src/alerts/promtool-tests.ts";
 import { ALERT_RULES } from "../../src/alerts/rules.ts";
 import { ensureBinaries } from "../../src/dev/toolchain/binaries.ts";
+import { CUSTOM_RESOURCES } from "../../src/schema/resources.ts";
 import { kubectl, testNamespace } from "./support/cluster.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -135,6 +136,21 @@ async function can(
   return (await kubectl(args).catch((e: Error) => e.message)).includes("yes");
 }
 
+/** `kubectl auth can-i VERB TYPE/NAME` as a ServiceAccount of the release: a right on one object by name. */
+async function canOn(
+  releaseNs: string,
+  sa: string,
+  verb: string,
+  type: string,
+  name?: string,
+): Promise<boolean> {
+  const target = name ? `${type}/${name}` : type;
+  const args = ["auth", "can-i", verb, target, `--as=system:serviceaccount:${releaseNs}:${sa}`];
+  return (await kubectl(args).catch((e: Error) => e.message)).includes("yes");
+}
+
+const CRD = "customresourcedefinitions.apiextensions.k8s.io";
+
 describe("helm install: least-privilege RBAC", () => {
   let ns: Awaited<ReturnType<typeof testNamespace>>;
   beforeAll(async () => {
@@ -196,6 +212,43 @@ describe("helm install: least-privilege RBAC", () => {
     ["lpo-api", "get", "secrets", "video", false],
   ] as const)("%s may %s %s in %s: %s", async (sa, verb, resource, namespace, allowed) => {
     expect(await can(ns.name, sa, verb, resource, namespace === "SELF" ? ns.name : namespace)).toBe(allowed);
+  });
+
+  // The controller applies its own CRDs at start (controller.manageCrds, default true): get,
+  // create and patch on exactly the operator's three CRDs; never delete, list, watch or update,
+  // and nothing on any other CRD.
+  it.each([
+    ["get", "orchestrators.livepeer.org", true],
+    ["create", "orchestrators.livepeer.org", true],
+    ["patch", "orchestrators.livepeer.org", true],
+    ["patch", "gateways.livepeer.org", true],
+    ["patch", "webhooks.livepeer.org", true],
+    ["delete", "orchestrators.livepeer.org", false],
+    ["update", "webhooks.livepeer.org", false],
+    ["patch", "certificates.cert-manager.io", false],
+    ["get", "prometheusrules.monitoring.coreos.com", false],
+    ["list", undefined, false],
+    ["watch", undefined, false],
+    ["create", undefined, false],
+    ["deletecollection", undefined, false],
+  ] as const)("lpo-controller may %s CRD %s: %s", async (verb, name, allowed) => {
+    expect(await canOn(ns.name, "lpo-controller", verb, CRD, name)).toBe(allowed);
+  });
+
+  it("names in the CRD rule exactly the CRDs the operator generates, and passes --manage-crds", async () => {
+    const r = await helm(["get", "manifest", "lpo", "-n", ns.name]);
+    expect(r.code, r.out).toBe(0);
+    const role = (
+      loadAll(r.out) as {
+        kind?: string;
+        metadata?: { name?: string };
+        rules?: { resourceNames?: string[] }[];
+      }[]
+    ).find((d) => d?.kind === "ClusterRole" && d.metadata?.name === "lpo-controller-crds");
+    expect(role?.rules?.[0]?.resourceNames?.slice().sort()).toEqual(
+      CUSTOM_RESOURCES.map((d) => `${d.plural}.livepeer.org`).sort(),
+    );
+    expect(r.out).toContain("- --manage-crds=true");
   });
 });
 

@@ -1,0 +1,142 @@
+// The controller keeps its CRDs current (src/controller/crds) against the real API server: it
+// creates a missing CRD and updates an older one by server-side apply with its own field manager
+// (a field the old schema pruned round-trips after), leaves one of its own schema alone and
+// refuses a newer operator's without writing anything. CRDs are cluster-wide and other test files
+// use the operator's own, so this file keeps a copy of the Webhook CRD under a group of its own.
+import { randomBytes } from "node:crypto";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import {
+  CRD_FIELD_MANAGER,
+  CrdsNewerError,
+  keepCrdsCurrent,
+} from "../../src/controller/crds/keep-current.ts";
+import { waitFor } from "../../src/dev/cluster/process.ts";
+import {
+  CustomResourceDefinitions,
+  KubeClient,
+  type KubeObject,
+  PooledKubeConfig,
+} from "../../src/kube/index.ts";
+import {
+  CRD_OPERATOR_VERSION_ANNOTATION,
+  CRD_SCHEMA_DIGEST_ANNOTATION,
+  customResourceDefinition,
+} from "../../src/schema/index.ts";
+import { WebhookCrd } from "../../src/schema/resources.ts";
+import { testNamespace } from "./support/cluster.ts";
+
+const kc = new PooledKubeConfig();
+kc.loadFromFile(inject("kubeconfig"));
+const client = new KubeClient(kc);
+const group = `u${randomBytes(3).toString("hex")}.crd-test.livepeer.org`;
+const crdName = `webhooks.${group}`;
+const Hooks = { group, version: "v1alpha1", plural: "webhooks", kind: "Webhook", namespaced: true };
+
+interface Crd extends KubeObject {
+  spec: {
+    group: string;
+    versions: {
+      schema: { openAPIV3Schema: { properties: Record<string, { properties: Record<string, unknown> }> } };
+    }[];
+  };
+}
+
+/** The operator's Webhook CRD as `version` generates it, moved to this file's group. */
+function crdAt(version: string, edit: (crd: Crd) => void = () => {}): Crd {
+  const crd = structuredClone(customResourceDefinition(WebhookCrd, version)) as unknown as Crd;
+  crd.metadata!.name = crdName;
+  crd.spec.group = group;
+  edit(crd);
+  return crd;
+}
+
+/** The 0.1.0 shape: no version annotations, and no spec.sharedSecretRef (a field added since). */
+function oldCrd(): Crd {
+  return crdAt("0.1.0", (crd) => {
+    delete crd.metadata!.annotations;
+    delete crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec!.properties.sharedSecretRef;
+  });
+}
+
+const getCrd = () => client.get<Crd>(CustomResourceDefinitions, undefined, crdName);
+const hook = (ns: string) => ({
+  metadata: { name: "h1", namespace: ns },
+  spec: { name: "h", url: "https://example.com/h", sharedSecretRef: { name: "s", key: "k" } },
+});
+
+let ns: Awaited<ReturnType<typeof testNamespace>> | undefined;
+afterAll(async () => {
+  await ns?.remove();
+  // The keeper never deletes a CRD; the test removes its own copy.
+  await client.delete(CustomResourceDefinitions, undefined, crdName).catch(() => undefined);
+});
+
+describe("the controller keeps its CRDs current", () => {
+  it("creates a missing CRD with its own field manager and waits until it is served", async () => {
+    const outcomes = await keepCrdsCurrent(client, { crds: [oldCrd()] });
+    expect(outcomes).toEqual([expect.objectContaining({ name: crdName, action: "apply" })]);
+    const crd = await getCrd();
+    const managers = (crd.metadata?.managedFields ?? []) as { manager: string; operation: string }[];
+    expect(managers.map((m) => [m.manager, m.operation])).toContainEqual([CRD_FIELD_MANAGER, "Apply"]);
+  });
+
+  it("updates a CRD an older version installed: a field the old schema pruned round-trips after", async () => {
+    ns = await testNamespace("crd-upgrade");
+    // As Helm's crds/ or kubectl left it: another writer, no version annotation, the old schema.
+    const old = oldCrd();
+    old.metadata!.resourceVersion = (await getCrd()).metadata?.resourceVersion;
+    await client.replace(CustomResourceDefinitions, old);
+    // Under the old schema the API server drops the unknown field (structural pruning). A CRD
+    // update reaches the serving handler shortly after the write: poll to a deadline.
+    const applyHook = () =>
+      client.apply<{ spec: Record<string, unknown> }>(Hooks, hook(ns!.name), {
+        fieldManager: "crds-upgrade-test",
+      });
+    await waitFor(
+      "the old schema to prune spec.sharedSecretRef",
+      async () => {
+        return (await applyHook()).spec.sharedSecretRef === undefined;
+      },
+      15_000,
+    );
+
+    const outcomes = await keepCrdsCurrent(client, { crds: [crdAt("0.2.0")] });
+    expect(outcomes[0]!.action).toBe("apply");
+    expect(outcomes[0]!.reason).toContain("no livepeer.org/operator-version");
+    const crd = await getCrd();
+    expect(crd.metadata?.annotations?.[CRD_OPERATOR_VERSION_ANNOTATION]).toBe("0.2.0");
+
+    let last: unknown;
+    await waitFor(
+      "spec.sharedSecretRef to round-trip under the new schema",
+      async () => {
+        last = (await applyHook()).spec.sharedSecretRef;
+        return last !== undefined;
+      },
+      15_000,
+    );
+    expect(last).toEqual({ name: "s", key: "k" });
+  });
+
+  it("leaves a CRD of its own version and schema alone (no write)", async () => {
+    const rv = (await getCrd()).metadata?.resourceVersion;
+    const outcomes = await keepCrdsCurrent(client, { crds: [crdAt("0.2.0")] });
+    expect(outcomes[0]!.action).toBe("keep");
+    expect((await getCrd()).metadata?.resourceVersion).toBe(rv);
+  });
+
+  it("refuses a newer operator's CRD with another schema, naming the versions, and writes nothing", async () => {
+    await keepCrdsCurrent(client, {
+      crds: [
+        crdAt("9.9.9", (c) => (c.metadata!.annotations![CRD_SCHEMA_DIGEST_ANNOTATION] = "f".repeat(64))),
+      ],
+    });
+    const rv = (await getCrd()).metadata?.resourceVersion;
+    const refused = keepCrdsCurrent(client, { crds: [crdAt("0.2.0")] });
+    await expect(refused).rejects.toThrow(CrdsNewerError);
+    await expect(refused).rejects.toThrow(/written by livepeer-operator 9\.9\.9, newer than this 0\.2\.0/);
+    const crd = await getCrd();
+    expect(crd.metadata?.resourceVersion).toBe(rv);
+    expect(crd.metadata?.annotations?.[CRD_OPERATOR_VERSION_ANNOTATION]).toBe("9.9.9");
+  });
+});
