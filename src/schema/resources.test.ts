@@ -204,6 +204,7 @@ describe("status", () => {
       "Simulated",
       "AIReady",
       "RewardCurrent",
+      "NodeVersionSupported",
       "Delivering",
     ]);
   });
