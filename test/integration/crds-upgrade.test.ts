@@ -59,10 +59,6 @@ function oldCrd(): Crd {
 }
 
 const getCrd = () => client.get<Crd>(CustomResourceDefinitions, undefined, crdName);
-const hook = (ns: string) => ({
-  metadata: { name: "h1", namespace: ns },
-  spec: { name: "h", url: "https://example.com/h", sharedSecretRef: { name: "s", key: "k" } },
-});
 
 let ns: Awaited<ReturnType<typeof testNamespace>> | undefined;
 afterAll(async () => {
@@ -86,17 +82,20 @@ describe("the controller keeps its CRDs current", () => {
     const old = oldCrd();
     old.metadata!.resourceVersion = (await getCrd()).metadata?.resourceVersion;
     await client.replace(CustomResourceDefinitions, old);
-    // Under the old schema the API server drops the unknown field (structural pruning). A CRD
-    // update reaches the serving handler shortly after the write: poll to a deadline.
-    const applyHook = () =>
-      client.apply<{ spec: Record<string, unknown> }>(Hooks, hook(ns!.name), {
-        fieldManager: "crds-upgrade-test",
+    // Under the old schema the API server drops the unknown field (structural pruning, as a
+    // controller's update or kubectl's non-strict write meets it; server-side apply refuses it). A
+    // CRD update reaches the serving handler shortly after the write: poll to a deadline.
+    await client.create(Hooks, {
+      metadata: { name: "h1", namespace: ns.name },
+      spec: { name: "h", url: "https://example.com/h" },
+    });
+    const patchSecretRef = () =>
+      client.mergePatch<{ spec: Record<string, unknown> }>(Hooks, ns!.name, "h1", {
+        spec: { sharedSecretRef: { name: "s", key: "k" } },
       });
     await waitFor(
       "the old schema to prune spec.sharedSecretRef",
-      async () => {
-        return (await applyHook()).spec.sharedSecretRef === undefined;
-      },
+      async () => (await patchSecretRef()).spec.sharedSecretRef === undefined,
       15_000,
     );
 
@@ -110,7 +109,7 @@ describe("the controller keeps its CRDs current", () => {
     await waitFor(
       "spec.sharedSecretRef to round-trip under the new schema",
       async () => {
-        last = (await applyHook()).spec.sharedSecretRef;
+        last = (await patchSecretRef()).spec.sharedSecretRef;
         return last !== undefined;
       },
       15_000,
