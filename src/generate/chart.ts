@@ -95,7 +95,8 @@ export function chartYaml(root: string): string {
     type: "application",
     version: pkg.version,
     appVersion: pkg.version,
-    kubeVersion: ">=1.28.0-0",
+    // ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1) is GA since 1.30.
+    kubeVersion: ">=1.30.0-0",
     keywords: ["livepeer", "video", "transcoding", "gpu", "operator"],
     annotations: {
       "artifacthub.io/operator": "true",

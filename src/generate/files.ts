@@ -8,6 +8,7 @@ import { chartFile } from "./chart.ts";
 import { apiReference } from "./docs/api-reference.ts";
 import { helmValuesReference } from "./docs/helm-values.ts";
 import { resourceReference } from "./docs/resource-reference.ts";
+import { webhookNamespacePolicyTemplate } from "./webhook-namespace-policy-template.ts";
 
 export type { GeneratedFile };
 
@@ -22,5 +23,6 @@ export function generatedFiles(root: string): GeneratedFile[] {
     { path: "docs/helm-values.md", content: helmValuesReference(root) },
     ...alertFiles(),
     chartFile(root),
+    webhookNamespacePolicyTemplate(),
   ];
 }
