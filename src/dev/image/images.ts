@@ -22,7 +22,8 @@ export interface ImageSpec {
 }
 
 /** Controller, API and the other subcommands; non-root, as the chart's securityContext demands. */
-export function operatorImage(version: string, commit = "unknown"): ImageSpec {
+/** `commit`: the git commit the image is built from (label org.opencontainers.image.revision). */
+export function operatorImage(version: string, commit: string): ImageSpec {
   return {
     repository: OPERATOR_REPOSITORY,
     config: {
@@ -46,7 +47,7 @@ export function operatorImage(version: string, commit = "unknown"): ImageSpec {
  * addresses (0.0.0.0:7935), right in the pod's network namespace. It runs as root like
  * go-livepeer's image: the StatefulSet mounts the keystore Secret 0400 and sets no fsGroup.
  */
-export function simulatorImage(version: string, commit = "unknown"): ImageSpec {
+export function simulatorImage(version: string, commit: string): ImageSpec {
   return {
     repository: SIMULATOR_REPOSITORY,
     config: {
