@@ -41,6 +41,8 @@ function requireRootAndTools(): void {
 }
 
 let built: BuiltImages;
+/** HEAD (with -dirty) as the build started: what the image must have recorded. */
+let commitAtBuild: string | undefined;
 let work: string;
 let rootfs: string;
 let operator: ArchiveContents;
@@ -49,6 +51,7 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   requireRootAndTools();
+  commitAtBuild = gitCommit(root);
   built = await buildImages({ log: (l) => process.stderr.write(`${l}\n`) });
   work = mkdtempSync(path.join(tmpdir(), "image-test-"));
   rootfs = path.join(work, "rootfs");
@@ -172,11 +175,12 @@ describe("images built without a registry", () => {
     const env = imageEnv(operator);
     const asImage = await run(imageArgv(operator, ["version"]), env);
     expect(asImage.code, asImage.stderr).toBe(0);
-    // The commit the build recorded (the image has no .git): this checkout's HEAD.
+    // The commit the build recorded (the image has no .git): this checkout's HEAD as it began.
+    expect(built.commit).toBe(commitAtBuild);
     expect(asImage.stdout).toBe(
-      `livepeer-operator ${version} (commit ${gitCommit(root)}, node ${built.node.version})\n`,
+      `livepeer-operator ${version} (commit ${built.commit}, node ${built.node.version})\n`,
     );
-    expect(operator.config.config.Labels?.["org.opencontainers.image.revision"]).toBe(gitCommit(root));
+    expect(operator.config.config.Labels?.["org.opencontainers.image.revision"]).toBe(built.commit);
     expect(built.node.version).toMatch(/^v24\./);
 
     const asRoot = await run([tools.chroot!, rootfs, ...operator.config.config.Entrypoint!, "version"], env);

@@ -87,6 +87,8 @@ export interface BuiltImages {
   /** Both layers gzip-compressed: what a registry would store. */
   gzipBytes: number;
   node: { version: string; platformPackage?: string };
+  /** The commit recorded in both images (/app/build-info.json, org.opencontainers.image.revision). */
+  commit: string;
   seconds: number;
 }
 
@@ -255,6 +257,7 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Bui
       layers: { base, app },
       unpackedBytes: base.contentBytes + app.contentBytes,
       gzipBytes: base.gzipBytes + app.gzipBytes,
+      commit,
       node: {
         version: node.version,
         ...(node.platformPackage ? { platformPackage: node.platformPackage } : {}),
