@@ -3,7 +3,10 @@
 // (a field the old schema pruned round-trips after), leaves one of its own schema alone and
 // refuses a newer operator's without writing anything. CRDs are cluster-wide and other test files
 // use the operator's own, so this file keeps a copy of the Webhook CRD under a group of its own.
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import {
   CRD_FIELD_MANAGER,
@@ -17,6 +20,7 @@ import {
   type KubeObject,
   PooledKubeConfig,
 } from "../../src/kube/index.ts";
+import { packageVersion } from "../../src/release/version.ts";
 import {
   CRD_OPERATOR_VERSION_ANNOTATION,
   CRD_SCHEMA_DIGEST_ANNOTATION,
@@ -137,5 +141,55 @@ describe("the controller keeps its CRDs current", () => {
     const crd = await getCrd();
     expect(crd.metadata?.resourceVersion).toBe(rv);
     expect(crd.metadata?.annotations?.[CRD_OPERATOR_VERSION_ANNOTATION]).toBe("9.9.9");
+  });
+});
+
+describe("livepeer-operator controller", () => {
+  it("keeps the operator's CRDs current before it starts its controllers", async () => {
+    const main = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src/cli/main.ts");
+    const child = spawn(
+      process.execPath,
+      [
+        main,
+        "controller",
+        `--kubeconfig=${inject("kubeconfig")}`,
+        "--no-leader-elect",
+        "--metrics-addr=0",
+        "--shutdown-timeout=2",
+        "--controllers=webhook",
+        "--webhook-namespace=crds-upgrade-none",
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let log = "";
+    child.stdout.on("data", (d: Buffer) => (log += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (log += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      const started = "informer webhooks.livepeer.org] synced";
+      await waitFor(
+        "the webhook controller to start",
+        async () => log.includes(started),
+        30_000,
+        () => log.slice(-3000),
+      );
+      // Each CRD was applied (or found current) and served before any informer started.
+      for (const p of ["orchestrators", "gateways", "webhooks"]) {
+        const at = log.indexOf(`CRDs: ${p}.livepeer.org`);
+        expect(at, log).toBeGreaterThanOrEqual(0);
+        expect(at).toBeLessThan(log.indexOf(started));
+      }
+      expect(log).not.toContain("could not keep the CRDs current");
+      const crd = await client.get<Crd>(CustomResourceDefinitions, undefined, "orchestrators.livepeer.org");
+      expect(crd.metadata?.annotations?.[CRD_OPERATOR_VERSION_ANNOTATION]).toBe(packageVersion());
+    } finally {
+      child.kill("SIGTERM");
+      await waitFor(
+        "the controller to exit on SIGTERM",
+        async () => child.exitCode !== null || child.signalCode !== null,
+        30_000,
+      ).catch(() => child.kill("SIGKILL"));
+      expect(await exited, `the controller's log:\n${log.slice(-3000)}`).toBe(0);
+    }
   });
 });

@@ -254,16 +254,34 @@ export const command: Command = {
         : "disabled",
       pid: process.pid,
     });
-    manager.stopOnSignals();
     if (values["manage-crds"]) {
+      // Before the manager takes the signals: a SIGTERM while the CRDs are applied ends here.
+      const interrupted = new AbortController();
+      const onSignal = () => interrupted.abort();
+      process.once("SIGTERM", onSignal);
+      process.once("SIGINT", onSignal);
       try {
-        await keepCrdsCurrent(manager.client, { log: (m) => log.info(`CRDs: ${m}`) });
+        await keepCrdsCurrent(manager.client, {
+          log: (m) => log.info(`CRDs: ${m}`),
+          signal: interrupted.signal,
+        });
       } catch (err) {
-        log.error(`could not keep the CRDs current, not starting: ${(err as Error).message}`);
-        await manager.stop("CRDs refused");
-        return 1;
+        if (!interrupted.signal.aborted) {
+          log.error(`could not keep the CRDs current, not starting: ${(err as Error).message}`);
+          await manager.stop("CRDs refused");
+          return 1;
+        }
+      } finally {
+        process.off("SIGTERM", onSignal);
+        process.off("SIGINT", onSignal);
+      }
+      if (interrupted.signal.aborted) {
+        log.info("stopped by a signal while keeping the CRDs current, before any controller started");
+        await manager.stop("signal before start");
+        return 0;
       }
     }
+    manager.stopOnSignals();
     try {
       await manager.start();
     } catch (err) {
