@@ -235,6 +235,31 @@ describe("helm install: least-privilege RBAC", () => {
     expect(await canOn(ns.name, "lpo-controller", verb, CRD, name)).toBe(allowed);
   });
 
+  it("as the controller's ServiceAccount, server-side apply of its own CRDs passes and of another CRD is forbidden", async () => {
+    const as = `--as=system:serviceaccount:${ns.name}:lpo-controller`;
+    const applyAs = (input?: string, files: string[] = []) =>
+      kubectl(
+        [
+          "apply",
+          "--server-side",
+          "--force-conflicts",
+          "--dry-run=server",
+          "--field-manager=livepeer-operator-crds",
+          as,
+          ...(files.length ? files.flatMap((f) => ["-f", f]) : ["-f", "-"]),
+        ],
+        input,
+      );
+    const own = path.join(root, "deploy/crds");
+    expect(await applyAs(undefined, [own])).toMatch(/orchestrators\.livepeer\.org serverside-applied/);
+    const other = readFileSync(path.join(own, "webhooks.livepeer.org.yaml"), "utf8")
+      .replace("name: webhooks.livepeer.org", "name: webhooks.example.com")
+      .replace("group: livepeer.org", "group: example.com");
+    const refused = await applyAs(other).catch((e: Error) => e.message);
+    expect(refused).toMatch(/forbidden/i);
+    expect(refused).toContain("webhooks.example.com");
+  });
+
   it("names in the CRD rule exactly the CRDs the operator generates, and passes --manage-crds", async () => {
     const r = await helm(["get", "manifest", "lpo", "-n", ns.name]);
     expect(r.code, r.out).toBe(0);
