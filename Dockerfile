@@ -1,5 +1,7 @@
 # The one livepeer-operator image (controller, API and the other subcommands), for registries:
-#   docker build -t <registry>/livepeer-operator:0.1.0 .
+#   docker build --build-arg COMMIT=$(git rev-parse HEAD) -t <registry>/livepeer-operator:<version> .
+# (<version>: package.json's, the chart's appVersion). COMMIT is required: the context has no .git,
+# and `livepeer-operator version` in the image prints the commit the build recorded.
 # It is the image `npm run image` builds on a machine with no registry (src/dev/image/build.ts):
 # the build stage runs that same build and the final stage is its root filesystem and nothing
 # else. Contents: Debian's libc6, libgcc-s1 and libstdc++6 (unpacked, no apt/dpkg/shell), Node 24
@@ -16,7 +18,9 @@ RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY deploy/crds ./deploy/crds
-RUN node src/dev/image/build.ts --out /tmp/archives --rootfs /rootfs
+ARG COMMIT
+RUN test -n "$COMMIT" || { echo 'pass --build-arg COMMIT=$(git rev-parse HEAD): the image records the commit it is built from' >&2; exit 1; }
+RUN node src/dev/image/build.ts --out /tmp/archives --rootfs /rootfs --commit "$COMMIT"
 
 FROM scratch
 COPY --from=build /rootfs/ /

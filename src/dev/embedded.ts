@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
 import { mintToken } from "../api/auth/mint.ts";
+import { webhookNamespacePolicy } from "../schema/webhook-namespace-policy.ts";
 import { runKubectl, startControlPlane } from "./cluster/control-plane.ts";
 import { applyFleet } from "./cluster/fleet.ts";
 import { defaultFleet } from "./cluster/nodes.ts";
@@ -105,6 +106,18 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
     await k(["create", "namespace", DEV_NAMESPACE]).catch((e: Error) => {
       if (!/AlreadyExists/.test(e.message)) throw e;
     });
+    // As the chart does: Webhooks outside the namespace the API serves are refused, naming it.
+    await k(
+      ["apply", "--server-side", "--force-conflicts", "--field-manager=livepeer-operator-dev", "-f", "-"],
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "List",
+        items: webhookNamespacePolicy({
+          namespace: DEV_NAMESPACE,
+          name: "livepeer-operator-webhook-namespace",
+        }),
+      }),
+    );
     // The chain deploys while the controller and the API start; READY waits for both.
     const chainStart =
       opts.chain && !opts.kubeconfig

@@ -4,9 +4,11 @@
 
 import { alertFiles } from "../alerts/generated-files.ts";
 import { CRD_DIR, generatedFiles as crdFiles, type GeneratedFile } from "../schema/crd-files.ts";
+import { chartFile } from "./chart.ts";
 import { apiReference } from "./docs/api-reference.ts";
 import { helmValuesReference } from "./docs/helm-values.ts";
 import { resourceReference } from "./docs/resource-reference.ts";
+import { webhookNamespacePolicyTemplate } from "./webhook-namespace-policy-template.ts";
 
 export type { GeneratedFile };
 
@@ -20,5 +22,7 @@ export function generatedFiles(root: string): GeneratedFile[] {
     { path: "docs/api.md", content: apiReference() },
     { path: "docs/helm-values.md", content: helmValuesReference(root) },
     ...alertFiles(),
+    chartFile(root),
+    webhookNamespacePolicyTemplate(),
   ];
 }

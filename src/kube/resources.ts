@@ -100,3 +100,10 @@ export const Events: ResourceType = {
   kind: "Event",
   namespaced: true,
 };
+export const CustomResourceDefinitions: ResourceType = {
+  group: "apiextensions.k8s.io",
+  version: "v1",
+  plural: "customresourcedefinitions",
+  kind: "CustomResourceDefinition",
+  namespaced: false,
+};

@@ -47,6 +47,8 @@ export const WeightsSpecSchema = withRules(WeightsBase, [
     reason: "FieldValueInvalid",
     message:
       "runner.weights needs exactly one of persistentVolumeClaim (a claim in this namespace) or hostPath (a directory on the GPU node), for example persistentVolumeClaim: ai-models",
+    messageExpression:
+      '(has(self.persistentVolumeClaim) ? "runner.weights sets both persistentVolumeClaim and hostPath" : "runner.weights sets neither persistentVolumeClaim nor hostPath") + ": set exactly one, persistentVolumeClaim (a claim in this namespace) or hostPath (a directory on the GPU node), for example persistentVolumeClaim: ai-models"',
     holds: (w) => (w.persistentVolumeClaim === undefined) !== (w.hostPath === undefined),
   },
 ]);
@@ -115,6 +117,8 @@ export const AiModelSpecSchema = withRules(AiModelSpecBase, [
     reason: "FieldValueInvalid",
     message:
       'model_id is a container-runtime LLM tag (it has a ":"), not a model id: use the model\'s "<org>/<model>" id as published, for example meta-llama/Meta-Llama-3.1-8B-Instruct; ids are case-sensitive',
+    messageExpression:
+      "'model_id ' + self.model_id + ' is a container-runtime LLM tag (it has a \":\"), not a model id: use the model\\'s \"<org>/<model>\" id as published, for example meta-llama/Meta-Llama-3.1-8B-Instruct; ids are case-sensitive'",
     holds: () => true,
   },
   {
@@ -123,6 +127,8 @@ export const AiModelSpecSchema = withRules(AiModelSpecBase, [
     reason: "FieldValueInvalid",
     message:
       'model_id must be "<org>/<model>" with the organisation prefix, exactly as published, for example stabilityai/sd-turbo; ids are case-sensitive',
+    messageExpression:
+      "'model_id ' + self.model_id + ' has no organisation prefix: write \"<org>/<model>\" exactly as published, for example stabilityai/sd-turbo; ids are case-sensitive'",
     holds: () => true,
   },
   {
@@ -131,6 +137,8 @@ export const AiModelSpecSchema = withRules(AiModelSpecBase, [
     reason: "FieldValueForbidden",
     message:
       "runner is for models whose runner pods the operator runs; this model has url (a runner you run yourself): remove one of them",
+    messageExpression:
+      '"model " + self.model_id + " has both url (a runner you run yourself) and runner (runner pods the operator runs): remove one of them"',
     holds: (m) => !(m.url !== undefined && m.runner !== undefined),
   },
 ]);

@@ -1,6 +1,7 @@
 // The chain fields an Orchestrator and a Gateway share, and the rules that keep an on-chain node
 // from starting in a state where it hangs or exits.
 import { z } from "zod";
+import { BUILT_IN_CONTROLLERS } from "../node/config/networks.ts";
 import type { CrossFieldRule } from "./cross-field-rule.ts";
 import { objectName } from "./kubernetes-fields.ts";
 
@@ -69,6 +70,8 @@ export const chainRules: readonly CrossFieldRule<ChainSpec>[] = [
     reason: "FieldValueRequired",
     message:
       "keystoreSecret is required when network is not offchain: name a Secret with keys key.json and password (without one the node prompts for a passphrase and hangs)",
+    messageExpression:
+      '"keystoreSecret is required when network is " + self.network + " (not offchain): name a Secret with keys key.json and password (without one the node prompts for a passphrase and hangs)"',
     holds: (s) => s.network === "offchain" || s.keystoreSecret !== undefined,
   },
   {
@@ -77,6 +80,8 @@ export const chainRules: readonly CrossFieldRule<ChainSpec>[] = [
     reason: "FieldValueRequired",
     message:
       "ethUrl is required when network is not offchain: set the chain's JSON-RPC URL, or name a devnet deployment ConfigMap in devnet",
+    messageExpression:
+      '"ethUrl is required when network is " + self.network + ": set the chain\'s JSON-RPC URL, for example https://arb1.arbitrum.io/rpc, or name a devnet deployment ConfigMap in devnet"',
     holds: (s) => s.network === "offchain" || s.ethUrl !== undefined || s.devnet !== undefined,
   },
   {
@@ -84,6 +89,26 @@ export const chainRules: readonly CrossFieldRule<ChainSpec>[] = [
     fieldPath: ".network",
     reason: "FieldValueInvalid",
     message: "devnet names a chain deployment but network is offchain: set network, for example devnet",
+    messageExpression:
+      '"devnet names the chain deployment " + self.devnet + " but network is offchain: set network, for example devnet"',
     holds: (s) => s.devnet === undefined || s.network !== "offchain",
+  },
+  {
+    // The node fills in the Controller address only for networks it knows; elsewhere it would
+    // talk to the zero address (src/node/config/rules/chain.ts: controllerAddress).
+    rule: `self.network == 'offchain' || self.network in [${Object.keys(BUILT_IN_CONTROLLERS)
+      .map((n) => `'${n}'`)
+      .join(", ")}] || has(self.ethController) || has(self.devnet)`,
+    fieldPath: ".ethController",
+    reason: "FieldValueRequired",
+    message:
+      "ethController is required for a network the node has no built-in protocol Controller address for: set ethController to that chain's Controller contract, name a devnet deployment ConfigMap in devnet, or use a network the node knows (arbitrum-one-mainnet, mainnet)",
+    messageExpression:
+      '"network " + self.network + " has no built-in protocol Controller address: set ethController to that chain\'s Controller contract (0x followed by 40 hex digits), name a devnet deployment ConfigMap in devnet, or use a network the node knows (arbitrum-one-mainnet, mainnet)"',
+    holds: (s) =>
+      s.network === "offchain" ||
+      Object.hasOwn(BUILT_IN_CONTROLLERS, s.network) ||
+      s.ethController !== undefined ||
+      s.devnet !== undefined,
   },
 ];

@@ -23,6 +23,11 @@ export const ConditionType = {
   AIReady: "AIReady",
   /** Orchestrators: reward was called in the current round (or, False, why not yet / why it failed). */
   RewardCurrent: "RewardCurrent",
+  /**
+   * Orchestrators and Gateways: whether the node image's go-livepeer release is one the operator
+   * knows (False: older or newer than the supported range; Unknown: the tag names no release).
+   */
+  NodeVersionSupported: "NodeVersionSupported",
   /** Webhooks: whether the endpoint takes deliveries now (False: failing, or turned off by 410 Gone). */
   Delivering: "Delivering",
 } as const;
@@ -38,6 +43,7 @@ export const ORCHESTRATOR_CONDITION_TYPES = [
   ConditionType.Registered,
   ConditionType.RewardCurrent,
   ConditionType.Simulated,
+  ConditionType.NodeVersionSupported,
 ] as const;
 export const GATEWAY_CONDITION_TYPES = [
   ConditionType.Ready,
@@ -47,6 +53,7 @@ export const GATEWAY_CONDITION_TYPES = [
   ConditionType.Funded,
   ConditionType.PriceCompatible,
   ConditionType.Simulated,
+  ConditionType.NodeVersionSupported,
 ] as const;
 export const WEBHOOK_CONDITION_TYPES = [ConditionType.Ready] as const;
 
@@ -61,7 +68,7 @@ export const ConditionSchema = z
       .max(316)
       .regex(/^[A-Z][A-Za-z0-9]*$/)
       .describe(
-        "Condition type in PascalCase: Ready (summary), Scheduled, NodeReachable, ChainHealthy, Registered, Funded, PriceCompatible, RewardCurrent, Simulated or Delivering (webhooks).",
+        "Condition type in PascalCase: Ready (summary), Scheduled, NodeReachable, ChainHealthy, Registered, Funded, PriceCompatible, RewardCurrent, Simulated, NodeVersionSupported or Delivering (webhooks).",
       ),
     status: z.enum(CONDITION_STATUSES).describe("True, False or Unknown (not yet known)."),
     reason: z

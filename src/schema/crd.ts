@@ -1,9 +1,16 @@
 // Builds a CustomResourceDefinition from a resource's zod schemas. Pure: definition in, object
 // (or YAML text) out; writing files is generate.ts's job.
+import { createHash } from "node:crypto";
 import { dump } from "js-yaml";
 import { z } from "zod";
+import { packageVersion } from "../release/version.ts";
 import { CATEGORY, customResourceType, GROUP } from "./api-group.ts";
 import { type JsonSchema, toStructural } from "./structural.ts";
+
+/** The operator version that generated a CRD: a controller older than it refuses to start. */
+export const CRD_OPERATOR_VERSION_ANNOTATION = "livepeer.org/operator-version";
+/** SHA-256 of the CRD's spec as generated: the same digest means the same schema, whichever version wrote it. */
+export const CRD_SCHEMA_DIGEST_ANNOTATION = "livepeer.org/schema-digest";
 
 export interface PrinterColumn {
   name: string;
@@ -60,44 +67,50 @@ export function openApiV3Schema(def: CrdDefinition): JsonSchema {
   };
 }
 
-export function customResourceDefinition(def: CrdDefinition): JsonSchema {
+/** The CRD of `def`, annotated with the operator version that generated it and its schema's digest. */
+export function customResourceDefinition(def: CrdDefinition, operatorVersion = packageVersion()): JsonSchema {
   // The same group, version and scope the operator's clients address it by.
   const type = customResourceType(def);
+  const spec = {
+    group: type.group,
+    names: {
+      kind: type.kind,
+      listKind: `${type.kind}List`,
+      plural: type.plural,
+      singular: def.singular,
+      shortNames: def.shortNames,
+      categories: [CATEGORY],
+    },
+    scope: type.namespaced ? "Namespaced" : "Cluster",
+    versions: [
+      {
+        name: type.version,
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        additionalPrinterColumns: def.printerColumns.map((c) => ({
+          name: c.name,
+          type: c.type,
+          jsonPath: c.jsonPath,
+          description: c.description,
+          ...(c.priority ? { priority: c.priority } : {}),
+        })),
+        schema: { openAPIV3Schema: openApiV3Schema(def) },
+      },
+    ],
+  };
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
     metadata: {
       name: `${type.plural}.${type.group}`,
       labels: { "app.kubernetes.io/part-of": "livepeer-operator" },
-    },
-    spec: {
-      group: type.group,
-      names: {
-        kind: type.kind,
-        listKind: `${type.kind}List`,
-        plural: type.plural,
-        singular: def.singular,
-        shortNames: def.shortNames,
-        categories: [CATEGORY],
+      annotations: {
+        [CRD_OPERATOR_VERSION_ANNOTATION]: operatorVersion,
+        [CRD_SCHEMA_DIGEST_ANNOTATION]: createHash("sha256").update(JSON.stringify(spec)).digest("hex"),
       },
-      scope: type.namespaced ? "Namespaced" : "Cluster",
-      versions: [
-        {
-          name: type.version,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: def.printerColumns.map((c) => ({
-            name: c.name,
-            type: c.type,
-            jsonPath: c.jsonPath,
-            description: c.description,
-            ...(c.priority ? { priority: c.priority } : {}),
-          })),
-          schema: { openAPIV3Schema: openApiV3Schema(def) },
-        },
-      ],
     },
+    spec,
   };
 }
 

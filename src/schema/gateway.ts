@@ -6,7 +6,7 @@ import { customResourceSchema, type Stored } from "./custom-resource.ts";
 import { FundingSpecSchema, FundingStatusSchema } from "./duties.ts";
 import { priceSchema } from "./price.ts";
 import { commonStatusFields, statusFacts } from "./status.ts";
-import { serviceSpecSchema, workloadFields } from "./workload.ts";
+import { serviceSpecSchema, storageImmutable, workloadFields } from "./workload.ts";
 
 export const GATEWAY_HTTP_PORT = 8935;
 export const GATEWAY_RTMP_PORT = 1935;
@@ -72,6 +72,8 @@ export const OrchestratorsSourceSchema = withRules(OrchestratorsSourceBase, [
     rule: "(has(self.selector) ? 1 : 0) + (has(self.addresses) ? 1 : 0) + (has(self.discovery) ? 1 : 0) == 1",
     reason: "FieldValueInvalid",
     message: ORCHESTRATORS_EXACTLY_ONE,
+    messageExpression:
+      '(has(self.selector) || has(self.addresses) || has(self.discovery) ? "orchestrators sets more than one of selector, addresses and discovery" : "orchestrators sets none of selector, addresses and discovery") + ": set exactly one, for example selector: {matchLabels: {livepeer.org/pool: main}}"',
     holds: (o) => [o.selector, o.addresses, o.discovery].filter((v) => v !== undefined).length === 1,
   },
 ]);
@@ -185,6 +187,8 @@ export const StreamEventsSpecSchema = withRules(
       reason: "FieldValueRequired",
       message:
         "streamEvents.userId is required when streamEvents.enabled is true: name the user whose webhooks receive the events",
+      messageExpression:
+        '"streamEvents.enabled is true but streamEvents.userId is not set: name the user whose webhooks receive the events, for example userId: user-123"',
       holds: (s) => !s.enabled || s.userId !== undefined,
     },
   ],
@@ -227,26 +231,34 @@ const GatewaySpecBase = z
   })
   .describe("The desired gateway.");
 
-export const GatewaySpecSchema = withRules(GatewaySpecBase, [
-  ...chainRules,
-  {
-    rule: "!has(self.orchestrators.discovery) || self.network != 'offchain'",
-    fieldPath: ".orchestrators.discovery",
-    reason: "FieldValueInvalid",
-    message:
-      "orchestrators.discovery: onchain needs a chain: set network (and keystoreSecret), or list orchestrators with selector or addresses",
-    holds: (s) => s.orchestrators.discovery === undefined || s.network !== "offchain",
-  },
-  // AI (spec.ai)
-  {
-    rule: "!has(self.ai) || !has(self.ai.serviceRegistry) || !self.ai.serviceRegistry || self.network != 'offchain'",
-    fieldPath: ".ai.serviceRegistry",
-    reason: "FieldValueInvalid",
-    message:
-      "ai.serviceRegistry reads the AI subnet's registry on chain: set network (and keystoreSecret), or remove it and select AI Orchestrators with orchestrators.selector",
-    holds: (s) => !s.ai?.serviceRegistry || s.network !== "offchain",
-  },
-]);
+export const GatewaySpecSchema = withRules(
+  GatewaySpecBase,
+  [
+    ...chainRules,
+    {
+      rule: "!has(self.orchestrators.discovery) || self.network != 'offchain'",
+      fieldPath: ".orchestrators.discovery",
+      reason: "FieldValueInvalid",
+      message:
+        "orchestrators.discovery: onchain needs a chain: set network (and keystoreSecret), or list orchestrators with selector or addresses",
+      messageExpression:
+        '"orchestrators.discovery: " + self.orchestrators.discovery + " needs a chain but network is offchain: set network (and keystoreSecret), or list orchestrators with selector or addresses"',
+      holds: (s) => s.orchestrators.discovery === undefined || s.network !== "offchain",
+    },
+    // AI (spec.ai)
+    {
+      rule: "!has(self.ai) || !has(self.ai.serviceRegistry) || !self.ai.serviceRegistry || self.network != 'offchain'",
+      fieldPath: ".ai.serviceRegistry",
+      reason: "FieldValueInvalid",
+      message:
+        "ai.serviceRegistry reads the AI subnet's registry on chain: set network (and keystoreSecret), or remove it and select AI Orchestrators with orchestrators.selector",
+      messageExpression:
+        '"ai.serviceRegistry reads the AI subnet\'s registry on chain but network is offchain: set network (and keystoreSecret), or remove it and select AI Orchestrators with orchestrators.selector"',
+      holds: (s) => !s.ai?.serviceRegistry || s.network !== "offchain",
+    },
+  ],
+  [storageImmutable],
+);
 
 export const GivenOrchestratorSchema = z
   .strictObject({

@@ -140,3 +140,43 @@ describe("CRD contents", () => {
     }
   });
 });
+
+describe("CEL rules in the CRDs", () => {
+  const rules = CUSTOM_RESOURCES.flatMap((def) => {
+    const found: { at: string; rule: Node }[] = [];
+    walk(openApiV3Schema(def) as Node, (n, p) => {
+      for (const rule of (n["x-kubernetes-validations"] as Node[] | undefined) ?? [])
+        found.push({ at: `${def.kind}${p}`, rule });
+    });
+    return found;
+  });
+
+  it("every rule says what is wrong with the values given and the fix (messageExpression), with a plain message besides", () => {
+    expect(rules.length).toBeGreaterThanOrEqual(18);
+    for (const { at: where, rule } of rules) {
+      expect(typeof rule.messageExpression, `${where}: ${String(rule.rule)}`).toBe("string");
+      expect(String(rule.message).length, where).toBeGreaterThan(20);
+    }
+  });
+
+  it("immutable fields are transition rules on oldSelf: Orchestrator and Gateway storage, a Webhook's userId", () => {
+    const transitions = rules.filter((r) => String(r.rule.rule).includes("oldSelf")).map((r) => r.at);
+    expect(transitions.sort()).toEqual(["Gateway.spec", "Orchestrator.spec", "Webhook.spec"]);
+  });
+
+  it("carry the operator version and schema digest the controller compares at start", () => {
+    const crd = customResourceDefinition(OrchestratorCrd, "1.2.3") as {
+      metadata: { annotations: Record<string, string> };
+    };
+    expect(crd.metadata.annotations["livepeer.org/operator-version"]).toBe("1.2.3");
+    const other = customResourceDefinition(OrchestratorCrd, "1.2.4") as typeof crd;
+    // Same schema, another version: the same digest (a patch release that changed no field).
+    expect(other.metadata.annotations["livepeer.org/schema-digest"]).toBe(
+      crd.metadata.annotations["livepeer.org/schema-digest"],
+    );
+    const webhook = customResourceDefinition(WebhookCrd, "1.2.3") as typeof crd;
+    expect(webhook.metadata.annotations["livepeer.org/schema-digest"]).not.toBe(
+      crd.metadata.annotations["livepeer.org/schema-digest"],
+    );
+  });
+});

@@ -25,6 +25,8 @@ export {
   WEBHOOK_CONDITION_TYPES,
 } from "./condition.ts";
 export {
+  CRD_OPERATOR_VERSION_ANNOTATION,
+  CRD_SCHEMA_DIGEST_ANNOTATION,
   type CrdDefinition,
   crdFileName,
   crdJsonSchema,
@@ -33,7 +35,13 @@ export {
   type PrinterColumn,
 } from "./crd.ts";
 export { CRD_DIR, type GeneratedFile, generatedFiles } from "./crd-files.ts";
-export { type CelValidation, type CrossFieldRule, celValidation, withRules } from "./cross-field-rule.ts";
+export {
+  type CelValidation,
+  type CrossFieldRule,
+  celValidation,
+  type TransitionRule,
+  withRules,
+} from "./cross-field-rule.ts";
 export { customResourceSchema, type Loose, type Stored } from "./custom-resource.ts";
 export {
   FINDING_SEVERITIES,

@@ -13,7 +13,7 @@ import {
 import { GpuSpecSchema } from "./gpu.ts";
 import { priceSchema } from "./price.ts";
 import { commonStatusFields, statusFacts } from "./status.ts";
-import { serviceSpecSchema, workloadFields } from "./workload.ts";
+import { serviceSpecSchema, storageImmutable, workloadFields } from "./workload.ts";
 
 export const ORCHESTRATOR_SERVICE_PORT = 8935;
 
@@ -90,26 +90,34 @@ const OrchestratorSpecBase = z
   })
   .describe("The desired orchestrator.");
 
-export const OrchestratorSpecSchema = withRules(OrchestratorSpecBase, [
-  ...chainRules,
-  {
-    rule: "self.network == 'offchain' || has(self.pricePerUnit)",
-    fieldPath: ".pricePerUnit",
-    reason: "FieldValueRequired",
-    message:
-      'pricePerUnit is required when network is not offchain: gateways need a price, for example "1000" (wei per pixelsPerUnit pixels)',
-    holds: (s) => s.network === "offchain" || s.pricePerUnit !== undefined,
-  },
-  // AI (spec.ai): an AI-only orchestrator's GPUs are its runners'.
-  {
-    rule: "!has(self.ai) || !self.ai.only || (!has(self.gpu) && !has(self.transcoders))",
-    fieldPath: ".ai.only",
-    reason: "FieldValueInvalid",
-    message:
-      "ai.only: true runs no video, so spec.gpu and spec.transcoders must be absent: give the GPUs to the models' runners (ai.models[].runner.gpus), or set ai.only: false for a dual orchestrator",
-    holds: (s) => !s.ai?.only || (s.gpu === undefined && s.transcoders === undefined),
-  },
-]);
+export const OrchestratorSpecSchema = withRules(
+  OrchestratorSpecBase,
+  [
+    ...chainRules,
+    {
+      rule: "self.network == 'offchain' || has(self.pricePerUnit)",
+      fieldPath: ".pricePerUnit",
+      reason: "FieldValueRequired",
+      message:
+        'pricePerUnit is required when network is not offchain: gateways need a price, for example "1000" (wei per pixelsPerUnit pixels)',
+      messageExpression:
+        "'pricePerUnit is required when network is ' + self.network + ': gateways need a price, for example \"1000\" (wei per pixelsPerUnit pixels)'",
+      holds: (s) => s.network === "offchain" || s.pricePerUnit !== undefined,
+    },
+    // AI (spec.ai): an AI-only orchestrator's GPUs are its runners'.
+    {
+      rule: "!has(self.ai) || !self.ai.only || (!has(self.gpu) && !has(self.transcoders))",
+      fieldPath: ".ai.only",
+      reason: "FieldValueInvalid",
+      message:
+        "ai.only: true runs no video, so spec.gpu and spec.transcoders must be absent: give the GPUs to the models' runners (ai.models[].runner.gpus), or set ai.only: false for a dual orchestrator",
+      messageExpression:
+        '"ai.only: true runs no video, but spec." + (has(self.gpu) ? "gpu" : "transcoders") + " is set: remove it and give the GPUs to the models\' runners (ai.models[].runner.gpus), or set ai.only: false for a dual orchestrator"',
+      holds: (s) => !s.ai?.only || (s.gpu === undefined && s.transcoders === undefined),
+    },
+  ],
+  [storageImmutable],
+);
 
 export const OrchestratorStatusSchema = z
   .strictObject({

@@ -91,6 +91,8 @@ export const PodTemplateOverridesSchema = withRules(PodTemplateBase, [
     fieldPath: ".resources.limits",
     reason: "FieldValueForbidden",
     message: "GPUs are set with gpu.count, not podTemplate.resources.limits: remove nvidia.com/gpu here",
+    messageExpression:
+      '"podTemplate.resources.limits sets nvidia.com/gpu: GPUs are set with gpu.count (the operator adds the limit, the GPU toleration and -nvidia): remove nvidia.com/gpu here and set gpu.count"',
     holds: (p) => p.resources?.limits?.["nvidia.com/gpu"] === undefined,
   },
 ]);

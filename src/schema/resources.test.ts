@@ -41,7 +41,7 @@ describe("Orchestrator spec", () => {
 
   it("needs a chain URL or a devnet ConfigMap on chain", () => {
     const { ethUrl: _, ...noUrl } = keystore;
-    expect(problems(OrchestratorSpecSchema, { network: "devnet", ...noUrl })).toEqual([
+    expect(problems(OrchestratorSpecSchema, { network: "arbitrum-one-mainnet", ...noUrl })).toEqual([
       expect.stringMatching(/^ethUrl: ethUrl is required/),
     ]);
     expect(
@@ -57,9 +57,25 @@ describe("Orchestrator spec", () => {
 
   it("needs a price on chain", () => {
     const { pricePerUnit: _, ...noPrice } = keystore;
-    expect(problems(OrchestratorSpecSchema, { network: "devnet", ...noPrice })).toEqual([
+    expect(problems(OrchestratorSpecSchema, { network: "arbitrum-one-mainnet", ...noPrice })).toEqual([
       expect.stringMatching(/^pricePerUnit: pricePerUnit is required/),
     ]);
+  });
+
+  it("needs the Controller's address on a network the node has none built in for", () => {
+    expect(problems(OrchestratorSpecSchema, { network: "devnet", ...keystore })).toEqual([
+      expect.stringMatching(
+        /^ethController: ethController is required for a network the node has no built-in/,
+      ),
+    ]);
+    const controller = "0x" + "a".repeat(40);
+    expect(
+      problems(OrchestratorSpecSchema, { network: "devnet", ...keystore, ethController: controller }),
+    ).toEqual([]);
+    expect(
+      problems(OrchestratorSpecSchema, { network: "devnet", ...keystore, devnet: "livepeer-devnet" }),
+    ).toEqual([]);
+    expect(problems(OrchestratorSpecSchema, { network: "arbitrum-one-mainnet", ...keystore })).toEqual([]);
   });
 
   it("rejects a negative GPU count and maxSessions 0 with what to write instead", () => {
@@ -204,6 +220,7 @@ describe("status", () => {
       "Simulated",
       "AIReady",
       "RewardCurrent",
+      "NodeVersionSupported",
       "Delivering",
     ]);
   });

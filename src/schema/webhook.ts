@@ -1,6 +1,7 @@
 // The Webhook resource: the API's webhook as a custom resource. metadata.name is the API id; the
 // secret lives in a Secret the spec points at, never in the resource.
 import { z } from "zod";
+import { withRules } from "./cross-field-rule.ts";
 import { customResourceSchema, type Stored } from "./custom-resource.ts";
 import { objectName, SecretKeySchema } from "./kubernetes-fields.ts";
 import { commonStatusFields } from "./status.ts";
@@ -35,7 +36,7 @@ export const SecretKeyRefSchema = z
     "The Secret key holding the webhook's shared secret (the secret itself never appears in the resource).",
   );
 
-export const WebhookSpecSchema = z
+const WebhookSpecBase = z
   .strictObject({
     name: WebhookNameSchema,
     url: WebhookUrlSchema,
@@ -50,6 +51,28 @@ export const WebhookSpecSchema = z
     sharedSecretRef: SecretKeyRefSchema.optional(),
   })
   .describe("The desired webhook: where to send which events.");
+
+/**
+ * The tenant a webhook belongs to is fixed once named: spec.userId may be added (the API fills it
+ * from the livepeer.org/user-id label) but never changed or removed, so no write moves a webhook
+ * and its deliveries to another user.
+ */
+export const WebhookSpecSchema = withRules(
+  WebhookSpecBase,
+  [],
+  [
+    {
+      rule: "!has(oldSelf.userId) || (has(self.userId) && self.userId == oldSelf.userId)",
+      fieldPath: ".userId",
+      reason: "FieldValueForbidden",
+      message:
+        "userId cannot change once set: a webhook belongs to its user; create a new Webhook for the other user (POST /api/webhook with their token) and delete this one",
+      messageExpression:
+        '"userId cannot change once set: this webhook belongs to user " + oldSelf.userId + "; keep userId: " + oldSelf.userId + ", or create a new Webhook for the other user (POST /api/webhook with their token) and delete this one"',
+      holdsAcross: (old, next) => old.userId === undefined || next.userId === old.userId,
+    },
+  ],
+);
 
 export const WebhookStatusSchema = z
   .strictObject({

@@ -1,6 +1,7 @@
 // What every node resource (Orchestrator, Gateway) says about its pod: image, arguments, Service,
 // data volume and pod overrides.
 import { z } from "zod";
+import type { TransitionRule } from "./cross-field-rule.ts";
 import { objectName, QuantitySchema } from "./kubernetes-fields.ts";
 import { PodTemplateOverridesSchema } from "./pod-template.ts";
 
@@ -56,4 +57,24 @@ export const workloadFields = {
     ),
   podTemplate: PodTemplateOverridesSchema.optional(),
   storage: StorageSpecSchema.optional(),
+};
+
+type StorageSpec = z.infer<typeof StorageSpecSchema>;
+const sameStorage = (a: StorageSpec | undefined, b: StorageSpec | undefined) =>
+  a?.size === b?.size && a?.storageClassName === b?.storageClassName;
+
+/**
+ * spec.storage is fixed once the resource exists: it becomes the StatefulSet's
+ * volumeClaimTemplates, which Kubernetes refuses to change (the controller's apply would fail on
+ * every reconcile). Refused at admission instead, naming the value to keep.
+ */
+export const storageImmutable: TransitionRule<{ storage?: StorageSpec | undefined }> = {
+  rule: "has(self.storage) == has(oldSelf.storage) && (!has(self.storage) || self.storage == oldSelf.storage)",
+  fieldPath: ".storage",
+  reason: "FieldValueForbidden",
+  message:
+    "storage cannot change once the resource exists (it is the StatefulSet's volume claim template, which Kubernetes keeps fixed): set it back, or delete and re-create the resource to change it (the old PersistentVolumeClaim stays until you delete it)",
+  messageExpression:
+    '"storage cannot change once the resource exists (it is the StatefulSet\'s volume claim template, which Kubernetes keeps fixed): set it back to " + (has(oldSelf.storage) ? "size " + oldSelf.storage.size + (has(oldSelf.storage.storageClassName) ? " on storageClassName " + oldSelf.storage.storageClassName : "") : "none (remove storage)") + ", or delete and re-create the resource to change it (the old PersistentVolumeClaim stays until you delete it)"',
+  holdsAcross: (old, next) => sameStorage(old.storage, next.storage),
 };

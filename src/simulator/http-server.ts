@@ -48,7 +48,15 @@ export function routeRequest(
   return (req, res) => {
     const url = new URL(req.url ?? "/", "http://simulator");
     const fault = url.pathname.startsWith("/__sim/") ? undefined : state.faults.get(url.pathname);
-    if (fault?.hang) return; // held open until the fault is cleared or the server stops
+    if (fault?.hang) {
+      // Held open, unanswered, until its client or the server goes (clearing the fault serves only
+      // later requests); counted, so that steering can tell a request is being held.
+      state.heldRequests++;
+      res.once("close", () => {
+        state.heldRequests--;
+      });
+      return;
+    }
     if (fault) {
       const status = fault.status ?? (fault.body === undefined ? 500 : 200);
       res.writeHead(status, {

@@ -9,7 +9,7 @@ import { command } from "../cli/commands/node-sim.ts";
 import { LogClassifier } from "../node/diagnosis/classifier.ts";
 import { type AnnouncingChild, spawnAnnouncing } from "../process/announcing-child.ts";
 
-const main = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
+const main = fileURLToPath(new URL("../cli/main.ts", import.meta.url));
 const children: ChildProcess[] = [];
 afterAll(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
@@ -97,8 +97,8 @@ describe("livepeer-operator node-sim", { timeout: 60_000 }, () => {
           .OrchestratorPool;
       expect(await pool()).toEqual(["https://10.0.0.1:8935"]);
       list = [{ address: "https://10.0.0.2:8935" }];
-      await new Promise((r) => setTimeout(r, 150));
-      expect(await pool()).toEqual(["https://10.0.0.2:8935"]);
+      // A read of /status after the (100 ms) refresh interval asks the hook again.
+      await expect.poll(pool, { timeout: 20_000, interval: 50 }).toEqual(["https://10.0.0.2:8935"]);
       run.child.kill("SIGTERM");
       expect(await run.exit).toBe(0);
     } finally {

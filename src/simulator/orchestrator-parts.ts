@@ -40,16 +40,12 @@ export function orchestratorParts(
   };
   let ticketErrorLogged = false;
   const tickets = eth
-    ? new TicketParamsSource(
-        eth,
-        {
-          recipient: addressOf,
-          ev: wei(node.flags.ticketEV, 8_000_000_000n),
-          maxFaceValue: wei(node.flags.maxFaceValue, 0n),
-          redeemGas: /arbitrum/i.test(node.network) ? REDEEM_GAS_L2 : REDEEM_GAS_L1,
-        },
-        (message) => log("W", "simulator.go:30", message),
-      )
+    ? new TicketParamsSource(eth, {
+        recipient: addressOf,
+        ev: wei(node.flags.ticketEV, 8_000_000_000n),
+        maxFaceValue: wei(node.flags.maxFaceValue, 0n),
+        redeemGas: /arbitrum/i.test(node.network) ? REDEEM_GAS_L2 : REDEEM_GAS_L1,
+      })
     : undefined;
   return {
     info: {

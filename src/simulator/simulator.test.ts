@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { LogClassifier } from "../node/diagnosis/classifier.ts";
 import { NodeConnection } from "../node/wire/connection.ts";
-import { parseScenario } from "./scenario.ts";
+import { parseScenario, playScenario } from "./scenario.ts";
 import {
   type NodeSimulator,
   type NodeSimulatorOptions,
@@ -434,6 +434,26 @@ describe("node simulator: steering", () => {
     expect((await getOrchestrator(sim.urls.http!)).authToken).toBeDefined();
   });
 
+  it("a hanging endpoint holds each request (counted) until its client goes", async () => {
+    const { sim } = await start(ORCH);
+    sim.control.failEndpoint({ path: "/status", hang: true });
+    expect(sim.control.snapshot().heldRequests).toBe(0);
+    const client = new AbortController();
+    const pending = fetch(`${sim.urls.cli}/status`, { signal: client.signal }).then(
+      () => "answered",
+      () => "gone",
+    );
+    await until(() => sim.control.snapshot().heldRequests === 1);
+    // Clearing the fault serves later requests; the held one stays held.
+    sim.control.clearFaults("/status");
+    expect((await fetch(`${sim.urls.cli}/status`)).status).toBe(200);
+    expect(sim.control.snapshot().heldRequests).toBe(1);
+    expect((await json(`${sim.urls.cli}/__sim/state`)).body.heldRequests).toBe(1);
+    client.abort();
+    expect(await pending).toBe("gone");
+    await until(() => sim.control.snapshot().heldRequests === 0);
+  });
+
   it("a hanging endpoint does not keep stop() from closing", async () => {
     const { sim } = await start(ORCH);
     sim.control.failEndpoint({ path: "/status", hang: true });
@@ -441,7 +461,8 @@ describe("node simulator: steering", () => {
       () => "answered",
       () => "cut",
     );
-    await new Promise((r) => setTimeout(r, 100));
+    // stop() once the server holds the request: one that stop() beat to the server is cut too.
+    await until(() => sim.control.snapshot().heldRequests === 1);
     await sim.stop();
     expect(await pending).toBe("cut");
     expect(await sim.exited).toBe(0);
@@ -458,14 +479,29 @@ steps:
     paymentCreateErrors: 1
 `);
     const { sim, lines } = await start([...ORCH, "-maxSessions=2"], { scenario });
-    await new Promise((r) => setTimeout(r, 250));
+    // Six ticks of the repeated step (at 0, 40, ..., 200 ms): the step at 50 ms is due before the
+    // third, and a one-off step that repeated would have had the time to repeat.
+    await until(() => sim.control.snapshot().paymentCreateErrors >= 6);
     const state = sim.control.snapshot();
     expect(state.currentSessions).toBe(2);
     expect(state.paymentCreateErrors).toBeGreaterThanOrEqual(3);
     expect(lines.filter((l) => l.includes("TicketParams expired"))).toHaveLength(1);
     await sim.stop();
     const after = sim.control.snapshot().paymentCreateErrors;
-    await new Promise((r) => setTimeout(r, 100));
+    // The sentinel: the same repeated step played from now on the same timers. Once it has ticked
+    // three times (at 0, 40 and 80 ms), the stopped one, had it kept its timer, would have ticked too.
+    let twinTicks = 0;
+    const stopTwin = playScenario(
+      parseScenario("steps:\n  - at: 0\n    every: 40ms\n    paymentCreateErrors: 1\n"),
+      () => {
+        twinTicks++;
+      },
+    );
+    try {
+      await until(() => twinTicks >= 3);
+    } finally {
+      stopTwin();
+    }
     expect(sim.control.snapshot().paymentCreateErrors).toBe(after);
   });
 
@@ -487,6 +523,7 @@ describe("node simulator: the orchestrator's startup self-check", () => {
     );
     expect(await sim.exited).toBe(0);
     expect(lines.join("\n")).toContain("Orchestrator not available at https://127.0.0.1:1");
+    expect(lines.join("\n")).not.toContain("availability check of https://127.0.0.1:1 was answered");
     await expect(fetch(`${sim.urls.cli}/status`)).rejects.toThrow();
   });
 
@@ -502,8 +539,14 @@ describe("node simulator: the orchestrator's startup self-check", () => {
       ],
       { availabilityCheckDelayMs: 50 },
     );
-    // The node's self-check is a gRPC Ping of its own service URI.
-    await until(() => lines.some((l) => l.includes("Received Ping request")));
+    // The node's self-check is a gRPC Ping of its own service URI; wait for the check's own end
+    // (its verdict), not only for the Ping to arrive.
+    await until(() =>
+      lines.some((l) =>
+        l.includes(`Simulated: the startup availability check of https://127.0.0.1:${port} was answered`),
+      ),
+    );
+    expect(lines.join("\n")).toContain("Received Ping request");
     expect(lines.join("\n")).not.toContain("Orchestrator not available");
     expect((await fetch(`${sim.urls.cli}/status`)).status).toBe(200);
   });
@@ -522,32 +565,40 @@ describe("node simulator: the orchestrator's startup self-check", () => {
 });
 
 describe("node simulator: stops cleanly", () => {
+  const servers = () => process.getActiveResourcesInfo().filter((r) => r === "TCPServerWrap").length;
+  /**
+   * The listeners once every close asked for so far is done (an earlier test's): libuv drops a
+   * closed handle in the close phase of the loop's turn, after its check phase and before the next
+   * one, so two check phases (setImmediate) later it is gone. An order of events, not a time.
+   */
+  const serversOnceClosed = async () => {
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    return servers();
+  };
+  /** After stop(): the listener count back to `before`, polled to a deadline. */
+  const serversBackTo = async (before: number) => {
+    await until(() => servers() <= before);
+    return servers();
+  };
+
   it("closes every listener and leaves no server handle behind", async () => {
-    // libuv drops a closed handle from the list a moment after the close callback.
-    const settle = () => new Promise((r) => setTimeout(r, 30));
-    const servers = () => process.getActiveResourcesInfo().filter((r) => r === "TCPServerWrap").length;
-    await settle();
-    const before = servers();
+    const before = await serversOnceClosed();
     const { sim } = await start(["-gateway", ...PORTS, "-rtmpAddr=127.0.0.1:0"]);
     expect(servers()).toBe(before + 3);
     await sim.stop();
     await sim.stop(); // idempotent
-    await settle();
-    expect(servers()).toBe(before);
+    expect(await serversBackTo(before)).toBe(before);
     await expect(fetch(`${sim.urls.cli}/status`)).rejects.toThrow();
   });
 
   it("an orchestrator's TLS service port closes with a client's HTTP/2 connection still open", async () => {
-    const settle = () => new Promise((r) => setTimeout(r, 30));
-    const servers = () => process.getActiveResourcesInfo().filter((r) => r === "TCPServerWrap").length;
-    await settle();
-    const before = servers();
+    const before = await serversOnceClosed();
     const { sim } = await start(ORCH);
     const kept = new NodeConnection(sim.urls.http!, "any");
     expect((await kept.request("GET", "/healthz", {}, undefined)).status).toBe(200);
     await sim.stop();
-    await settle();
-    expect(servers()).toBe(before);
+    expect(await serversBackTo(before)).toBe(before);
     await expect(kept.request("GET", "/healthz", {}, undefined, { timeoutMs: 1000 })).rejects.toThrow(
       /connection refused/,
     );

@@ -369,14 +369,22 @@ function scheduleAvailabilityCheck(
         () => false,
       )
       .finally(() => connection.close());
-    if (!ok && !isStopped()) {
+    if (isStopped()) return;
+    if (ok) {
+      // The node logs nothing when its check passes; the simulator says so, marking the check's end.
       log(
         "I",
-        "starter.go:2091",
-        `Orchestrator not available at ${node.serviceUri} (${formatHostPort(node.addresses.http ?? { host: "", port: 0 })}) via grpc ping check; shutting down`,
+        "simulator.go:14",
+        `Simulated: the startup availability check of ${node.serviceUri} was answered; staying up`,
       );
-      shutDown();
+      return;
     }
+    log(
+      "I",
+      "starter.go:2091",
+      `Orchestrator not available at ${node.serviceUri} (${formatHostPort(node.addresses.http ?? { host: "", port: 0 })}) via grpc ping check; shutting down`,
+    );
+    shutDown();
   }, options.availabilityCheckDelayMs ?? 2000);
 }
 

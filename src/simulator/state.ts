@@ -9,6 +9,8 @@ export interface SimulatorSnapshot {
   paymentCreateErrors: number;
   serviceUri: string | undefined;
   faults: EndpointFault[];
+  /** Requests a `hang` fault is holding open now (each until its client or the server goes). */
+  heldRequests: number;
   gpuMemoryUsed: Record<string, number>;
 }
 
@@ -42,6 +44,8 @@ export class SimulatorState {
   /** Per-gateway prices (/setPriceForBroadcaster, -pricePerGateway), by lower-cased address. */
   readonly broadcasterPrices = new Map<string, { pricePerUnit: string; pixelsPerUnit: string }>();
   readonly faults = new Map<string, EndpointFault>();
+  /** Requests a `hang` fault is holding open. */
+  heldRequests = 0;
   readonly gpuMemoryUsed: Map<string, number>;
 
   constructor(init: {
@@ -71,6 +75,7 @@ export class SimulatorState {
       paymentCreateErrors: this.paymentCreateErrors,
       serviceUri: this.serviceUri,
       faults: [...this.faults.values()],
+      heldRequests: this.heldRequests,
       gpuMemoryUsed: Object.fromEntries(this.gpuMemoryUsed),
     };
   }

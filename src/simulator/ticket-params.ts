@@ -51,14 +51,12 @@ export class TicketParamsSource {
   readonly #secret = randomBytes(32);
   readonly #eth: SimulatedEthClient;
   readonly #settings: TicketSettings;
-  readonly #warn: (message: string) => void;
   #view: { at: number; value: Promise<ChainView> } | undefined;
   readonly #reserves = new Map<string, { at: number; value: Promise<bigint> }>();
 
-  constructor(eth: SimulatedEthClient, settings: TicketSettings, warn: (message: string) => void) {
+  constructor(eth: SimulatedEthClient, settings: TicketSettings) {
     this.#eth = eth;
     this.#settings = settings;
-    this.#warn = warn;
   }
 
   /** For `sender` (20 bytes, or empty) at `price` wei per pixel. */

@@ -166,7 +166,8 @@ ${spec}`;
       ),
     );
     expect(err).toContain("spec.keystoreSecret");
-    expect(err).toContain("keystoreSecret is required when network is not offchain");
+    // The messageExpression: the value that breaks the rule, and the fix.
+    expect(err).toContain("keystoreSecret is required when network is arbitrum-one-mainnet (not offchain)");
   });
 
   it("a gateway with two ways to find orchestrators (CEL rule)", async () => {
@@ -180,7 +181,9 @@ spec:
     addresses: [orch.example.com:8935]
 `);
     expect(err).toContain("spec.orchestrators");
-    expect(err).toContain("exactly one of orchestrators.selector");
+    expect(err).toContain(
+      "orchestrators sets more than one of selector, addresses and discovery: set exactly one",
+    );
   });
 
   it("an AI model given as a container-runtime tag", async () => {

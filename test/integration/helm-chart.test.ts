@@ -14,6 +14,7 @@ import { dashboard } from "../../src/alerts/dashboard.ts";
 import { promtoolTestFile } from "../../src/alerts/promtool-tests.ts";
 import { ALERT_RULES } from "../../src/alerts/rules.ts";
 import { ensureBinaries } from "../../src/dev/toolchain/binaries.ts";
+import { CUSTOM_RESOURCES } from "../../src/schema/resources.ts";
 import { canIAnswer, runCanI } from "../e2e/support/can-i.ts";
 import { kubectl, testNamespace } from "./support/cluster.ts";
 
@@ -139,6 +140,23 @@ async function can(
   return canIAnswer(await runCanI(inject("kubectl"), inject("kubeconfig"), args), `can-i ${args.join(" ")}`);
 }
 
+/** `kubectl auth can-i VERB TYPE/NAME` as a ServiceAccount of the release: a right on one object by name. */
+async function canOn(
+  releaseNs: string,
+  sa: string,
+  verb: string,
+  type: string,
+  name?: string,
+): Promise<boolean> {
+  const target = name ? `${type}/${name}` : type;
+  // Cluster-scoped (CRDs): asked with no namespace, so kubectl has nothing to warn about.
+  const args = [verb, target, `--as=system:serviceaccount:${releaseNs}:${sa}`, "--all-namespaces"];
+  // kubectl's own yes (exit 0) or no (exit 1), nothing on stderr; anything else throws.
+  return canIAnswer(await runCanI(inject("kubectl"), inject("kubeconfig"), args), `can-i ${args.join(" ")}`);
+}
+
+const CRD = "customresourcedefinitions.apiextensions.k8s.io";
+
 describe("helm install: least-privilege RBAC", () => {
   let ns: Awaited<ReturnType<typeof testNamespace>>;
   beforeAll(async () => {
@@ -206,6 +224,68 @@ describe("helm install: least-privilege RBAC", () => {
     const answer = can(ns.name, sa, verb, resource, namespace === "SELF" ? ns.name : namespace);
     if (allowed === "error") await expect(answer).rejects.toThrow(/no clean answer[\s\S]*stderr: Warning/);
     else expect(await answer).toBe(allowed);
+  });
+
+  // The controller applies its own CRDs at start (controller.manageCrds, default true): get,
+  // create and patch on exactly the operator's three CRDs; never delete, list, watch or update,
+  // and nothing on any other CRD.
+  it.each([
+    ["get", "orchestrators.livepeer.org", true],
+    ["create", "orchestrators.livepeer.org", true],
+    ["patch", "orchestrators.livepeer.org", true],
+    ["patch", "gateways.livepeer.org", true],
+    ["patch", "webhooks.livepeer.org", true],
+    ["delete", "orchestrators.livepeer.org", false],
+    ["update", "webhooks.livepeer.org", false],
+    ["patch", "certificates.cert-manager.io", false],
+    ["get", "prometheusrules.monitoring.coreos.com", false],
+    ["list", undefined, false],
+    ["watch", undefined, false],
+    ["create", undefined, false],
+    ["deletecollection", undefined, false],
+  ] as const)("lpo-controller may %s CRD %s: %s", async (verb, name, allowed) => {
+    expect(await canOn(ns.name, "lpo-controller", verb, CRD, name)).toBe(allowed);
+  });
+
+  it("as the controller's ServiceAccount, server-side apply of its own CRDs passes and of another CRD is forbidden", async () => {
+    const as = `--as=system:serviceaccount:${ns.name}:lpo-controller`;
+    const applyAs = (input?: string, files: string[] = []) =>
+      kubectl(
+        [
+          "apply",
+          "--server-side",
+          "--force-conflicts",
+          "--dry-run=server",
+          "--field-manager=livepeer-operator-crds",
+          as,
+          ...(files.length ? files.flatMap((f) => ["-f", f]) : ["-f", "-"]),
+        ],
+        input,
+      );
+    const own = path.join(root, "deploy/crds");
+    expect(await applyAs(undefined, [own])).toMatch(/orchestrators\.livepeer\.org serverside-applied/);
+    const other = readFileSync(path.join(own, "webhooks.livepeer.org.yaml"), "utf8")
+      .replace("name: webhooks.livepeer.org", "name: webhooks.example.com")
+      .replace("group: livepeer.org", "group: example.com");
+    const refused = await applyAs(other).catch((e: Error) => e.message);
+    expect(refused).toMatch(/forbidden/i);
+    expect(refused).toContain("webhooks.example.com");
+  });
+
+  it("names in the CRD rule exactly the CRDs the operator generates, and passes --manage-crds", async () => {
+    const r = await helm(["get", "manifest", "lpo", "-n", ns.name]);
+    expect(r.code, r.out).toBe(0);
+    const role = (
+      loadAll(r.out) as {
+        kind?: string;
+        metadata?: { name?: string };
+        rules?: { resourceNames?: string[] }[];
+      }[]
+    ).find((d) => d?.kind === "ClusterRole" && d.metadata?.name === "lpo-controller-crds");
+    expect(role?.rules?.[0]?.resourceNames?.slice().sort()).toEqual(
+      CUSTOM_RESOURCES.map((d) => `${d.plural}.livepeer.org`).sort(),
+    );
+    expect(r.out).toContain("- --manage-crds=true");
   });
 });
 

@@ -15,6 +15,7 @@ import { type BuiltImages, buildImages } from "../../src/dev/image/build.ts";
 import { type ArchiveContents, readArchive, unpackArchive } from "../../src/dev/image/unpack.ts";
 import { type AnnouncingChild, spawnAnnouncing } from "../../src/process/announcing-child.ts";
 import { freePorts } from "../../src/process/ports.ts";
+import { gitCommit } from "../../src/release/version.ts";
 import { OrchestratorSpecSchema, type StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -40,6 +41,8 @@ function requireRootAndTools(): void {
 }
 
 let built: BuiltImages;
+/** HEAD (with -dirty) as the build started: what the image must have recorded. */
+let commitAtBuild: string | undefined;
 let work: string;
 let rootfs: string;
 let operator: ArchiveContents;
@@ -48,6 +51,7 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   requireRootAndTools();
+  commitAtBuild = gitCommit(root);
   built = await buildImages({ log: (l) => process.stderr.write(`${l}\n`) });
   work = mkdtempSync(path.join(tmpdir(), "image-test-"));
   rootfs = path.join(work, "rootfs");
@@ -171,7 +175,12 @@ describe("images built without a registry", () => {
     const env = imageEnv(operator);
     const asImage = await run(imageArgv(operator, ["version"]), env);
     expect(asImage.code, asImage.stderr).toBe(0);
-    expect(asImage.stdout).toBe(`livepeer-operator ${version} (node ${built.node.version})\n`);
+    // The commit the build recorded (the image has no .git): this checkout's HEAD as it began.
+    expect(built.commit).toBe(commitAtBuild);
+    expect(asImage.stdout).toBe(
+      `livepeer-operator ${version} (commit ${built.commit}, node ${built.node.version})\n`,
+    );
+    expect(operator.config.config.Labels?.["org.opencontainers.image.revision"]).toBe(built.commit);
     expect(built.node.version).toMatch(/^v24\./);
 
     const asRoot = await run([tools.chroot!, rootfs, ...operator.config.config.Entrypoint!, "version"], env);

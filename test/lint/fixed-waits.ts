@@ -35,21 +35,6 @@ export interface Allowed {
  * wait is gone is reported too: the list only shrinks.
  */
 export const ALLOWED: readonly Allowed[] = [
-  // TODO(#33): src/simulator is being rewritten in another branch; its fixed waits go with
-  // that rewrite (each one is a positive or a negative checked after a sleep).
-  ...(
-    [
-      ["src/simulator/ai/ai-network.test.ts", "await new Promise((resolve) => setTimeout(resolve, 100));"],
-      ["src/simulator/gateway/gateway.test.ts", "await new Promise((r) => setTimeout(r, 200));"],
-      ["src/simulator/node-sim-command.test.ts", "await new Promise((r) => setTimeout(r, 150));"],
-      ["src/simulator/simulator.test.ts", "await new Promise((r) => setTimeout(r, 100));"],
-      ["src/simulator/simulator.test.ts", "await new Promise((r) => setTimeout(r, 250));"],
-      ["src/simulator/simulator.test.ts", "await new Promise((r) => setTimeout(r, 100));"],
-      ["src/simulator/simulator.test.ts", "await new Promise((r) => setTimeout(r, 300));"],
-      ["src/simulator/simulator.test.ts", "await settle();"],
-      ["src/simulator/simulator.test.ts", "await settle();"],
-    ] as const
-  ).map(([file, wait]) => ({ file, wait, todo: "TODO(#33): the simulator rewrite replaces it" })),
   // TODO(#33): negatives still proved by a sleep, each waiting for a sentinel of its own.
   {
     file: "src/dev/device-plugin/plugin.test.ts",

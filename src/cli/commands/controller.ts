@@ -3,11 +3,13 @@ import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { CONTROLLER_NAMES, controllers } from "../../controller/controllers.ts";
+import { keepCrdsCurrent } from "../../controller/crds/keep-current.ts";
 import { parseAddress } from "../../controller/runtime/health-server.ts";
 import { LEADER_ELECTION_DEFAULTS, Manager } from "../../controller/runtime/index.ts";
 import { loadKubeConfig } from "../../kube/index.ts";
 import type { LogLevel } from "../../process/log.ts";
 import { createLogger } from "../../process/log.ts";
+import { packageVersion } from "../../release/version.ts";
 import { type Command, UsageError } from "../command.ts";
 
 const IN_CLUSTER_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
@@ -54,6 +56,11 @@ Options:
                            how gateways reach the orchestrators they are given: service (their
                            advertised address, default) or pod-ip (no cluster DNS, as in the
                            embedded default)
+  --manage-crds[=BOOL]     at start, server-side apply the CRDs this version carries (field manager
+                           livepeer-operator-crds) and wait until they are served; refuse to
+                           start when a newer operator wrote them with another schema (default
+                           true; --manage-crds=false when you keep the CRDs yourself; see
+                           docs/install.md)
   --log-level LEVEL        debug | info | warn | error (default info)`;
 
 function seconds(flag: string, value: string | undefined, fallbackMs: number): number {
@@ -67,9 +74,9 @@ function seconds(flag: string, value: string | undefined, fallbackMs: number): n
 /** `--leader-elect=false` is what people type (kubebuilder's flag); parseArgs booleans take no value. */
 function normalizeBooleans(args: string[]): string[] {
   return args.map((a) => {
-    const m = /^--leader-elect=(true|false)$/i.exec(a);
+    const m = /^--(leader-elect|manage-crds)=(true|false)$/i.exec(a);
     if (!m) return a;
-    return m[1]!.toLowerCase() === "true" ? "--leader-elect" : "--no-leader-elect";
+    return m[2]!.toLowerCase() === "true" ? `--${m[1]}` : `--no-${m[1]}`;
   });
 }
 
@@ -92,6 +99,7 @@ function parse(args: string[]) {
         "webhook-namespace": { type: "string", multiple: true },
         "metrics-addr": { type: "string", default: "127.0.0.1:8080" },
         "leader-elect": { type: "boolean", default: true },
+        "manage-crds": { type: "boolean", default: true },
         "lease-namespace": { type: "string" },
         "lease-name": { type: "string", default: "livepeer-operator-leader" },
         "lease-duration": { type: "string" },
@@ -238,12 +246,41 @@ export const command: Command = {
           ? namespaces.join(",")
           : "all",
       identity,
+      version: packageVersion(),
+      manageCrds: values["manage-crds"],
       controllers: selected.map((c) => c.name).join(","),
       lease: values["leader-elect"]
         ? `${election.namespace}/${election.name} (${election.leaseDurationMs / 1000}s/${election.renewDeadlineMs / 1000}s/${election.retryPeriodMs / 1000}s)`
         : "disabled",
       pid: process.pid,
     });
+    if (values["manage-crds"]) {
+      // Before the manager takes the signals: a SIGTERM while the CRDs are applied ends here.
+      const interrupted = new AbortController();
+      const onSignal = () => interrupted.abort();
+      process.once("SIGTERM", onSignal);
+      process.once("SIGINT", onSignal);
+      try {
+        await keepCrdsCurrent(manager.client, {
+          log: (m) => log.info(`CRDs: ${m}`),
+          signal: interrupted.signal,
+        });
+      } catch (err) {
+        if (!interrupted.signal.aborted) {
+          log.error(`could not keep the CRDs current, not starting: ${(err as Error).message}`);
+          await manager.stop("CRDs refused");
+          return 1;
+        }
+      } finally {
+        process.off("SIGTERM", onSignal);
+        process.off("SIGINT", onSignal);
+      }
+      if (interrupted.signal.aborted) {
+        log.info("stopped by a signal while keeping the CRDs current, before any controller started");
+        await manager.stop("signal before start");
+        return 0;
+      }
+    }
     manager.stopOnSignals();
     try {
       await manager.start();

@@ -227,6 +227,43 @@ describe("a Gateway's conditions from its plan", () => {
   ])("%s", (_n, i, want) => expect(conditionsOf(i)).toMatchObject(want));
 });
 
+describe("a Gateway whose image's go-livepeer release is named in its tag", () => {
+  it("a rendered flag the release lacks is refused before rollout, naming the flag, the release and the fix", () => {
+    const i = input({ ...selector, image: "livepeer/go-livepeer:0.7.5" });
+    const plan = planGateway(i);
+    const errors = plan.problems.filter((p) => p.severity === "error");
+    expect(errors.map((p) => p.flag)).toEqual(["gateway"]);
+    const status = computeGatewayStatus({ gateway: i.gateway, plan, pods: [], nodes: [] }, new Date(0));
+    const ready = status.conditions!.find((c) => c.type === "Ready")!;
+    expect(ready).toMatchObject({ status: "False", reason: "InvalidNodeConfiguration" });
+    expect(ready.message).toContain("-gateway does not exist in go-livepeer 0.7.5");
+    expect(ready.message).toContain("set spec.image to go-livepeer 0.7.6 or later");
+    expect(conditionsOf(i)).toMatchObject({ NodeVersionSupported: "False NodeVersionTooOld" });
+  });
+
+  it("-maxPricePerCapability on 0.7.9 (AI price caps came with 0.8.0); none on 0.8.0", () => {
+    const caps = {
+      maxPricePerCapability: [{ pipeline: "text-to-image", maxPricePerUnit: "10", pixelsPerUnit: 1 }],
+    };
+    const old = planGateway(input({ ...selector, ...caps, image: "livepeer/go-livepeer:0.7.9" }));
+    expect(old.problems.filter((p) => p.severity === "error").map((p) => p.flag)).toEqual([
+      "maxPricePerCapability",
+    ]);
+    const ok = planGateway(input({ ...selector, ...caps, image: "livepeer/go-livepeer:0.8.0" }));
+    expect(ok.problems.filter((p) => p.severity === "error")).toEqual([]);
+  });
+
+  it("NodeVersionSupported: True in the range, False past it, Unknown for a tag without a release", () => {
+    expect(conditionsOf(input(selector))).toMatchObject({ NodeVersionSupported: "True Supported" });
+    expect(conditionsOf(input({ ...selector, image: "livepeer/go-livepeer:0.12.0" }))).toMatchObject({
+      NodeVersionSupported: "False NodeVersionNewer",
+    });
+    expect(conditionsOf(input({ ...selector, image: "livepeer/go-livepeer:latest" }))).toMatchObject({
+      NodeVersionSupported: "Unknown VersionNotInTag",
+    });
+  });
+});
+
 describe("a Gateway's AI side (spec.ai)", () => {
   const onChain = { network: "arbitrum-one-mainnet", keystoreSecret: "k", ethUrl: "https://rpc.example.com" };
 

@@ -3,11 +3,13 @@
 // reaches at least one of them, and no error finding. Warnings never flip it.
 
 import { formatSelector } from "../../kube/label-selector.ts";
+import { nodeVersionSupport } from "../../node/config/index.ts";
 import { type Condition, GATEWAY_CONDITION_TYPES } from "../../schema/condition.ts";
 import type { Finding } from "../../schema/finding.ts";
 import type { GatewayStatus, StoredGateway } from "../../schema/gateway.ts";
 import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
 import type { GatewayDutyStatus } from "../duties/gateway-duties.ts";
+import { nodeImageOf } from "../node-pod/index.ts";
 import type { ChainStatus } from "../node-status/chain-status.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
@@ -62,6 +64,7 @@ export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwned
     ["PriceCompatible", priceVerdict(plan)],
     ["Ready", ready(seen, findings)],
     ["Simulated", simulatedVerdict(seen.pods, seen.doctor?.report)],
+    ["NodeVersionSupported", nodeVersionSupport(nodeImageOf(plan.node.statefulSet))],
     ...(seen.chain?.conditions ?? []),
     ...(seen.duties?.conditions ?? []),
   ] as const) {

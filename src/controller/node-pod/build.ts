@@ -7,6 +7,7 @@ import type { V1ConfigMap, V1EnvVar, V1Service, V1StatefulSet } from "@kubernete
 import {
   type FlagProblem,
   type FlagValues,
+  flagsMissingInRelease,
   renderConfigFile,
   validateFlags,
 } from "../../node/config/index.ts";
@@ -73,6 +74,11 @@ const podHash = (parts: readonly string[]) =>
 
 const without = (flags: FlagValues, names: readonly string[]): FlagValues =>
   Object.fromEntries(Object.entries(flags).filter(([name]) => !names.includes(name)));
+
+/** The image a node's StatefulSet runs (its node container, the first). */
+export function nodeImageOf(statefulSet: V1StatefulSet | undefined): string {
+  return statefulSet?.spec?.template.spec?.containers[0]?.image ?? "";
+}
 
 export function buildNodePod<Facts>(role: NodePodRole<Facts>, input: NodePodInput<Facts>): NodePod {
   const { namespace } = input;
@@ -141,7 +147,9 @@ export function buildNodePod<Facts>(role: NodePodRole<Facts>, input: NodePodInpu
     ports: role.ports,
     service: input.service ?? { type: "ClusterIP" },
   });
-  return { flags, problems: validateFlags(flags), configMap, statefulSet, services };
+  // The image's go-livepeer release must have every flag it is given (it exits on an unknown one).
+  const problems = [...validateFlags(flags), ...flagsMissingInRelease(flags, input.image, args)];
+  return { flags, problems, configMap, statefulSet, services };
 }
 
 const annotationsOf = (a: Record<string, string>) => (Object.keys(a).length ? { annotations: a } : {});

@@ -1,6 +1,6 @@
 // Node pods by role: one pure builder for every node the operator runs (orchestrator, transcoder,
 // gateway), each role a value of NodePodRole.
-export { buildNodePod, type NodePod, type NodePodInput } from "./build.ts";
+export { buildNodePod, type NodePod, type NodePodInput, nodeImageOf } from "./build.ts";
 export { type ChainFlagsSpec, chainFlags, type DevnetChain } from "./chain-flags.ts";
 export { generatedSecret, newSecretValue } from "./generated-secret.ts";
 export { MOUNTS, type SecretMount } from "./mounts.ts";

@@ -68,6 +68,11 @@ const nodes: NodeFacts[] = [
 const base = (spec: Record<string, unknown>, name = "o") =>
   orchestrator({ apiVersion: "livepeer.org/v1alpha1", kind: "Orchestrator", metadata: { name }, spec });
 
+const storedBeforeTheRule = (o: Orchestrator, spec: Record<string, unknown>): Orchestrator => ({
+  ...o,
+  spec: { ...o.spec, ...spec },
+});
+
 const publicService = (nodePort?: number, ingress?: { hostname?: string; ip?: string }): V1Service => ({
   spec: { ports: [{ name: "service", port: 8935, ...(nodePort ? { nodePort } : {}) }] },
   ...(ingress ? { status: { loadBalancer: { ingress: [ingress] } } } : {}),
@@ -222,7 +227,17 @@ const cases: [string, PlanInput][] = [
   [
     "flags the node would refuse",
     {
-      orch: base({ network: "devnet", keystoreSecret: "k", ethUrl: "http://chain:8545", pricePerUnit: "1" }),
+      // Stored before the CRD refused it (no Controller address for devnet): parsed on a built-in
+      // network, then moved to devnet as an older object in the cluster would be.
+      orch: storedBeforeTheRule(
+        base({
+          network: "arbitrum-one-mainnet",
+          keystoreSecret: "k",
+          ethUrl: "http://chain:8545",
+          pricePerUnit: "1",
+        }),
+        { network: "devnet" },
+      ),
       nodes,
       defaultImage: "img",
     },

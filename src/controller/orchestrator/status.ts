@@ -1,4 +1,6 @@
 // The Orchestrator's status from what the reconciler saw (pure): conditions, findings and facts.
+
+import { nodeVersionSupport } from "../../node/config/index.ts";
 import { type Condition, ORCHESTRATOR_CONDITION_TYPES } from "../../schema/condition.ts";
 import type { Finding } from "../../schema/finding.ts";
 import type { OrchestratorStatus, StoredOrchestrator } from "../../schema/orchestrator.ts";
@@ -6,6 +8,7 @@ import { runnerFindings } from "../ai/findings.ts";
 import { aiReady, aiStatusOf } from "../ai/status.ts";
 import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
 import type { OrchestratorDutyStatus } from "../duties/orchestrator-duties.ts";
+import { nodeImageOf } from "../node-pod/index.ts";
 import type { ChainStatus } from "../node-status/chain-status.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
@@ -157,6 +160,7 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     ["Ready", ready(seen, findings, aiVerdict)],
     ...(aiVerdict ? [["AIReady", aiVerdict] as const] : []),
     ["Simulated", simulated(seen)],
+    ["NodeVersionSupported", nodeVersionSupport(nodeImageOf(seen.plan.statefulSets?.[0]))],
     ...(seen.chain?.conditions ?? []),
     ...(seen.duties?.conditions ?? []),
   ] as const) {

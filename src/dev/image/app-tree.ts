@@ -13,6 +13,7 @@
 import { execFileSync } from "node:child_process";
 import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { BUILD_INFO_FILE, type BuildInfo } from "../../release/version.ts";
 
 /** Runtime dependencies the operator image does not carry, with the reason. */
 export const OMITTED_DEPENDENCIES: Record<string, string> = {
@@ -82,6 +83,8 @@ export interface StageAppOptions {
   tree: string;
   /** The Node 24 binary that runs tsc (the machine's node may be older). */
   node: string;
+  /** The commit the app is built from, recorded in /app/build-info.json (`livepeer-operator version`). */
+  commit: string;
   log: (line: string) => void;
 }
 
@@ -93,6 +96,9 @@ export function stageApp(o: StageAppOptions): void {
   const env = { ...process.env, PATH: `${path.dirname(o.node)}:${process.env.PATH ?? ""}` };
   const pkg = JSON.parse(readFileSync(path.join(o.projectRoot, "package.json"), "utf8")) as PackageJson;
   writeFileSync(path.join(app, "package.json"), `${JSON.stringify(runtimePackageJson(pkg), null, 2)}\n`);
+  // The image has no .git: the version command reads the commit from here.
+  const info: BuildInfo = { version: pkg.version, commit: o.commit };
+  writeFileSync(path.join(app, BUILD_INFO_FILE), `${JSON.stringify(info, null, 2)}\n`);
   copyFileSync(path.join(o.projectRoot, "package-lock.json"), path.join(app, "package-lock.json"));
 
   o.log("[image] npm install --omit=dev (production dependencies, from the lockfile)");

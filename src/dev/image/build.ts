@@ -18,6 +18,7 @@ import {
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { gitCommit } from "../../release/version.ts";
 import { cacheDir } from "../toolchain/binaries.ts";
 import { stageApp } from "./app-tree.ts";
 import {
@@ -44,6 +45,11 @@ export interface BuildImagesOptions {
   out?: string;
   /** Tag of both images (default: package.json's version, the chart's appVersion). */
   tag?: string;
+  /**
+   * The commit the images are built from (label org.opencontainers.image.revision and
+   * /app/build-info.json). Default: $LIVEPEER_OPERATOR_COMMIT, else git's HEAD of the checkout.
+   */
+  commit?: string;
   /** Also `docker import` both images into the reachable Docker daemon. */
   docker?: boolean;
   /** Also unpack the operator image's root filesystem into this directory (the Dockerfile's build stage). */
@@ -81,6 +87,8 @@ export interface BuiltImages {
   /** Both layers gzip-compressed: what a registry would store. */
   gzipBytes: number;
   node: { version: string; platformPackage?: string };
+  /** The commit recorded in both images (/app/build-info.json, org.opencontainers.image.revision). */
+  commit: string;
   seconds: number;
 }
 
@@ -174,6 +182,12 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Bui
   const version = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string })
     .version;
   const tag = options.tag ?? version;
+  const commit = options.commit ?? process.env.LIVEPEER_OPERATOR_COMMIT ?? gitCommit(root);
+  if (!commit || !/^[0-9a-f]{7,40}(-dirty)?$/.test(commit)) {
+    throw new Error(
+      `the commit the image is built from is ${commit ? `'${commit}', not a git commit hash` : "unknown (no git checkout)"}: pass --commit $(git rev-parse HEAD) (docker build: --build-arg COMMIT=$(git rev-parse HEAD))`,
+    );
+  }
   if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(tag)) {
     throw new Error(`--tag '${tag}' is not an image tag: letters, digits, '_', '.', '-' (up to 128)`);
   }
@@ -213,14 +227,14 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Bui
       ["src", "deploy/crds", "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json"],
       (rel) => rel.endsWith(".test.ts"),
     );
-    const appKey = `app-${await inputHash(root, appInputs, { LAYER_FORMAT, node: node.version })}`;
+    const appKey = `app-${await inputHash(root, appInputs, { LAYER_FORMAT, node: node.version, commit })}`;
     const app = await buildLayer(layerDir, appKey, path.join(work, "app"), (tree) =>
-      stageApp({ projectRoot: root, tree, node: node.binary, log }),
+      stageApp({ projectRoot: root, tree, node: node.binary, commit, log }),
     );
 
     const layers = [base, app];
-    const operator = writeImage(out, operatorImage(version), tag, layers);
-    const simulator = writeImage(out, simulatorImage(version), tag, layers);
+    const operator = writeImage(out, operatorImage(version, commit), tag, layers);
+    const simulator = writeImage(out, simulatorImage(version, commit), tag, layers);
 
     if (options.rootfs) {
       log(`[image] unpacking ${operator.ref} into ${options.rootfs}`);
@@ -243,6 +257,7 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Bui
       layers: { base, app },
       unpackedBytes: base.contentBytes + app.contentBytes,
       gzipBytes: base.gzipBytes + app.gzipBytes,
+      commit,
       node: {
         version: node.version,
         ...(node.platformPackage ? { platformPackage: node.platformPackage } : {}),
@@ -281,11 +296,19 @@ npm package, and the built app, written as docker-save archives (docker load, ct
 
   --out <dir>     where the archives go (default: ${path.join("<cache>", "images")})
   --tag <tag>     tag of both images (default: package.json's version, the chart's appVersion)
+  --commit <sha>  the commit recorded in the images (default: $LIVEPEER_OPERATOR_COMMIT, else git HEAD)
   --docker        also 'docker import' both images into the reachable Docker daemon
   --rootfs <dir>  also unpack the operator image's root filesystem there (the Dockerfile uses it)`;
 
 async function main(argv: string[]): Promise<number> {
-  let values: { out?: string; tag?: string; docker?: boolean; rootfs?: string; help?: boolean };
+  let values: {
+    out?: string;
+    tag?: string;
+    commit?: string;
+    docker?: boolean;
+    rootfs?: string;
+    help?: boolean;
+  };
   try {
     values = parseArgs({
       args: argv,
@@ -293,6 +316,7 @@ async function main(argv: string[]): Promise<number> {
       options: {
         out: { type: "string" },
         tag: { type: "string" },
+        commit: { type: "string" },
         docker: { type: "boolean" },
         rootfs: { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -309,6 +333,7 @@ async function main(argv: string[]): Promise<number> {
   const built = await buildImages({
     ...(values.out ? { out: values.out } : {}),
     ...(values.tag ? { tag: values.tag } : {}),
+    ...(values.commit ? { commit: values.commit } : {}),
     ...(values.docker ? { docker: true } : {}),
     ...(values.rootfs ? { rootfs: values.rootfs } : {}),
   });

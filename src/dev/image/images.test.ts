@@ -3,9 +3,11 @@ import { describe, expect, it } from "vitest";
 import { dockerImportChanges, operatorImage, simulatorImage } from "./images.ts";
 import { elfProblem, nodeMajor } from "./node-runtime.ts";
 
+const COMMIT = "a6eb370de37ff9f7ee099468e6d86293f88caa48";
+
 describe("image specs", () => {
   it("the operator image runs the CLI with Node 24 as 65532 in /app: the chart passes only the subcommand", () => {
-    const { repository, config } = operatorImage("0.1.0");
+    const { repository, config } = operatorImage("0.1.0", COMMIT);
     expect(repository).toBe("livepeer-operator");
     expect(config).toMatchObject({
       entrypoint: ["/usr/local/bin/node", "/app/dist/cli/main.js"],
@@ -17,7 +19,7 @@ describe("image specs", () => {
   });
 
   it("the simulator image runs node-sim on the pod's own addresses: node pods pass only go-livepeer flags", () => {
-    const { repository, config } = simulatorImage("0.1.0");
+    const { repository, config } = simulatorImage("0.1.0", COMMIT);
     expect(repository).toBe("livepeer-node-simulator");
     expect(config.entrypoint).toEqual([
       "/usr/local/bin/node",
@@ -30,7 +32,7 @@ describe("image specs", () => {
   });
 
   it("docker import gets the same config as --change instructions", () => {
-    expect(dockerImportChanges(operatorImage("0.1.0").config)).toEqual([
+    expect(dockerImportChanges(operatorImage("0.1.0", COMMIT).config)).toEqual([
       'ENTRYPOINT ["/usr/local/bin/node","/app/dist/cli/main.js"]',
       'CMD ["help"]',
       'ENV PATH="/usr/local/bin:/usr/bin:/bin"',
@@ -39,6 +41,7 @@ describe("image specs", () => {
       "USER 65532:65532",
       'LABEL "org.opencontainers.image.title"="livepeer-operator"',
       'LABEL "org.opencontainers.image.version"="0.1.0"',
+      `LABEL "org.opencontainers.image.revision"="${COMMIT}"`,
       'LABEL "org.opencontainers.image.description"="livepeer-operator: controller, webhook API and tools"',
     ]);
   });
@@ -60,7 +63,7 @@ describe("the Dockerfile (for registries) describes the same operator image", ()
   });
 
   it("has the same entrypoint, command, user, working directory and environment", () => {
-    const { config } = operatorImage("0.1.0");
+    const { config } = operatorImage("0.1.0", COMMIT);
     expect(instruction("ENTRYPOINT").map((v) => JSON.parse(v))).toEqual([config.entrypoint]);
     expect(instruction("CMD").map((v) => JSON.parse(v))).toEqual([config.cmd]);
     expect(instruction("USER")).toEqual([config.user]);

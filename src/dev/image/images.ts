@@ -22,7 +22,8 @@ export interface ImageSpec {
 }
 
 /** Controller, API and the other subcommands; non-root, as the chart's securityContext demands. */
-export function operatorImage(version: string): ImageSpec {
+/** `commit`: the git commit the image is built from (label org.opencontainers.image.revision). */
+export function operatorImage(version: string, commit: string): ImageSpec {
   return {
     repository: OPERATOR_REPOSITORY,
     config: {
@@ -34,6 +35,7 @@ export function operatorImage(version: string): ImageSpec {
       labels: {
         "org.opencontainers.image.title": OPERATOR_REPOSITORY,
         "org.opencontainers.image.version": version,
+        "org.opencontainers.image.revision": commit,
         "org.opencontainers.image.description": "livepeer-operator: controller, webhook API and tools",
       },
     },
@@ -45,7 +47,7 @@ export function operatorImage(version: string): ImageSpec {
  * addresses (0.0.0.0:7935), right in the pod's network namespace. It runs as root like
  * go-livepeer's image: the StatefulSet mounts the keystore Secret 0400 and sets no fsGroup.
  */
-export function simulatorImage(version: string): ImageSpec {
+export function simulatorImage(version: string, commit: string): ImageSpec {
   return {
     repository: SIMULATOR_REPOSITORY,
     config: {
@@ -56,6 +58,7 @@ export function simulatorImage(version: string): ImageSpec {
       labels: {
         "org.opencontainers.image.title": SIMULATOR_REPOSITORY,
         "org.opencontainers.image.version": version,
+        "org.opencontainers.image.revision": commit,
         "org.opencontainers.image.description":
           "livepeer-operator's node simulator standing in for go-livepeer (every JSON answer says Simulated: true)",
         "livepeer.org/simulated": "true",

@@ -123,7 +123,7 @@ describe("docker-save archive from layers", () => {
     mkdirSync(path.join(appTree, "app"), { recursive: true });
     writeFileSync(path.join(appTree, "app/package.json"), '{"type":"module"}');
     const app = await writeLayer(appTree, path.join(dir, "app.tar"));
-    const { config } = operatorImage("9.9.9");
+    const { config } = operatorImage("9.9.9", "0123456789abcdef0123456789abcdef01234567");
     const spec = {
       repoTags: ["livepeer-operator:9.9.9"],
       layers: [base.file, app.file],

@@ -13,6 +13,17 @@ export { FlagParseError } from "./errors.ts";
 export type { FlagName, FlagSpec, FlagType, FlagValue, FlagValues, NodeFlags } from "./flag-table.ts";
 export { canonicalName, FLAG_NAMES, FLAG_TABLE, flagSpec, isFlagName } from "./flag-table.ts";
 export {
+  FLAG_SINCE,
+  flagNamesInArgs,
+  flagSince,
+  flagsMissingInRelease,
+  isGoLivepeerImage,
+  type NodeVersionVerdict,
+  nodeVersionOf,
+  nodeVersionSupport,
+  SUPPORTED_NODE_VERSIONS,
+} from "./flag-versions.ts";
+export {
   BUILT_IN_CONTROLLERS,
   DEVNET,
   isOnChain,

@@ -42,6 +42,17 @@ describe("the simulated AI runner", () => {
     expect(lines.some((l) => /^INFO: {5}Uvicorn running on http:\/\/127\.0\.0\.1:\d+/.test(l))).toBe(true);
   });
 
+  it("takes inferenceMs per image", async () => {
+    const { runner } = start({ inferenceMs: 150 });
+    const url = await runner.listening;
+    const t0 = performance.now();
+    const res = await imageRequest(url, { prompt: "a cat", width: 8, height: 8, num_images_per_prompt: 2 });
+    expect(res.status).toBe(200);
+    // A lower bound only: two images, each at least inferenceMs (timers may fire a little early).
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(2 * 150 - 5);
+    expect(runner.snapshot().images).toBe(2);
+  });
+
   it("returns a PNG of the asked size as a data URL for text-to-image", async () => {
     const { runner } = start();
     const url = await runner.listening;

@@ -1,6 +1,7 @@
 // An AI job through the simulated network: gateway -> orchestrator (-aiWorker, aiModels.json with
 // url + token) -> AI runner, all on loopback, every process stopped after each test.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -49,6 +50,58 @@ async function runner(options: Partial<AiRunnerOptions> = {}) {
   });
   stoppers.push(() => r.stop());
   return { runner: r, url: await r.listening, lines };
+}
+
+/**
+ * A door in front of a runner: requests pass through to it, except that each job (a POST) waits at
+ * the door, counted, until the test opens it.
+ */
+async function door(target: string) {
+  let opened!: () => void;
+  const open = new Promise<void>((resolve) => {
+    opened = resolve;
+  });
+  const state = { url: "", waiting: 0, open: () => opened() };
+  const server = createHttpServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.method === "POST") {
+      state.waiting++;
+      await open;
+    }
+    const headers: Record<string, string> = {};
+    for (const name of ["authorization", "content-type"]) {
+      const value = req.headers[name];
+      if (typeof value === "string") headers[name] = value;
+    }
+    try {
+      const answer = await fetch(`${target}${req.url}`, {
+        method: req.method ?? "GET",
+        headers,
+        ...(req.method === "POST" ? { body: Buffer.concat(chunks) } : {}),
+      });
+      const body = Buffer.from(await answer.arrayBuffer());
+      res.writeHead(answer.status, { "Content-Type": answer.headers.get("content-type") ?? "text/plain" });
+      res.end(body);
+    } catch (err) {
+      res.writeHead(502).end(String(err));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  stoppers.push(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return state;
+}
+
+async function until(ok: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 function aiModels(entries: object[]): string {
@@ -230,9 +283,10 @@ describe("AI through the simulated network", () => {
   });
 
   it("an orchestrator takes at most `capacity` jobs of a model at once: the next gets 503 insufficient capacity", async () => {
-    const r = await runner({ inferenceMs: 400 });
+    const r = await runner();
+    const held = await door(r.url);
     const models = aiModels([
-      { pipeline: "text-to-image", model_id: MODEL, url: r.url, token: "runner-token", capacity: 1 },
+      { pipeline: "text-to-image", model_id: MODEL, url: held.url, token: "runner-token", capacity: 1 },
     ]);
     const orch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
     const job = () =>
@@ -241,10 +295,16 @@ describe("AI through the simulated network", () => {
         body: JSON.stringify({ prompt: "x", model_id: MODEL, width: 8, height: 8 }),
       }).then((res) => res.status);
     const first = job();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The first job is in flight once it waits at the runner's door (the orchestrator counted it
+    // before sending it on); it stays in flight until the door opens.
+    await until(() => held.waiting === 1);
     expect(await job()).toBe(503);
+    expect(held.waiting).toBe(1); // the refused job never reached the runner
+    held.open();
     expect(await first).toBe(200);
     expect(await job()).toBe(200);
+    expect(held.waiting).toBe(2);
+    expect(r.runner.snapshot().images).toBe(2);
   });
 
   it("a wrong token in aiModels.json: the runner refuses it and the gateway finds no orchestrator left", async () => {

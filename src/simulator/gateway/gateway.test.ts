@@ -317,8 +317,24 @@ describe("gateway simulator: discovery and auth webhooks", () => {
       "https://10.0.0.3:8935",
     ]);
     status = 500;
-    await new Promise((r) => setTimeout(r, 200));
-    expect(await pool()).toEqual(["https://10.0.0.2:8935", "https://10.0.0.3:8935"]);
+    const asked = hook.seen.length;
+    // Reads of /status ask the hook again once the list is older than the refresh interval: read
+    // until a refresh has failed (its own log line), keeping every answer read meanwhile.
+    const refreshFailed = () => g.lines.some((l) => l.includes("Unable to refresh orchestrator webhook"));
+    const reads: unknown[] = [];
+    expect(
+      await until(
+        async () => {
+          reads.push(await pool());
+          return refreshFailed();
+        },
+        (failed) => failed,
+      ),
+    ).toBe(true);
+    expect(hook.seen.length).toBeGreaterThan(asked);
+    const last = ["https://10.0.0.2:8935", "https://10.0.0.3:8935"];
+    expect(reads).toEqual(reads.map(() => last));
+    expect(await pool()).toEqual(last);
     const text = g.lines.join("\n");
     expect(text).toContain(`Using orchestrator webhook URL ${hook.url}/discover?secret=xxxxx`);
     expect(text).not.toContain("s3cret");
