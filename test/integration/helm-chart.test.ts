@@ -161,7 +161,19 @@ describe("helm install: least-privilege RBAC", () => {
   let ns: Awaited<ReturnType<typeof testNamespace>>;
   beforeAll(async () => {
     ns = await testNamespace("helm");
-    const r = await helm(["install", "lpo", chart, "-n", ns.name, "--wait=false"]);
+    // The control plane is shared with every other test file: the chart's Webhook namespace policy
+    // is cluster-wide and would refuse their Webhooks, so it is left out here (crd-rules.test.ts
+    // proves the same policy, scoped to its own namespaces by a selector).
+    const r = await helm([
+      "install",
+      "lpo",
+      chart,
+      "-n",
+      ns.name,
+      "--wait=false",
+      "--set",
+      "api.webhookNamespacePolicy=false",
+    ]);
     expect(r.code, r.out).toBe(0);
   });
   afterAll(async () => {
@@ -305,6 +317,9 @@ describe("helm install with controller.watchNamespaces: Roles only", () => {
       "--wait=false",
       "--set",
       `controller.watchNamespaces={${apps.name}}`,
+      // Shared control plane: see the first install.
+      "--set",
+      "api.webhookNamespacePolicy=false",
     ]);
     expect(r.code, r.out).toBe(0);
   });
