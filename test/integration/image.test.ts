@@ -246,7 +246,8 @@ describe("images built without a registry", () => {
     expect(urls).toEqual({
       role: "orchestrator",
       cli: `http://127.0.0.1:${cli}`,
-      http: `http://127.0.0.1:${service}`,
+      // The service port speaks TLS, as the node's.
+      http: `https://127.0.0.1:${service}`,
     });
     const status = (await (await fetch(`${urls.cli}/status`)).json()) as Record<string, unknown>;
     expect(status).toMatchObject({ SessionLimit: 3, Simulated: true });
@@ -277,7 +278,7 @@ describe("images built without a registry", () => {
     expect(urls).toMatchObject({
       role: "orchestrator",
       cli: "http://0.0.0.0:7935",
-      http: "http://0.0.0.0:8935",
+      http: "https://0.0.0.0:8935",
     });
     expect(s.stderr()).toContain("CLI server listening on 0.0.0.0:7935");
 

@@ -56,6 +56,9 @@ export const PROJECT_FILES = [
   // Read when the `cluster` command's module loads (`help` loads every command).
   "src/dev/toolchain/versions.json",
   "src/dev/toolchain/build-binaries.sh",
+  // The node's wire protocol, loaded at run time by src/node/wire/messages.ts, and its licence.
+  "src/node/wire/lp_rpc.proto",
+  "src/node/wire/LICENSE-go-livepeer",
 ];
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): void {

@@ -6,7 +6,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import protobuf from "protobufjs";
 
-export const PROTO_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), "lp_rpc.proto");
+// The .proto stays in the source tree (also when running from dist/, which tsc fills with .js only):
+// src/node/wire and dist/node/wire are both three levels below the package root.
+const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+export const PROTO_PATH = path.join(packageRoot, "src", "node", "wire", "lp_rpc.proto");
 
 const root = protobuf.loadSync(PROTO_PATH);
 
