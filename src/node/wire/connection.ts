@@ -5,8 +5,11 @@
 // - "any": accept whatever the node presents, as go-livepeer's own gateway does
 //   (InsecureSkipVerify in startOrchestratorClient);
 // - a CertificatePins: trust on first use, the first certificate seen for host:port pinned, and a
-//   different one refused unless the caller's `pinKey` changed (the pod restarted, so a new
-//   certificate is expected), as the official Python SDK re-pins after a restart.
+//   different one accepted at once when the caller's `pinKey` changed (the pod restarted, so a new
+//   certificate is expected); within the same run a different one is refused once, said, and the
+//   pin dropped, so the next connection pins what the node presents then, as the official Python
+//   SDK evicts its pin on a verification failure and tries again. (A new pod can reuse an
+//   address while the old node still answers there: a pin taken from it must not hold forever.)
 import { type ClientHttp2Session, connect, constants, type IncomingHttpHeaders } from "node:http2";
 import type { TLSSocket } from "node:tls";
 import { type EndpointFailure, NodeEndpointError } from "../client/errors.ts";
@@ -52,7 +55,8 @@ export class CertificatePins {
       return undefined;
     }
     if (pin.fingerprint === fingerprint) return undefined;
-    return `the node presented another TLS certificate (SHA-256 ${fingerprint.slice(0, 23)}...) than the one pinned on first use (${pin.fingerprint.slice(0, 23)}...) while the same node run was expected: refused (a node makes a new certificate only when it restarts)`;
+    this.#pins.delete(hostPort);
+    return `the node presented another TLS certificate (SHA-256 ${fingerprint.slice(0, 23)}...) than the one pinned on first use (${pin.fingerprint.slice(0, 23)}...) while the same node run was expected: refused this time (a node makes a new certificate only when it starts; the next connection pins the one it presents then)`;
   }
 
   forget(hostPort: string): void {

@@ -120,7 +120,17 @@ describe("CertificatePins", () => {
       [undefined, "another TLS certificate"],
     ],
     [
-      "another one after a restart is pinned",
+      "after a refusal, the next one is pinned anew",
+      [
+        ["a", "k1"],
+        ["b", "k1"],
+        ["b", "k1"],
+        ["b", "k1"],
+      ],
+      [undefined, "another TLS certificate", undefined, undefined],
+    ],
+    [
+      "another one after a restart is pinned at once",
       [
         ["a", "k1"],
         ["b", "k2"],
