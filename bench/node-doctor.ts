@@ -16,7 +16,7 @@ import { KubePodLogs, NodeDoctor, type NodeTarget } from "../src/controller/doct
 import { KubeClient, PooledKubeConfig } from "../src/kube/index.ts";
 import { frameMessage, GRPC_CONTENT_TYPE } from "../src/node/wire/grpc.ts";
 import { encodeMessage } from "../src/node/wire/messages.ts";
-import { selfSignedCertificate } from "../src/simulator/tls-certificate.ts";
+import { selfSignedCertificate } from "../src/node/wire/self-signed-certificate.ts";
 
 const { values } = parseArgs({
   options: {

@@ -16,9 +16,9 @@ import { parseArgs } from "node:util";
 import { orchestratorInfoOf, readOrchestratorInfo } from "../src/node/client/orchestrator-info.ts";
 import { CertificatePins, NodeConnection } from "../src/node/wire/connection.ts";
 import { frameMessage, GRPC_CONTENT_TYPE } from "../src/node/wire/grpc.ts";
-import { ephemeralIdentity } from "../src/node/wire/identity.ts";
 import { decodeMessage, encodeMessage, type MessageInput } from "../src/node/wire/messages.ts";
-import { selfSignedCertificate } from "../src/simulator/tls-certificate.ts";
+import { selfSignedCertificate } from "../src/node/wire/self-signed-certificate.ts";
+import { ephemeralIdentity } from "../src/node/wire/signed-identity.ts";
 
 const { values } = parseArgs({
   options: {

@@ -5,10 +5,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createSecureServer, type Http2SecureServer, type Http2Session } from "node:http2";
 import type { Socket } from "node:net";
+import type { TlsCredentials } from "../node/wire/self-signed-certificate.ts";
 import { grpcDispatcher, isGrpcRequest, type UnaryMethod } from "./grpc-server.ts";
 import { type Handler, routeRequest } from "./http-server.ts";
 import type { SimulatorState } from "./state.ts";
-import type { TlsCredentials } from "./tls-certificate.ts";
 
 export interface ServiceServer {
   server: Http2SecureServer;

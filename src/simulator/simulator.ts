@@ -18,6 +18,7 @@ import { configFilePath, resolveFlags } from "../node/config/resolve.ts";
 import type { NodeRole } from "../node/config/roles.ts";
 import { validateFlags } from "../node/config/validate.ts";
 import { NodeConnection } from "../node/wire/connection.ts";
+import { selfSignedCertificate } from "../node/wire/self-signed-certificate.ts";
 import { applyCapabilityPrices } from "./ai/capability-prices.ts";
 import { GatewayAi } from "./ai/gateway-ai.ts";
 import { OrchestratorAi, OrchestratorAiStartError } from "./ai/orchestrator-ai.ts";
@@ -37,7 +38,6 @@ import { playScenario, type Scenario } from "./scenario.ts";
 import { serviceServer } from "./service-server.ts";
 import { startupLines } from "./startup.ts";
 import { controlFor, type SimulatorControl, SimulatorState } from "./state.ts";
-import { selfSignedCertificate } from "./tls-certificate.ts";
 import { usageText, versionText } from "./usage.ts";
 import { warmWire } from "./wire-warmup.ts";
 

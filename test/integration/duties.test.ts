@@ -190,7 +190,7 @@ describe("reward assurance on a devnet", () => {
     await untilEvent("orch-a", "RewardCalled");
   });
 
-  it("on chain, an orchestrator quotes over gRPC/TLS only an asker with reserve: the controller's own address has none, so it reads the node as reachable with no advertised price, and the SDK without a signer is refused alike", async () => {
+  it("on chain, an orchestrator quotes over gRPC/TLS only a signed asker with reserve: the controller asks with none, so it reads the node as reachable with no advertised price, and the SDK without a signer is refused alike", async () => {
     const o = await orchestrators.until(
       "orch-a",
       (x) =>

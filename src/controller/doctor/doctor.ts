@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import { errorMessage, type ObjectKey } from "../../kube/index.ts";
 import { CATALOG_BY_ID, ConditionMatcher, type Finding } from "../../node/diagnosis/index.ts";
 import { CertificatePins, NodeConnection } from "../../node/wire/connection.ts";
-import { ephemeralIdentity } from "../../node/wire/identity.ts";
+import { ANONYMOUS } from "../../node/wire/identity.ts";
 import { type Logger, silentLogger } from "../../process/log.ts";
 import type { Finding as StatusFinding } from "../../schema/finding.ts";
 import { Limiter } from "./limiter.ts";
@@ -124,8 +124,14 @@ export class NodeDoctor {
   readonly #limiter: Limiter;
   readonly #matcher = new ConditionMatcher();
   readonly #pins = new CertificatePins();
-  /** Who asks orchestrators for their info: a key of this process's own (see ephemeralIdentity). */
-  readonly #identity = ephemeralIdentity();
+  /**
+   * Who asks orchestrators for their info: no one (an empty address and signature, as the official
+   * SDK asks without a signer). Off chain a node answers it; on chain a node quotes only a signed,
+   * funded asker, so it withholds its info (a remote signer's address is the way, issue 30). A
+   * key of the controller's own would fare no better there (no reserve) and would bring ethers'
+   * weight into the controller.
+   */
+  readonly #identity = ANONYMOUS;
   #timer: NodeJS.Timeout | undefined;
   #term: AbortSignal | undefined;
   #stats = { looks: 0, logReads: 0, endpointReads: 0, inFlight: 0 };

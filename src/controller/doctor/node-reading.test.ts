@@ -7,14 +7,15 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { CertificatePins, NodeConnection } from "../../node/wire/connection.ts";
 import { frameMessage, GRPC_CONTENT_TYPE, unframeMessage } from "../../node/wire/grpc.ts";
-import { ephemeralIdentity } from "../../node/wire/identity.ts";
+import { ANONYMOUS } from "../../node/wire/identity.ts";
 import {
   decodeMessage,
   encodeMessage,
   type MessageInput,
   type OrchestratorRequestMessage,
 } from "../../node/wire/messages.ts";
-import { selfSignedCertificate } from "../../simulator/tls-certificate.ts";
+import { selfSignedCertificate } from "../../node/wire/self-signed-certificate.ts";
+import { ephemeralIdentity } from "../../node/wire/signed-identity.ts";
 import { readNode } from "./node-reading.ts";
 import type { NodeTarget } from "./target.ts";
 
@@ -174,18 +175,18 @@ describe("reading an orchestrator", () => {
     },
   );
 
-  it("an on-chain refusal is a failed read naming the gRPC status and the node's words", async () => {
+  it("another gRPC error is a failed read naming the gRPC status and the node's words", async () => {
     const o = await orchestrator({}, () => ({
       status: 2,
-      message: "Invalid orchestrator request: orchestrator req sig check failed",
+      message: "authentication failed: the discovery auth webhook refused",
     }));
     const r = await readNode(o.target, {
       timeoutMs: 3_000,
-      service: { connection: o.connection, identity: ephemeralIdentity() },
+      service: { connection: o.connection, identity: ANONYMOUS },
     });
     o.connection.close();
     expect(r.failed).toMatchObject({ endpoint: "/net.Orchestrator/GetOrchestrator", reason: "grpc-status" });
-    expect(r.failed?.message).toContain("sig check failed");
+    expect(r.failed?.message).toContain("authentication failed");
     expect(r.price).toBeUndefined();
   });
 
@@ -215,18 +216,24 @@ describe("reading an orchestrator", () => {
     expect(third.price).toBeUndefined();
   });
 
-  it("on chain, a node that will not quote an asker without reserve answers, and no price is made up", async () => {
-    const o = await orchestrator({}, () => ({ status: 2, message: "insufficient sender reserve" }));
-    const r = await readNode(o.target, {
-      timeoutMs: 3_000,
-      service: { connection: o.connection, identity: ephemeralIdentity() },
-    });
-    o.connection.close();
-    expect(r.failed).toBeUndefined();
-    expect(r).toMatchObject({ withheld: "no reserve for the asker" });
-    expect(r.price).toBeUndefined();
-    expect(r.ticketParams).toBeUndefined();
-  });
+  it.each([
+    ["no valid signature", "Invalid orchestrator request: orchestrator req sig check failed"],
+    ["no reserve", "insufficient sender reserve"],
+  ])(
+    "on chain, a node that will not quote an asker (%s) answers, and no price is made up",
+    async (_why, message) => {
+      const o = await orchestrator({}, () => ({ status: 2, message }));
+      const r = await readNode(o.target, {
+        timeoutMs: 3_000,
+        service: { connection: o.connection, identity: ANONYMOUS },
+      });
+      o.connection.close();
+      expect(r.failed).toBeUndefined();
+      expect(r).toMatchObject({ withheld: "not quoted to the asker" });
+      expect(r.price).toBeUndefined();
+      expect(r.ticketParams).toBeUndefined();
+    },
+  );
 
   it("a service port that does not speak TLS is named as such", async () => {
     const o = await orchestrator({}, () => ({ info: info("0.9.1") }));

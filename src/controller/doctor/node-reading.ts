@@ -48,9 +48,10 @@ export interface NodeReading {
   ticketParams?: TicketParams;
   /**
    * Why the orchestrator answered GetOrchestrator with a refusal instead of its info: "at capacity"
-   * or "no reserve for the asker" (what it advertises is then the last read's, if any).
+   * or "not quoted to the asker" (on chain: no signature or reserve; what it advertises is then
+   * the last read's, if any).
    */
-  withheld?: "at capacity" | "no reserve for the asker";
+  withheld?: "at capacity" | "not quoted to the asker";
   /** An AI runner's /health status (OK, IDLE, LOADING, ERROR). */
   health?: string;
 }
@@ -80,7 +81,9 @@ const notServed = (err: unknown) => err instanceof NodeEndpointError && err.stat
 function withheld(err: unknown): NodeReading["withheld"] {
   if (!(err instanceof NodeEndpointError) || err.reason !== "grpc-status") return undefined;
   if (/\bOrchestratorCapped\b/.test(err.message)) return "at capacity";
-  if (/insufficient sender reserve/.test(err.message)) return "no reserve for the asker";
+  // On chain: an asker without a valid signature (core/orchestrator.go VerifySig), or without
+  // reserve (pm/recipient.go) is not quoted.
+  if (/insufficient sender reserve|req sig check failed/.test(err.message)) return "not quoted to the asker";
   return undefined;
 }
 
@@ -153,8 +156,8 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
         (err) => {
           // The node answered and refused to say: at its session limit (core/orchestrator.go
           // CheckCapacity, as it refuses gateways then), or on chain to an asker with no reserve
-          // (pm/recipient.go, errInsufficientSenderReserve: the controller's own address holds
-          // none). It is reachable; what it advertised stays as last read, if ever.
+          // (core/orchestrator.go VerifySig, pm/recipient.go errInsufficientSenderReserve: the
+          // controller asks with none). It is reachable; what it advertised stays as last read.
           const why = withheld(err);
           if (why) {
             reading.answered.push(GET_ORCHESTRATOR);

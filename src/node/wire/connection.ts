@@ -10,7 +10,7 @@
 //   pin dropped, so the next connection pins what the node presents then, as the official Python
 //   SDK evicts its pin on a verification failure and tries again. (A new pod can reuse an
 //   address while the old node still answers there: a pin taken from it must not hold forever.)
-import { type ClientHttp2Session, connect, constants, type IncomingHttpHeaders } from "node:http2";
+import type { ClientHttp2Session, IncomingHttpHeaders } from "node:http2";
 import type { TLSSocket } from "node:tls";
 import { type EndpointFailure, NodeEndpointError } from "../client/errors.ts";
 import {
@@ -30,6 +30,10 @@ import {
   type MessageName,
   type Messages,
 } from "./messages.ts";
+
+// As src/process/builtin-http.ts: the CommonJS module object, so that its lazy getters (which
+// load Node's bundled undici, 14 MB the controller never uses) stay lazy.
+const { connect, constants } = process.getBuiltinModule("node:http2");
 
 export interface CallOptions {
   /** The whole call (default 5000 ms). */

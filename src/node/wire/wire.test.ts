@@ -15,8 +15,9 @@ import {
   methodPath,
   unframeMessage,
 } from "./grpc.ts";
-import { ANONYMOUS, ephemeralIdentity, orchestratorInfoMessage } from "./identity.ts";
+import { ANONYMOUS } from "./identity.ts";
 import { bigIntToBytes, bytesToBigInt, decodeMessage, encodeMessage } from "./messages.ts";
+import { ephemeralIdentity, orchestratorInfoMessage } from "./signed-identity.ts";
 
 describe("messages", () => {
   it("round-trip an OrchestratorInfo with int64 prices, maps and bytes", () => {

@@ -7,8 +7,9 @@
 // unlocked) anonymously.
 import { NodeEndpointError } from "../../node/client/errors.ts";
 import { NodeConnection } from "../../node/wire/connection.ts";
-import { ANONYMOUS, type OrchestratorIdentity, signedIdentity } from "../../node/wire/identity.ts";
+import { ANONYMOUS, type OrchestratorIdentity } from "../../node/wire/identity.ts";
 import type { OrchestratorInfoMessage } from "../../node/wire/messages.ts";
+import { signedIdentity } from "../../node/wire/signed-identity.ts";
 import type { SimulatedEthClient } from "../chain-client.ts";
 
 export class OrchestratorConnections {

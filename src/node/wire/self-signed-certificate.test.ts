@@ -3,7 +3,7 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { connect, createServer } from "node:tls";
 import { describe, expect, it } from "vitest";
-import { CERT_VALIDITY_MS, selfSignedCertificate } from "./tls-certificate.ts";
+import { CERT_VALIDITY_MS, selfSignedCertificate } from "./self-signed-certificate.ts";
 
 describe("the orchestrator's self-signed certificate", () => {
   it("parses, verifies with its own key and has the node's fields (hostname service URI)", () => {
