@@ -106,13 +106,18 @@ describe("H2Session", () => {
   it("a GOAWAY retires it: no longer usable, and the owner is told once", async () => {
     const { server, sessions } = h2Server();
     const port = await listen(server);
+    const sockets = () => process.getActiveResourcesInfo().filter((r) => r === "TCPSocketWrap").length;
+    const before = sockets();
     let gone = 0;
     const session = new H2Session(`http://127.0.0.1:${port}`, {}, () => gone++);
     cleanups.push(() => session.close());
     await bodyBytes((await session.request("GET", "/", {}, undefined, undefined)).body);
     sessions[0]!.goaway();
     await expect.poll(() => session.usable).toBe(false);
-    await new Promise((r) => setTimeout(r, 50));
+    // The second event that could tell the owner again is the connection's close: the server
+    // ends it, and once both of its sockets are gone the client has seen its close.
+    sessions[0]!.destroy();
+    await expect.poll(sockets, { timeout: 5_000 }).toBe(before);
     expect(gone).toBe(1);
   });
 

@@ -37,16 +37,6 @@ export interface Allowed {
 export const ALLOWED: readonly Allowed[] = [
   // TODO(#33): negatives still proved by a sleep, each waiting for a sentinel of its own.
   {
-    file: "src/dev/device-plugin/plugin.test.ts",
-    wait: "await new Promise((r) => setTimeout(r, 200));",
-    todo: "TODO(#33): the ListAndWatch stream stays open: a health change sent on it and received",
-  },
-  {
-    file: "src/kube/h2-session.test.ts",
-    wait: "await new Promise((r) => setTimeout(r, 50));",
-    todo: "TODO(#33): the owner is told once: wait for the connection's close, then count",
-  },
-  {
     file: "test/integration/delivery-engine.test.ts",
     wait: "await new Promise((done) => setTimeout(done, 500));",
     todo: "TODO(#33): attempts stop while outcomes wait: the worker needs a signal that it is holding back (a gauge)",

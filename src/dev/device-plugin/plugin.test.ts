@@ -87,8 +87,24 @@ describe("fake NVIDIA device plugin", () => {
     expect(lists[0]).toEqual(["GPU-1:Healthy", "GPU-2:Healthy"]);
     let ended = false;
     void call.done.catch(() => undefined).then(() => (ended = true));
-    await new Promise((r) => setTimeout(r, 200));
+    // A sentinel: two later calls answered by the same plugin (a second watcher's list and a unary
+    // call) while the first stream is still open. A stream ended with its list would have ended
+    // before them.
+    const later: string[][] = [];
+    const second = grpcCall(
+      path.join(dir, "nvidia-gpu.sock"),
+      "/v1beta1.DevicePlugin/ListAndWatch",
+      Empty.encode({}),
+      (m) => later.push(ListAndWatchResponseCodec.decode(m).devices.map((d) => d.id)),
+    );
+    await until(() => later.length === 1, "a second watcher's list");
+    await grpcUnary(
+      path.join(dir, "nvidia-gpu.sock"),
+      "/v1beta1.DevicePlugin/GetDevicePluginOptions",
+      Empty.encode({}),
+    );
     expect(ended).toBe(false);
+    second.cancel();
     call.cancel();
     await until(() => ended, "the stream to end after cancel");
   });
