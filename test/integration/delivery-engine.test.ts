@@ -334,7 +334,13 @@ describe.each(BACKENDS)("delivery engine on %s", (backend: Backend) => {
     // 4 slots: attempts stop once 8 outcomes wait (and the up to 3 then in flight finish).
     try {
       await r.waitFor(8, 5_000);
-      await new Promise((done) => setTimeout(done, 500));
+      // The sentinel: the worker passed up three more claims (one per poll) while outcomes waited:
+      // three chances to send more, taken by none beyond the bound.
+      const heldBefore = e.heldBackClaims();
+      await until(
+        "three claims passed up while outcomes wait",
+        async () => e.heldBackClaims() >= heldBefore + 3,
+      );
       const sentWhileStuck = r.received.length;
       expect(sentWhileStuck).toBeGreaterThanOrEqual(8);
       expect(sentWhileStuck).toBeLessThanOrEqual(11);

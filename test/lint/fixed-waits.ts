@@ -34,14 +34,7 @@ export interface Allowed {
  * Known offenders left for now, each named so that it can be found and removed. An entry whose
  * wait is gone is reported too: the list only shrinks.
  */
-export const ALLOWED: readonly Allowed[] = [
-  // TODO(#33): negatives still proved by a sleep, each waiting for a sentinel of its own.
-  {
-    file: "test/integration/delivery-engine.test.ts",
-    wait: "await new Promise((done) => setTimeout(done, 500));",
-    todo: "TODO(#33): attempts stop while outcomes wait: the worker needs a signal that it is holding back (a gauge)",
-  },
-];
+export const ALLOWED: readonly Allowed[] = [];
 
 const OPT_OUT = /\/\/\s*timing-check:\s*\S/;
 const CONDITION_WAIT =

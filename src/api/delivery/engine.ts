@@ -277,6 +277,11 @@ export class DeliveryEngine {
     return this.store.forgetWebhook(webhookId);
   }
 
+  /** Claims this replica's worker passed up while outcomes waited for their record (a slow store). */
+  heldBackClaims(): number {
+    return this.#worker.heldBack;
+  }
+
   queueStats(): Promise<QueueStats> {
     return this.store.queueStats();
   }

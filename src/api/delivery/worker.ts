@@ -44,6 +44,7 @@ export class DeliveryWorker {
   /** Claimed deliveries whose outcome is not recorded yet (in flight included). */
   #unrecorded = 0;
   #running = false;
+  #heldBack = 0;
   #loop: Promise<void> | undefined;
   /** Ends the loop's current wait. */
   #signal: (() => void) | undefined;
@@ -167,6 +168,11 @@ export class DeliveryWorker {
     }
   }
 
+  /** Claims passed up because outcomes wait for their record (the store is slow). */
+  get heldBack(): number {
+    return this.#heldBack;
+  }
+
   #hasRoom(): boolean {
     return this.#inFlight < this.#o.maxInFlight && !this.#recordsBehind();
   }
@@ -201,7 +207,10 @@ export class DeliveryWorker {
     // Waiting leased deliveries take the free slots first (after #pump, any left wait for a busy webhook).
     this.#pump();
     const room = this.#o.maxInFlight - this.#inFlight;
-    if (this.#recordsBehind()) return false;
+    if (this.#recordsBehind()) {
+      this.#heldBack++;
+      return false;
+    }
     return room > 0 && (this.#inFlight === 0 || room >= this.#minClaim);
   }
 
