@@ -15,7 +15,8 @@ import {
 import { loadSync } from "@grpc/proto-loader";
 import { afterEach, describe, expect, it } from "vitest";
 import { PROTO_PATH } from "../node/wire/messages.ts";
-import { type NodeSimulator, startNodeSimulator } from "./simulator.ts";
+import type { NodeSimulator } from "./simulator.ts";
+import { loopbackOrchestrator } from "./testing/wire.ts";
 
 const running: { stop(): Promise<void> | void }[] = [];
 afterEach(async () => {
@@ -54,19 +55,7 @@ async function orchestrator(...flags: string[]): Promise<{
   lines: string[];
   call: (method: string, request: object) => Promise<Record<string, unknown>>;
 }> {
-  const lines: string[] = [];
-  const sim = await startNodeSimulator({
-    argv: [
-      "-orchestrator",
-      "-transcoder",
-      "-cliAddr=127.0.0.1:0",
-      "-httpAddr=127.0.0.1:0",
-      "-serviceAddr=127.0.0.1:8935",
-      "-startupAvailabilityCheck=false",
-      ...flags,
-    ],
-    log: (l) => lines.push(l),
-  });
+  const { sim, lines } = await loopbackOrchestrator("-serviceAddr=127.0.0.1:8935", ...flags);
   running.push(sim);
   const { hostname, port } = new URL(sim.urls.http!);
   const pem = await peerCertificate(hostname, Number(port));

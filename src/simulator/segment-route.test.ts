@@ -7,8 +7,8 @@ import { TestStream } from "../media/test-stream.ts";
 import { NodeConnection } from "../node/wire/connection.ts";
 import { type AuthTokenMessage, decodeMessage } from "../node/wire/messages.ts";
 import { encodeHeader, segmentHash } from "./segment-protocol.ts";
-import { type NodeSimulator, startNodeSimulator } from "./simulator.ts";
-import { getOrchestrator } from "./testing/wire.ts";
+import type { NodeSimulator } from "./simulator.ts";
+import { getOrchestrator, loopbackOrchestrator } from "./testing/wire.ts";
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -18,18 +18,7 @@ afterEach(async () => {
 async function orchestrator(
   ...flags: string[]
 ): Promise<{ sim: NodeSimulator; lines: string[]; c: NodeConnection }> {
-  const lines: string[] = [];
-  const sim = await startNodeSimulator({
-    argv: [
-      "-orchestrator",
-      "-transcoder",
-      "-cliAddr=127.0.0.1:0",
-      "-httpAddr=127.0.0.1:0",
-      "-startupAvailabilityCheck=false",
-      ...flags,
-    ],
-    log: (l) => lines.push(l),
-  });
+  const { sim, lines } = await loopbackOrchestrator(...flags);
   const c = new NodeConnection(sim.urls.http!, "any");
   cleanup.push(
     () => sim.stop(),

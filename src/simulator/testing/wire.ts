@@ -1,7 +1,8 @@
 // Test helpers: ask a simulated orchestrator over the node's wire protocol (gRPC over TLS), as a
-// gateway does, with a connection opened and closed per call.
+// gateway does, with a connection opened and closed per call; start one on loopback.
 import { NodeConnection } from "../../node/wire/connection.ts";
 import type { OrchestratorInfoMessage } from "../../node/wire/messages.ts";
+import { type NodeSimulator, startNodeSimulator } from "../simulator.ts";
 
 /** GetOrchestrator as `address` (0x..., unsigned: the simulator does not check signatures yet). */
 export async function getOrchestrator(
@@ -63,4 +64,25 @@ export async function serviceFetch(
   return new Response(r.status === 204 || r.status === 304 ? null : new Uint8Array(r.body), {
     status: r.status,
   });
+}
+
+/** The flags of an orchestrator simulator on loopback ports, no self-check, plus `flags`. */
+export const LOOPBACK_ORCHESTRATOR = [
+  "-orchestrator",
+  "-transcoder",
+  "-cliAddr=127.0.0.1:0",
+  "-httpAddr=127.0.0.1:0",
+  "-startupAvailabilityCheck=false",
+];
+
+/** An orchestrator simulator on loopback, its log lines collected; the caller stops it. */
+export async function loopbackOrchestrator(
+  ...flags: string[]
+): Promise<{ sim: NodeSimulator; lines: string[] }> {
+  const lines: string[] = [];
+  const sim = await startNodeSimulator({
+    argv: [...LOOPBACK_ORCHESTRATOR, ...flags],
+    log: (l) => lines.push(l),
+  });
+  return { sim, lines };
 }
