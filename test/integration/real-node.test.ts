@@ -12,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { pidsIn } from "../../src/dev/cluster/real-node/cgroups.ts";
 import { forwardChain } from "../../src/dev/cluster/real-node/forwarding.ts";
+import { hostSettingsHeld } from "../../src/dev/cluster/real-node/host-settings.ts";
 import { BUSYBOX_IMAGE, busyboxImageArchive } from "../../src/dev/cluster/real-node/images.ts";
+import { chainKey, presentKubeletChains } from "../../src/dev/cluster/real-node/kubelet-chains.ts";
 import { nodeLayout } from "../../src/dev/cluster/real-node/layout.ts";
 import { mountsUnder } from "../../src/dev/cluster/real-node/mounts.ts";
 import { bridgeExists, cidrsOverlap } from "../../src/dev/cluster/real-node/network.ts";
@@ -26,6 +28,8 @@ let core: CoreV1Api;
 
 const netnsNow = () => (existsSync("/run/netns") ? readdirSync("/run/netns") : []);
 let netnsBefore: string[] = [];
+/** The kubelet's iptables chains the machine had before any node of this file (chainKey). */
+let kubeletChainsBefore: string[] = [];
 /** containerd mounts the pods' network namespaces under the node's directory. */
 const podNetns = (dir: string) => mountsUnder(dir).filter((m) => /\/netns\/[^/]+$/.test(m));
 
@@ -75,6 +79,7 @@ describe("real node", () => {
       );
     }
     netnsBefore = netnsNow();
+    kubeletChainsBefore = (await presentKubeletChains()).map(chainKey);
     const t0 = Date.now();
     cluster = await startClusterWithRealNode({ gpus: GPUS });
     const t = cluster.node.timings;
@@ -213,9 +218,12 @@ describe("real node", () => {
 
   it("stops cleanly: no processes, mounts, network namespaces, bridge or cgroups are left", async () => {
     const traces = tracesWhileRunning(cluster.node.dir);
+    // The kubelet made its firewall chain (so the check after stop can fail).
+    expect((await presentKubeletChains()).map(chainKey)).toContain("iptables/filter/KUBE-FIREWALL");
     const result = await cluster.node.stop();
     expect(result?.leftovers).toEqual([]);
     expectNoTraces(traces);
+    await expectKubeletChainsPutBack();
     const node = await core.readNode({ name: "localhost" }).catch(() => undefined);
     expect(node).toBeUndefined();
   });
@@ -252,8 +260,24 @@ describe("a real node whose parent process is killed", () => {
       () => JSON.stringify({ left: existsSync(ready.nodeDir) ? readdirSync(ready.nodeDir) : [] }),
     );
     expectNoTraces(traces);
+    await expectKubeletChainsPutBack();
   }, 300_000);
 });
+
+/**
+ * Once no real node holds the host record, the machine has exactly the kubelet chains it had
+ * before; while another node (the e2e project's) still holds it, every chain added since is on
+ * the record its last holder removes.
+ */
+async function expectKubeletChainsPutBack(): Promise<void> {
+  const now = (await presentKubeletChains()).map(chainKey);
+  const held = hostSettingsHeld();
+  if (held.holders.length === 0) expect(now).toEqual(kubeletChainsBefore);
+  else
+    expect(held.kubeletChainsAbsent).toEqual(
+      expect.arrayContaining(now.filter((c) => !kubeletChainsBefore.includes(c))),
+    );
+}
 
 interface Traces {
   dir: string;

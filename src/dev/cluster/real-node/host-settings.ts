@@ -2,10 +2,17 @@
 // kernel tunables at start (vm.overcommit_memory, kernel.panic, ...), the CNI bridge plugin
 // turns on IPv4 forwarding, and containerd, CRI and the kubelet create a few fixed directories.
 // The first real node on the machine records how things were; the last one to stop puts them
-// back. Several nodes (parallel tests) share one record, guarded by a lock directory.
+// back (the kubelet's own iptables chains included: see kubelet-chains.ts). Several nodes (parallel tests) share one record, guarded by a lock directory.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseCgroupMounts } from "./cgroups.ts";
+import {
+  chainKey,
+  KUBELET_CHAINS,
+  parseChainKey,
+  presentKubeletChains,
+  removeKubeletChains,
+} from "./kubelet-chains.ts";
 
 export const SETTINGS_DIR = "/run/livepeer-operator";
 const RECORD = path.join(SETTINGS_DIR, "real-node-host.json");
@@ -52,9 +59,11 @@ interface HostRecord {
   created: string[];
   /** Node directories holding the record. */
   holders: string[];
+  /** The kubelet's iptables chains the machine did not have before the first node (chainKey). */
+  kubeletChainsAbsent?: string[];
 }
 
-async function withLock<T>(fn: () => T): Promise<T> {
+async function withLock<T>(fn: () => T | Promise<T>): Promise<T> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
@@ -71,7 +80,7 @@ async function withLock<T>(fn: () => T): Promise<T> {
     }
   }
   try {
-    return fn();
+    return await fn();
   } finally {
     rmSync(LOCK, { recursive: true, force: true });
   }
@@ -85,16 +94,30 @@ function readRecord(): HostRecord | undefined {
   }
 }
 
+/**
+ * The live holders of the host record (none: every setting has been put back) and the kubelet
+ * chains the last of them will remove.
+ */
+export function hostSettingsHeld(): { holders: string[]; kubeletChainsAbsent: string[] } {
+  const record = readRecord();
+  return {
+    holders: (record?.holders ?? []).filter((h) => existsSync(h)),
+    kubeletChainsAbsent: record?.kubeletChainsAbsent ?? [],
+  };
+}
+
 /** Registers `nodeDir` as a user of the host settings (recording them if it is the first). */
 export function holdHostSettings(nodeDir: string): Promise<void> {
-  return withLock(() => {
+  return withLock(async () => {
     const live = readRecord();
+    const present = live ? [] : (await presentKubeletChains()).map(chainKey);
     const record: HostRecord = live ?? {
       tunables: Object.fromEntries(
         TUNABLES.filter(existsSync).map((f) => [f, readFileSync(f, "utf8").trim()]),
       ),
       created: fixedDirs().filter((d) => !existsSync(d)),
       holders: [],
+      kubeletChainsAbsent: KUBELET_CHAINS.map(chainKey).filter((k) => !present.includes(k)),
     };
     record.holders = [...record.holders.filter((h) => h !== nodeDir && existsSync(h)), nodeDir];
     writeFileSync(RECORD, `${JSON.stringify(record, null, 2)}\n`);
@@ -106,8 +129,12 @@ export function holdHostSettings(nodeDir: string): Promise<void> {
  * tunables back and removes the fixed directories we created if they are empty. Returns what
  * it restored (for the progress log).
  */
-export async function releaseHostSettings(nodeDir: string): Promise<string[]> {
-  const restored = await withLock(() => {
+export async function releaseHostSettings(
+  nodeDir: string,
+  /** Gets what could not be put back. */
+  leftovers: string[] = [],
+): Promise<string[]> {
+  const restored = await withLock(async () => {
     const record = readRecord();
     if (!record) return [];
     record.holders = record.holders.filter((h) => h !== nodeDir && existsSync(h));
@@ -130,6 +157,10 @@ export async function releaseHostSettings(nodeDir: string): Promise<string[]> {
         if (dir.startsWith("/sys/fs/cgroup/") || readdirSync(dir).length === 0) rmdirSync(dir);
       } catch {}
     }
+    const chains = (record.kubeletChainsAbsent ?? []).flatMap((k) => parseChainKey(k) ?? []);
+    const { removed, failures } = await removeKubeletChains(chains);
+    if (removed.length) restored.push(`${removed.length} iptables chains of the kubelet removed`);
+    leftovers.push(...failures);
     rmSync(RECORD, { force: true });
     return restored;
   });

@@ -242,7 +242,7 @@ export async function teardownNode(
   result.leftovers.push(
     ...removeCgroups([...containerCgroups, ...(state?.cgroupDirs ?? [])]).map((d) => `cgroup ${d}`),
   );
-  result.restored = await releaseHostSettings(dir);
+  result.restored = await releaseHostSettings(dir, result.leftovers);
   if (result.restored.length) log(`[real-node] restored ${result.restored.join(", ")}`);
 
   if (mountsUnder(dir).length === 0) rmSync(dir, { recursive: true, force: true });
