@@ -13,8 +13,10 @@
       start_lv2v([URL], StartJobRequest(model_id=MODEL)) off chain (payments on), publishes the
       clip's frames at their frame rate with MediaPublish, reads the output back with
       media_output().frames(), then closes the job -> {"job": {manifest_id, publish_url, ...},
-      "published": n, "received": m, "sizes": ["WxH", ...]} (received counts the frames decoded
-      before the wait ran out after the last one was published)
+      "published": n, "received": m, "sizes": ["WxH", ...]}: received counts the frames decoded
+      until none came for 2 s after the last was published (at most --wait-seconds); the frames
+      of the segment still open when the job closes are not among them (closing the input
+      channel ends the session and its output channel)
   lv2v-start --orch-url https://HOST:PORT --model-id MODEL
       start_lv2v without payments or control keepalives, and exits leaving the session open ->
       {"job": {...}}
@@ -128,10 +130,15 @@ def lv2v(args: argparse.Namespace) -> dict:
                 await media.write_frame(frame)
                 published += 1
                 await asyncio.sleep(1.0 / fps)
-        # Frames still on the way come back while the session lasts.
-        deadline = asyncio.get_running_loop().time() + args.wait_seconds
-        while received < published and asyncio.get_running_loop().time() < deadline:
+        # Frames still on the way come back while the session lasts: wait until none came for
+        # two seconds (at most --wait-seconds). The segment still open is dropped on close.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + args.wait_seconds
+        seen, quiet_since = received, loop.time()
+        while received < published and loop.time() < deadline and loop.time() - quiet_since < 2.0:
             await asyncio.sleep(0.1)
+            if received != seen:
+                seen, quiet_since = received, loop.time()
         await job.close()
         reader.cancel()
         await asyncio.gather(reader, return_exceptions=True)

@@ -256,7 +256,9 @@ export class OrchestratorLive {
     }
     const channels = [mid, `${mid}-out`, `${mid}-control`, `${mid}-events`] as const;
     const mimes = ["video/MP2T", "video/MP2T", "application/json", "application/json"];
-    channels.forEach((name, i) => this.trickle.create(name, mimes[i]!));
+    channels.forEach((name, i) => {
+      this.trickle.create(name, mimes[i]!);
+    });
     const closeSession = () => {
       this.trickle.off("closed", onClosed);
       for (const name of channels) this.trickle.close(name);

@@ -216,14 +216,20 @@ export class TrickleServer extends EventEmitter<{ closed: [string] }> {
 
   private handleCreate(req: IncomingMessage, res: ServerResponse, name: string): void {
     req.resume();
-    if (!this.channels.has(name)) return sendText(res, 404, "Stream not found");
+    if (!this.channels.has(name)) {
+      sendText(res, 404, "Stream not found");
+      return;
+    }
     res.writeHead(200);
     res.end();
   }
 
   private handleNext(res: ServerResponse, name: string): void {
     const channel = this.channels.get(name);
-    if (!channel) return sendText(res, 404, "Stream not found");
+    if (!channel) {
+      sendText(res, 404, "Stream not found");
+      return;
+    }
     const next = String(channel.nextWrite);
     res.setHeader("Lp-Trickle-Latest", next);
     if (channel.closed) res.setHeader("Lp-Trickle-Closed", "terminated");
