@@ -392,7 +392,7 @@ function normalize(body: unknown, offchain: boolean): HeartbeatRequest {
   } catch {
     u = undefined;
   }
-  if (!u || !u.host || (u.protocol !== "http:" && u.protocol !== "https:"))
+  if (!u?.host || (u.protocol !== "http:" && u.protocol !== "https:"))
     throw new RunnerError(400, "invalid runner_url");
   if (typeof req.app !== "string" || !req.app || req.app !== req.app.trim())
     throw new RunnerError(400, "app must be trimmed");

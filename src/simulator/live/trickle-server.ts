@@ -201,7 +201,7 @@ export class TrickleServer extends EventEmitter<{ closed: [string] }> {
       req.resume();
       return sendText(res, 400, "Invalid idx");
     }
-    if (method === "GET") return this.handleGet(req, res, channel, seq);
+    if (method === "GET") return this.handleGet(res, channel, seq);
     if (method === "POST") return this.handlePost(req, res, channel, seq);
     if (method === "DELETE") {
       req.resume();
@@ -279,7 +279,7 @@ export class TrickleServer extends EventEmitter<{ closed: [string] }> {
     res.end();
   }
 
-  private async handleGet(req: IncomingMessage, res: ServerResponse, channel: Channel, seq: number) {
+  private async handleGet(res: ServerResponse, channel: Channel, seq: number) {
     const { segment, idx, latest } = channel.forRead(seq);
     if (!segment) {
       res.setHeader("Lp-Trickle-Latest", String(latest));
