@@ -297,6 +297,42 @@ export class LiveRunnerRegistry {
       .sort((a, b) => b.request.capacity - b.sessions.size - (a.request.capacity - a.sessions.size));
     const runner = candidates[0];
     if (!runner) return undefined;
+    this.hold(runner, sessionId);
+    return runner;
+  }
+
+  /** A ready, unexpired runner by id (or label route): 404 "runner not found" otherwise. */
+  runner(runnerId: string): LiveRunner {
+    const runner = this.runners.get(runnerId);
+    if (
+      !runner ||
+      (!runner.static && Date.now() - runner.lastHeartbeat > this.ttlMs) ||
+      !isReady(runner.request.status)
+    )
+      throw new RunnerError(404, "runner not found");
+    return runner;
+  }
+
+  /** POST /apps/{id}/session: a session on that runner (503 when it is full). */
+  reserveSession(runnerId: string): string {
+    const runner = this.runner(runnerId);
+    if (runner.sessions.size >= runner.request.capacity)
+      throw new RunnerError(503, "no capacity available for runner");
+    let id = `session_${randomId(5)}`;
+    while (runner.sessions.has(id)) id = `session_${randomId(5)}`;
+    this.hold(runner, id);
+    return id;
+  }
+
+  /** POST /apps/{id}/session/{sid}/stop: releasing a session that is not there is no error. */
+  releaseSession(runnerId: string, sessionId: string): void {
+    const runner = this.runners.get(runnerId);
+    if (!runner || (!runner.static && Date.now() - runner.lastHeartbeat > this.ttlMs))
+      throw new RunnerError(404, "runner not found");
+    this.release(runnerId, sessionId);
+  }
+
+  private hold(runner: LiveRunner, sessionId: string): void {
     runner.sessions.set(sessionId, { createdAt: Date.now() });
     this.event(runner, "reserved", sessionId);
     this.o.log(
@@ -306,7 +342,6 @@ export class LiveRunnerRegistry {
         ["app", runner.request.app],
       ]),
     );
-    return runner;
   }
 
   release(runnerId: string, sessionId: string): void {

@@ -160,7 +160,54 @@ describe("live runners on the simulated orchestrator", () => {
     }
   });
 
+  it("reserves and stops sessions on a runner's slots: a full runner answers 503", async () => {
+    const o = await orchestrator(
+      "-useLiveRunners",
+      "-orchSecret=s3cret",
+      "-liveRunnerAddr=https://runners.internal:8935",
+    );
+    try {
+      const first = json(
+        await post(
+          `${o.url}/runners/heartbeat`,
+          { runner_url: "http://127.0.0.1:9", app: "live-video-to-video/noop", capacity: 1 },
+          "s3cret",
+        ),
+      );
+      expect(first.orchestrator).toBe("https://runners.internal:8935");
+      expect((first.o2r as Record<string, string>).internal_url).toMatch(
+        /^https:\/\/runners\.internal:8935\/ai\/trickle\/o2r-/,
+      );
+      const id = first.runner_id as string;
+      const reserved = json(await post(`${o.url}/apps/${id}/session`, {}));
+      const sid = reserved.session_id as string;
+      expect(sid).toMatch(/^session_[a-z2-7]{8}$/);
+      expect(reserved).toMatchObject({
+        app_url: `${o.url}/apps/${id}/session/${sid}/app`,
+        control_url: `${o.url}/apps/${id}/session/${sid}`,
+      });
+      const full = await post(`${o.url}/apps/${id}/session`, {});
+      expect(full.status).toBe(503);
+      expect(full.body.toString()).toBe("no capacity available for runner\n");
+      expect(o.lines.join("\n")).toContain(
+        "HTTP Response Error statusCode=503 err=no capacity available for runner",
+      );
+      // The O2R channel told the runner; the last message is the reservation.
+      const o2r = await trickleRequest(`${(first.o2r as Record<string, string>).url}/-2`);
+      expect(JSON.parse(o2r.body.toString())).toMatchObject({ event: "reserved", session: sid });
+      expect((await post(`${o.url}/apps/${id}/session/${sid}/stop`, {})).status).toBe(204);
+      expect((await post(`${o.url}/apps/${id}/session`, {})).status).toBe(200);
+      expect((await post(`${o.url}/apps/runner_nope/session`, {})).status).toBe(404);
+    } finally {
+      await o.sim.stop();
+    }
+  });
+
   it("exits as the node does without -orchSecret, or with a config it cannot register", async () => {
+    const addr = await orchestrator("-useLiveRunners", "-orchSecret=s", "-liveRunnerAddr=ftp://x").catch(
+      (e: unknown) => e,
+    );
+    expect((addr as NodeStartError).message).toBe("invalid -liveRunnerAddr: scheme must be http or https");
     const err = await orchestrator("-useLiveRunners").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NodeStartError);
     expect((err as NodeStartError).message).toBe("running with -useLiveRunners requires -orchSecret");

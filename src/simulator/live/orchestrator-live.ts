@@ -102,6 +102,11 @@ export class OrchestratorLive {
   /** undefined when the flags leave live runners off; throws LiveStartError where the node exits. */
   static async start(o: OrchestratorLiveOptions): Promise<OrchestratorLive | undefined> {
     const flags = o.node.flags;
+    const addrProblem = liveRunnerAddrProblem(flags.liveRunnerAddr);
+    if (addrProblem) {
+      o.log("F", "starter.go:1900", `invalid -liveRunnerAddr: ${addrProblem}`);
+      throw new LiveStartError(`invalid -liveRunnerAddr: ${addrProblem}`);
+    }
     const config = flags.liveRunnerConfig ?? "";
     if (!flags.useLiveRunners && !config) return undefined;
     const secret = secretOf(flags.orchSecret, o.cwd);
@@ -168,6 +173,7 @@ export class OrchestratorLive {
       req.resume();
       sendJsonArray(res, [{ address: this.o.state.serviceUri ?? "", runners: this.registry.discovery() }]);
     };
+    routes["/apps/"] = (req, res, url) => this.appsRoute(req, res, url);
     routes["/live-video-to-video"] = (req, res) => this.startLiveVideo(req, res);
     routes["/payment"] = (req, res) => this.payment(req, res);
   }
@@ -194,6 +200,34 @@ export class OrchestratorLive {
       }
       if (parts.length === 3 && parts[2] === "unregister") {
         this.registry.unregister(decodeURIComponent(parts[1]!), auth);
+        res.writeHead(204);
+        return void res.end();
+      }
+      return sendText(res, 404, "404 page not found");
+    } catch (err) {
+      if (err instanceof RunnerError) return this.respondWithError(res, err.message, err.status);
+      throw err;
+    }
+  }
+
+  /** POST /apps/{id}/session and /apps/{id}/session/{sid}/stop (off chain: no payment challenge). */
+  private async appsRoute(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    req.resume();
+    const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent); // apps, id, session, ...
+    const [, runnerId = "", session, sessionId, action] = parts;
+    if (req.method !== "POST" || session !== "session") return sendText(res, 404, "404 page not found");
+    const service = (this.o.state.serviceUri ?? "").replace(/\/$/, "");
+    try {
+      if (parts.length === 3) {
+        const runner = this.registry.runner(runnerId);
+        if ((runner.request.mode ?? "persistent") !== "persistent")
+          return this.respondWithError(res, "only persistent runners have sessions", 400);
+        const id = this.registry.reserveSession(runnerId);
+        const base = `${service}/apps/${encodeURIComponent(runnerId)}/session/${id}`;
+        return sendJson(res, { session_id: id, app_url: `${base}/app`, control_url: base });
+      }
+      if (parts.length === 5 && action === "stop" && sessionId) {
+        this.registry.releaseSession(runnerId, sessionId);
         res.writeHead(204);
         return void res.end();
       }
@@ -347,6 +381,22 @@ export class OrchestratorLive {
     res.writeHead(200);
     res.end(encodeMessage("TranscodeResult", { info: { ...info, ...(token ? { authToken: token } : {}) } }));
   }
+}
+
+/** starter.go parseLiveRunnerAddr: an absolute http(s) URL. */
+function liveRunnerAddrProblem(addr: string | undefined): string | undefined {
+  if (!addr) return undefined;
+  if (!addr.startsWith("/") && !/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(addr))
+    return `parse "${addr}": invalid URI for request`;
+  let u: URL;
+  try {
+    u = new URL(addr);
+  } catch {
+    return "must be an absolute URL";
+  }
+  if (!u.host) return "must be an absolute URL";
+  if (u.protocol !== "http:" && u.protocol !== "https:") return "scheme must be http or https";
+  return undefined;
 }
 
 function sendJsonArray(res: ServerResponse, body: unknown[]): void {
