@@ -115,6 +115,7 @@ export class TrickleServer extends EventEmitter<{ closed: [string] }> {
 
   constructor(options: TrickleServerOptions = {}) {
     super();
+    this.setMaxListeners(0); // one "closed" listener per live session
     this.log = options.log ?? (() => {});
     this.idleTimeoutMs = options.idleTimeoutMs ?? TRICKLE_IDLE_TIMEOUT_MS;
     this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? SWEEP_INTERVAL_MS);
