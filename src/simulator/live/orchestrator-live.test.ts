@@ -8,8 +8,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../process/ports.ts";
 import { startLiveRunnerSimulator } from "../live-runner/live-runner.ts";
-import { NodeStartError } from "../simulator.ts";
-import { loopbackOrchestrator } from "../testing/wire.ts";
+import { NodeStartError, startNodeSimulator } from "../simulator.ts";
+import { LOOPBACK_ORCHESTRATOR, loopbackOrchestrator } from "../testing/wire.ts";
 import { header, trickleRequest } from "./trickle-client.ts";
 
 const dir = mkdtempSync(path.join(tmpdir(), "live-orch-"));
@@ -32,6 +32,30 @@ const post = (url: string, body: unknown, auth?: string) =>
     body: Buffer.from(JSON.stringify(body)),
   });
 const json = (a: { body: Buffer }) => JSON.parse(a.body.toString("utf8")) as Record<string, unknown>;
+
+/** An orchestrator with the live timings shortened (heartbeat TTL 800 ms, health polled every 100 ms). */
+async function quickOrchestrator(...flags: string[]) {
+  const port = await freePort();
+  const lines: string[] = [];
+  const sim = await startNodeSimulator({
+    argv: [
+      ...LOOPBACK_ORCHESTRATOR,
+      `-httpAddr=127.0.0.1:${port}`,
+      `-serviceAddr=127.0.0.1:${port}`,
+      ...flags,
+    ],
+    log: (l) => lines.push(l),
+    timings: { liveHeartbeatTtlMs: 800, liveHealthIntervalMs: 100 },
+  });
+  return { sim, lines, url: sim.urls.http! };
+}
+
+async function discoveredUrls(url: string): Promise<string[]> {
+  const body = JSON.parse((await trickleRequest(`${url}/discovery`)).body.toString()) as {
+    runners: { url: string }[];
+  }[];
+  return body[0]!.runners.map((r) => r.url);
+}
 
 describe("live runners on the simulated orchestrator", () => {
   it("registers a runner by heartbeat, hands it its O2R channel, lists it and unregisters it", async () => {
@@ -200,6 +224,75 @@ describe("live runners on the simulated orchestrator", () => {
       expect((await post(`${o.url}/apps/runner_nope/session`, {})).status).toBe(404);
     } finally {
       await o.sim.stop();
+    }
+  });
+
+  it("drops a runner whose heartbeats stop, and keeps one that heartbeats", async () => {
+    const o = await quickOrchestrator("-useLiveRunners", "-orchSecret=s3cret");
+    const runner = startLiveRunnerSimulator({
+      pipeline: "live-video-to-video",
+      modelId: "noop",
+      port: 0,
+      orchUrl: o.url,
+      orchSecret: "s3cret",
+      runnerId: "kept",
+      log: () => {},
+    });
+    try {
+      await runner.registered;
+      const silent = json(
+        await post(`${o.url}/runners/heartbeat`, { runner_url: "http://127.0.0.1:9", app: "a/b" }, "s3cret"),
+      );
+      expect(silent.heartbeat_interval).toBe("200ms");
+      expect(await discoveredUrls(o.url)).toContain(`${o.url}/apps/${silent.runner_id}/session`);
+      await expect
+        .poll(() => discoveredUrls(o.url), { timeout: 10_000 })
+        .toEqual([`${o.url}/apps/kept/session`]);
+      // Hidden at once when the TTL passes; removed (and said) by the next sweep.
+      await expect
+        .poll(() => o.lines.join("\n"))
+        .toContain(
+          `INFO live runner removed runner_id=${silent.runner_id} app=a/b reason="heartbeat expired"`,
+        );
+      expect(runner.snapshot()).toMatchObject({ registered: true, runnerId: "kept" });
+    } finally {
+      await runner.stop();
+      await o.sim.stop();
+    }
+  });
+
+  it("hides a static runner while its health check fails and lists it again when it passes", async () => {
+    const runner = startLiveRunnerSimulator({
+      pipeline: "live-video-to-video",
+      modelId: "noop",
+      port: 0,
+      log: () => {},
+    });
+    const runnerUrl = await runner.listening;
+    const config = path.join(dir, "one.json");
+    const entry = {
+      label: "one",
+      routing: "label",
+      runner_url: runnerUrl,
+      health_url: "/health",
+      app: "live-video-to-video/noop",
+    };
+    writeFileSync(config, JSON.stringify({ runners: [entry] }));
+    const o = await quickOrchestrator(`-liveRunnerConfig=${config}`);
+    try {
+      expect(await discoveredUrls(o.url)).toEqual([`${o.url}/apps/one/session`]);
+      runner.apply({ fail: true });
+      await expect.poll(() => discoveredUrls(o.url), { timeout: 10_000 }).toEqual([]);
+      expect(o.lines.join("\n")).toMatch(
+        /INFO static live runner health changed runner_id=one app=live-video-to-video\/noop status=unavailable/,
+      );
+      runner.apply({ fail: false });
+      await expect
+        .poll(() => discoveredUrls(o.url), { timeout: 10_000 })
+        .toEqual([`${o.url}/apps/one/session`]);
+    } finally {
+      await o.sim.stop();
+      await runner.stop();
     }
   });
 
