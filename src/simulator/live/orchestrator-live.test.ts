@@ -6,10 +6,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { decodeMessage } from "../../node/wire/messages.ts";
 import { freePort } from "../../process/ports.ts";
 import { startLiveRunnerSimulator } from "../live-runner/live-runner.ts";
+import { encodeHeader } from "../segment-protocol.ts";
 import { NodeStartError, startNodeSimulator } from "../simulator.ts";
-import { LOOPBACK_ORCHESTRATOR, loopbackOrchestrator } from "../testing/wire.ts";
+import { getOrchestrator, LOOPBACK_ORCHESTRATOR, loopbackOrchestrator } from "../testing/wire.ts";
 import { header, trickleRequest } from "./trickle-client.ts";
 
 const dir = mkdtempSync(path.join(tmpdir(), "live-orch-"));
@@ -293,6 +295,58 @@ describe("live runners on the simulated orchestrator", () => {
     } finally {
       await o.sim.stop();
       await runner.stop();
+    }
+  });
+
+  it("answers /payment off chain and refuses bad credentials on /payment and /live-video-to-video", async () => {
+    const o = await orchestrator("-useLiveRunners", "-orchSecret=s3cret");
+    try {
+      await post(
+        `${o.url}/runners/heartbeat`,
+        { runner_url: "http://127.0.0.1:9", app: "live-video-to-video/noop" },
+        "s3cret",
+      );
+      const info = await getOrchestrator(o.url);
+      expect(info.capabilities?.capacities?.[35]).toBe(1);
+      const segment = encodeHeader("SegData", { authToken: info.authToken! });
+      const paid = await trickleRequest(`${o.url}/payment`, {
+        method: "POST",
+        headers: { "Livepeer-Payment": "", "Livepeer-Segment": segment },
+      });
+      expect(paid.status).toBe(200);
+      // net.PaymentResult: the orchestrator's info with the sender's own token.
+      const result = decodeMessage("TranscodeResult", paid.body);
+      expect(result.info?.transcoder).toBe(o.url);
+      expect(result.info?.authToken?.sessionId).toBe(info.authToken?.sessionId);
+      const forged = encodeHeader("SegData", { authToken: { ...info.authToken!, sessionId: "forged" } });
+      const refused = await trickleRequest(`${o.url}/payment`, {
+        method: "POST",
+        headers: { "Livepeer-Payment": "", "Livepeer-Segment": forged },
+      });
+      expect([refused.status, refused.body.toString()]).toEqual([403, "invalid auth token\n"]);
+      const unpaid = await trickleRequest(`${o.url}/payment`, {
+        method: "POST",
+        headers: { "Livepeer-Payment": "%%" },
+      });
+      expect(unpaid.status).toBe(402);
+
+      const start = await trickleRequest(`${o.url}/live-video-to-video`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Livepeer-Payment": "", "Livepeer-Segment": forged },
+        body: Buffer.from(JSON.stringify({ model_id: "noop" })),
+      });
+      expect([start.status, start.body.toString()]).toEqual([403, "invalid auth token\n"]);
+      // The refused start gave its runner slot back.
+      const after = await getOrchestrator(o.url);
+      expect(after.capabilities?.constraints?.PerCapability?.[35]?.models?.noop?.capacityInUse).toBe(0);
+      const other = await trickleRequest(`${o.url}/live-video-to-video`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Livepeer-Segment": segment },
+        body: Buffer.from(JSON.stringify({ model_id: "other" })),
+      });
+      expect([other.status, other.body.toString()]).toEqual([503, "insufficient capacity\n"]);
+    } finally {
+      await o.sim.stop();
     }
   });
 
