@@ -1,5 +1,5 @@
 // The node hooks: URLs the operator renders into a gateway's flags (-orchWebhookUrl,
-// -authWebhookUrl) and the API server answers, plus the controller's report of ended streams. The contract between the two sides lives here:
+// -authWebhookUrl) and a remote signer's (-remoteSignerWebhookUrl) and the API server answers, plus the controller's report of ended streams. The contract between the two sides lives here:
 // the paths, where the per-gateway token travels, and how the API checks it without reading the
 // gateway's Secret (the controller publishes the token's SHA-256 in the Gateway's status).
 import { createHash, timingSafeEqual } from "node:crypto";
@@ -35,6 +35,24 @@ export function nodeHookUrl(
   token: string,
 ): string {
   return `${base.replace(/\/+$/, "")}${nodeHookPath(namespace, gateway, hook)}?token=${encodeURIComponent(token)}`;
+}
+
+/**
+ * The path of one RemoteSigner's auth hook (-remoteSignerWebhookUrl; no host, no token): the
+ * signer POSTs {headers, state} per payment and the API answers who may spend at what cap.
+ */
+export function remoteSignerAuthHookPath(namespace: string, name: string): string {
+  return `${NODE_HOOKS_PREFIX}/remote-signers/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/auth`;
+}
+
+/** The URL the signer node calls, the token in the query string as the gateway hooks carry it. */
+export function remoteSignerAuthHookUrl(
+  base: string,
+  namespace: string,
+  name: string,
+  token: string,
+): string {
+  return `${base.replace(/\/+$/, "")}${remoteSignerAuthHookPath(namespace, name)}?token=${encodeURIComponent(token)}`;
 }
 
 export function hookTokenDigest(token: string): string {
