@@ -23,7 +23,7 @@ const signer: SignerPolicy = {
   ],
 };
 
-const token = (sub: string, scope = "signer:pay"): Caller => ({
+const token = (sub: string, scope = "sign"): Caller => ({
   kind: "token",
   sub,
   scopes: new Set(scope.split(" ").filter(Boolean)),
@@ -96,11 +96,11 @@ describe("decide: refusals name their cause", () => {
       undefined,
       "wrong_scope",
       403,
-      /signer:pay:pay\/signer/,
+      /sign:pay\/signer/,
     ],
     [
       "another signer's scope",
-      token("acme", "signer:pay:pay/other"),
+      token("acme", "sign:pay/other"),
       state(),
       undefined,
       "wrong_scope",
@@ -234,7 +234,7 @@ describe("decide: allowed answers", () => {
   });
 
   it("accepts a token scoped to this signer only, and a tenant not yet expired", () => {
-    expect(run(token("acme", "signer:pay:pay/signer")).outcome).toBe("allowed");
+    expect(run(token("acme", "sign:pay/signer")).outcome).toBe("allowed");
     expect(run(token("later")).outcome).toBe("allowed");
   });
 

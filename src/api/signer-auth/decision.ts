@@ -121,7 +121,7 @@ function whoIsCalling(i: DecisionInput): Decision | SignerTenant {
     return refuse(
       "wrong_scope",
       403,
-      `the token of '${c.sub}' has no signing scope (signer:pay, or signer:pay:${signer}): mint one with livepeer-operator token --sub ${c.sub} --signing`,
+      `the token of '${c.sub}' has no signing scope (sign, or sign:${signer}): mint one with livepeer-operator token --sub ${c.sub} --signing`,
       c.sub,
     );
   }
@@ -239,7 +239,7 @@ export function decide(i: DecisionInput): Decision {
   let expiry = i.signer.authCacheSeconds;
   const rate = weiPerSecond(state);
   if (left.length && rate) {
-    const least = left.reduce((a, b) => (a < b ? a : b));
+    const least = left.reduce((a, b) => Math.min(a, b));
     const runway = (least * rate.den) / rate.num; // whole seconds the rest lasts
     if (runway < BigInt(expiry)) expiry = Number(runway);
   }

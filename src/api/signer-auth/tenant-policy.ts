@@ -1,21 +1,9 @@
-// What the auth webhook needs of a RemoteSigner: who its tenants are, their caps and budgets,
-// how long an answer holds, and the digest of its hook token.
+// What the auth webhook needs of a RemoteSigner: who its tenants are, their caps and budgets and
+// how long an answer holds (the schema's own types: src/schema/remote-signer.ts).
+import type { RemoteSignerSpec, SignerMaxPrice, SignerTenant } from "../../schema/remote-signer.ts";
 
-export interface PriceCaps {
-  live?: string | undefined;
-  lv2v?: string | undefined;
-  fixed?: string | undefined;
-}
-
-export interface SignerTenant {
-  /** The `sub` of the tenant's signing JWT. */
-  name: string;
-  maxPrice?: PriceCaps | undefined;
-  apps?: { app: string; maxPrice?: PriceCaps | undefined }[] | undefined;
-  budget?: { perDay?: string | undefined; perStream?: string | undefined } | undefined;
-  /** RFC 3339. */
-  expiresAt?: string | undefined;
-}
+export type { SignerTenant };
+export type PriceCaps = SignerMaxPrice;
 
 export interface SignerPolicy {
   namespace: string;
@@ -23,4 +11,13 @@ export interface SignerPolicy {
   /** The `expiry` an answer grants: how long the signer skips the webhook for a session. */
   authCacheSeconds: number;
   tenants: readonly SignerTenant[];
+}
+
+/** The policy of a RemoteSigner as read from the cluster (defaults filled in as the CRD does). */
+export function signerPolicy(
+  namespace: string,
+  name: string,
+  spec: Partial<Pick<RemoteSignerSpec, "authCacheSeconds" | "tenants">> | undefined,
+): SignerPolicy {
+  return { namespace, name, authCacheSeconds: spec?.authCacheSeconds ?? 60, tenants: spec?.tenants ?? [] };
 }
