@@ -239,7 +239,8 @@ export function decide(i: DecisionInput): Decision {
   let expiry = i.signer.authCacheSeconds;
   const rate = weiPerSecond(state);
   if (left.length && rate) {
-    const least = left.reduce((a, b) => Math.min(a, b));
+    let least = left[0]!;
+    for (const l of left) if (l < least) least = l;
     const runway = (least * rate.den) / rate.num; // whole seconds the rest lasts
     if (runway < BigInt(expiry)) expiry = Number(runway);
   }
