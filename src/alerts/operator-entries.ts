@@ -68,6 +68,22 @@ export const OPERATOR_ENTRIES: readonly OperatorEntry[] = [
       "Check the failing Webhooks' status.lastFailure (status code, error, response body) and the API's delivery log; fix or remove the receiver. A 410 answer disables a webhook.",
   },
   {
+    id: "SignerTenantRefused",
+    title: "A remote signer refuses most of a tenant's payments",
+    meaning:
+      "Over 15 minutes the API's auth webhook refused more than the configured share of one tenant's payments through a RemoteSigner (the outcome label says why: over_budget, price_exceeded, expired, unknown_tenant, wrong_scope, unauthenticated, foreign_session, uncountable): its streams stop being paid and orchestrators drop them.",
+    action:
+      "The API logs each refusal ('remote signer payment refused') with the reason the signer passed on to the gateway. Raise the tenant's budget or cap in the RemoteSigner's spec.tenants, extend expiresAt, or mint the tenant a signing token (livepeer-operator token --sub TENANT --signing); an unknown tenant ('' label) is a caller without a valid token.",
+  },
+  {
+    id: "SignerAuthSlow",
+    title: "The remote signers' auth webhook is slow",
+    meaning:
+      "The API's 99th percentile answer to remote signers' auth webhook calls is above the configured time: every payment of a session waits for it when its authorization expires, and the signer fails the payment after 5 s.",
+    action:
+      "Check the API pods' CPU and event-loop lag (its /metrics), the number of API replicas, and the node hooks' log; decisions do not wait for the delivery store (spend is written behind), so a slow store shows as warnings in the log rather than here.",
+  },
+  {
     id: "DeliveryBacklog",
     title: "Webhook deliveries wait too long",
     meaning:

@@ -3,6 +3,7 @@
 // of the controller, its work queues and leader election, and the API's delivery metrics.
 // `max by` folds the replicas: only the leader has resource series, but a stale one may linger.
 // The cases assume the chart's defaults and a release named `lpo`.
+import { SIGNER_AUTH_ALERTS } from "./signer-auth-rules.ts";
 import type { AlertCase, AlertRule } from "./types.ts";
 
 const CTL = 'job="lpo-controller-metrics"';
@@ -535,4 +536,4 @@ const nodeError: AlertRule = {
   ],
 };
 
-export const ALERT_RULES: readonly AlertRule[] = [...OWN_ALERTS, nodeError];
+export const ALERT_RULES: readonly AlertRule[] = [...OWN_ALERTS, ...SIGNER_AUTH_ALERTS, nodeError];
