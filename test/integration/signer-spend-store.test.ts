@@ -31,14 +31,15 @@ describe.each(BACKENDS)("signer spend on %s", (backend) => {
   it("grows sessions and days by what each session grew, once", async () => {
     const store = await fixture.open(await fixture.newConfig(backend));
     const first = await store.recordSignerSpend([rec(), rec({ stateId: "s2", spent: 50n })]);
-    expect(first.map((r) => r.dayTotal)).toEqual([100n, 150n]);
+    // Each record answers its day's total after the batch.
+    expect(first.map((r) => r.dayTotal)).toEqual([150n, 150n]);
     // The same count again, an older smaller one, and a larger one in one batch.
     const second = await store.recordSignerSpend([
       rec({ at: T0 + 1 }),
       rec({ spent: 80n, at: T0 + 2 }),
       rec({ spent: 130n, startedAt: T0 + 9_000, at: T0 + 3 }),
     ]);
-    expect(second.map((r) => r.dayTotal)).toEqual([150n, 150n, 180n]);
+    expect(second.map((r) => r.dayTotal)).toEqual([180n, 180n, 180n]);
     // The first start stays.
     expect(second[2]!.session).toMatchObject({ startedAt: T0, startSeq: 0, spent: 130n, tenant: "acme" });
     // Another tenant presenting the session adds nothing to either.
@@ -86,7 +87,8 @@ describe.each(BACKENDS)("signer spend on %s", (backend) => {
     let snap = await store.loadSignerSpend("2000-01-01", 0);
     expect(snap.sessions.map((s) => s.stateId)).toEqual(["late"]);
     expect(snap.days).toHaveLength(1);
-    await store.prune(T0 + 9 * 86_400_000, DEFAULT_RETENTION);
+    // The day was last paid at T0 + 3 days.
+    await store.prune(T0 + 12 * 86_400_000, DEFAULT_RETENTION);
     snap = await store.loadSignerSpend("2000-01-01", 0);
     expect(snap).toEqual({ days: [], sessions: [] });
   });

@@ -12,6 +12,7 @@ import { FACTS_COLUMNS, factsMergeSet, factsValues } from "./facts-sql.ts";
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from "./postgres-schema.ts";
 import { eventFromRow, eventValues, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "./rows.ts";
 import {
+  DayGrowth,
   inLockOrder,
   mergeSession,
   SIGNER_DAY_KEEP_MS,
@@ -494,8 +495,10 @@ export class PostgresDeliveryStore implements DeliveryStore {
   // Per record: the session row locked (FOR UPDATE: replicas record the same sessions), merged,
   // written when it grew, and the day grown by as much in the same statement's answer.
   async recordSignerSpend(batch: readonly SignerSpendRecord[]): Promise<SignerSpendResult[]> {
-    const results = new Map<SignerSpendRecord, SignerSpendResult>();
+    const sessions = new Map<SignerSpendRecord, { session: SignerSession; day: string }>();
+    const totals = new Map<string, bigint>();
     await this.#tx(async (c) => {
+      const growth = new DayGrowth();
       for (const r of inLockOrder(batch)) {
         const { rows } = await c.query({
           name: "signer-session",
@@ -510,7 +513,8 @@ export class PostgresDeliveryStore implements DeliveryStore {
             name: "put-signer-session",
             text: `INSERT INTO signer_sessions (signer, state_id, tenant, started_at, start_seq, spent, updated_at)
               VALUES ($1, $2, $3, $4, $5, $6::numeric, $7)
-              ON CONFLICT (signer, state_id) DO UPDATE SET spent = excluded.spent, updated_at = excluded.updated_at`,
+              ON CONFLICT (signer, state_id) DO UPDATE SET spent = excluded.spent,
+                updated_at = GREATEST(signer_sessions.updated_at, excluded.updated_at)`,
             values: [
               r.signer,
               r.stateId,
@@ -522,18 +526,25 @@ export class PostgresDeliveryStore implements DeliveryStore {
             ],
           });
         }
+        sessions.set(r, { session, day: growth.add(r.signer, session.tenant, r.day, grew, r.at) });
+      }
+      for (const g of growth.days()) {
         const day = await c.query({
           name: "grow-signer-day",
           text: `INSERT INTO signer_spend_days (signer, tenant, day, spent, updated_at) VALUES ($1, $2, $3, $4::numeric, $5)
             ON CONFLICT (signer, tenant, day) DO UPDATE
-              SET spent = signer_spend_days.spent + excluded.spent, updated_at = excluded.updated_at
+              SET spent = signer_spend_days.spent + excluded.spent,
+                updated_at = GREATEST(signer_spend_days.updated_at, excluded.updated_at)
             RETURNING spent::text AS spent`,
-          values: [r.signer, session.tenant, r.day, grew.toString(), r.at],
+          values: [g.signer, g.tenant, g.day, g.grew.toString(), g.at],
         });
-        results.set(r, { session, dayTotal: BigInt((day.rows[0] as Row).spent as string) });
+        totals.set(g.key, BigInt((day.rows[0] as Row).spent as string));
       }
     });
-    return batch.map((r) => results.get(r)!);
+    return batch.map((r) => {
+      const { session, day } = sessions.get(r)!;
+      return { session, dayTotal: totals.get(day)! };
+    });
   }
 
   async loadSignerSpend(day: string, sessionsSince: number): Promise<SignerSpendSnapshot> {

@@ -37,10 +37,35 @@ export interface SignerSpendDay {
   spent: bigint;
 }
 
-/** What the store holds after a record: the session (as first recorded) and the tenant's day. */
+/** What the store holds after a batch: the record's session (as first recorded) and its tenant's day. */
 export interface SignerSpendResult {
   session: SignerSession;
   dayTotal: bigint;
+}
+
+/** What a batch adds to each tenant day, keyed by `dayKey`, in one lock order. */
+export class DayGrowth {
+  readonly #growth = new Map<
+    string,
+    { signer: string; tenant: string; day: string; grew: bigint; at: number }
+  >();
+
+  add(signer: string, tenant: string, day: string, grew: bigint, at: number): string {
+    const key = `${signer}\n${tenant}\n${day}`;
+    const g = this.#growth.get(key);
+    if (g) {
+      g.grew += grew;
+      g.at = Math.max(g.at, at);
+    } else this.#growth.set(key, { signer, tenant, day, grew, at });
+    return key;
+  }
+
+  /** Each day once, sorted (replicas lock day rows in the same order). */
+  days(): { key: string; signer: string; tenant: string; day: string; grew: bigint; at: number }[] {
+    return [...this.#growth]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, g]) => ({ key, ...g }));
+  }
 }
 
 export interface SignerSpendSnapshot {

@@ -12,6 +12,7 @@ import { factsDeltas } from "./facts-delta.ts";
 import { FACTS_COLUMNS, factsMergeSet, factsValues } from "./facts-sql.ts";
 import { eventFromRow, eventValues, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "./rows.ts";
 import {
+  DayGrowth,
   inLockOrder,
   mergeSession,
   SIGNER_DAY_KEEP_MS,
@@ -245,8 +246,10 @@ export class SqliteDeliveryStore implements DeliveryStore {
   }
 
   async recordSignerSpend(batch: readonly SignerSpendRecord[]): Promise<SignerSpendResult[]> {
-    const results = new Map<SignerSpendRecord, SignerSpendResult>();
+    const sessions = new Map<SignerSpendRecord, { session: SignerSession; day: string }>();
+    const totals = new Map<string, bigint>();
     this.#tx(() => {
+      const growth = new DayGrowth();
       for (const r of inLockOrder(batch)) {
         const row = this.#s.signerSession.get(r.signer, r.stateId) as Row | undefined;
         const { session, grew } = mergeSession(row && sessionFromRow(row), r);
@@ -261,16 +264,19 @@ export class SqliteDeliveryStore implements DeliveryStore {
             r.at,
           );
         }
-        const day = this.#s.signerDay.get(r.signer, session.tenant, r.day) as Row | undefined;
-        let total = day ? BigInt(day.spent as string) : 0n;
-        if (grew > 0n || !day) {
-          total += grew;
-          this.#s.putSignerDay.run(r.signer, session.tenant, r.day, total.toString(), r.at);
-        }
-        results.set(r, { session, dayTotal: total });
+        sessions.set(r, { session, day: growth.add(r.signer, session.tenant, r.day, grew, r.at) });
+      }
+      for (const g of growth.days()) {
+        const day = this.#s.signerDay.get(g.signer, g.tenant, g.day) as Row | undefined;
+        const total = (day ? BigInt(day.spent as string) : 0n) + g.grew;
+        if (!day || g.grew > 0n) this.#s.putSignerDay.run(g.signer, g.tenant, g.day, total.toString(), g.at);
+        totals.set(g.key, total);
       }
     });
-    return batch.map((r) => results.get(r)!);
+    return batch.map((r) => {
+      const { session, day } = sessions.get(r)!;
+      return { session, dayTotal: totals.get(day)! };
+    });
   }
 
   async loadSignerSpend(day: string, sessionsSince: number): Promise<SignerSpendSnapshot> {
@@ -369,11 +375,13 @@ function prepare(db: DatabaseSync) {
     signerSession: p(`SELECT * FROM signer_sessions WHERE signer = ? AND state_id = ?`),
     putSignerSession: p(`INSERT INTO signer_sessions
       (signer, state_id, tenant, started_at, start_seq, spent, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (signer, state_id) DO UPDATE SET spent = excluded.spent, updated_at = excluded.updated_at`),
+      ON CONFLICT (signer, state_id) DO UPDATE SET spent = excluded.spent,
+        updated_at = max(signer_sessions.updated_at, excluded.updated_at)`),
     signerDay: p(`SELECT spent FROM signer_spend_days WHERE signer = ? AND tenant = ? AND day = ?`),
     putSignerDay:
       p(`INSERT INTO signer_spend_days (signer, tenant, day, spent, updated_at) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (signer, tenant, day) DO UPDATE SET spent = excluded.spent, updated_at = excluded.updated_at`),
+      ON CONFLICT (signer, tenant, day) DO UPDATE SET spent = excluded.spent,
+        updated_at = max(signer_spend_days.updated_at, excluded.updated_at)`),
     signerDaysFrom: p(`SELECT signer, tenant, day, spent FROM signer_spend_days WHERE day >= ?`),
     signerSessionsSince: p(`SELECT * FROM signer_sessions WHERE updated_at >= ?`),
     pruneSignerSessions: p(`DELETE FROM signer_sessions WHERE updated_at < ?`),
