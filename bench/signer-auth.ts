@@ -184,6 +184,15 @@ const decisions =
 console.log(
   `decisions: ${decisions.reduce((a, v) => a + v.value, 0)} (${[...new Set(decisions.map((v) => v.labels.outcome))].join(", ")}); spend rows written behind: ${(await store.loadSignerSpend("2000-01-01", 0)).sessions.length} sessions`,
 );
+const histogram =
+  (await registry.getSingleMetric("livepeer_signer_auth_decision_duration_seconds")?.get())?.values ?? [];
+const named = (suffix: string) =>
+  histogram.find((v) => (v as { metricName?: string }).metricName?.endsWith(suffix))?.value ?? 0;
+const sum = named("_sum");
+const count = named("_count");
+console.log(
+  `in the route (token check to answer): ${((sum / Math.max(1, count)) * 1000).toFixed(3)} ms a decision on average`,
+);
 await app.close();
 agent.destroy();
 await ledger.close();
