@@ -4,7 +4,7 @@ import { gatewayController } from "./gateway/controller.ts";
 import type { GatewayOptions } from "./gateway/reconcile.ts";
 import { DEFAULT_NODE_IMAGE, orchestratorController } from "./orchestrator/controller.ts";
 import type { OrchestratorOptions } from "./orchestrator/reconcile.ts";
-import { remoteSignerController } from "./remote-signer/controller.ts";
+import { DEFAULT_SIGNER_IMAGE, remoteSignerController } from "./remote-signer/controller.ts";
 import type { ControllerDefinition } from "./runtime/index.ts";
 import { webhookController } from "./webhook/controller.ts";
 
@@ -41,7 +41,7 @@ export function controllers(settings: ControllerSettings = {}): ControllerDefini
       ...(settings.orchestratorAddresses ? { orchestratorAddresses: settings.orchestratorAddresses } : {}),
     }),
     remoteSignerController({
-      defaultImage,
+      defaultImage: process.env.LIVEPEER_NODE_IMAGE ?? DEFAULT_SIGNER_IMAGE,
       chain,
       ...doctor,
       ...(settings.nodeHooksUrl ? { nodeHooksUrl: settings.nodeHooksUrl } : {}),
