@@ -28,6 +28,22 @@ export const OPERATOR_ENTRIES: readonly OperatorEntry[] = [
       "Follow the linked entry's action; kubectl describe the resource for the finding's message (with its numbers), and kubectl logs <pod> | livepeer-operator diagnose - for a node's log.",
   },
   {
+    id: "RemoteSignerDown",
+    title: "A remote signer is not Ready",
+    meaning:
+      "A RemoteSigner's Ready is False (pods not Ready, its keystore unusable, the auth hook unavailable, flags refused, ...): the keyless Gateways that name it hold their rollout and cannot pay orchestrators, and SDK apps paying through it are refused.",
+    action:
+      "kubectl describe remotesigner <name>: Ready's reason and message say what and the next step; kubectl get pods -l app.kubernetes.io/instance=<name> and kubectl logs for a crashing signer; `kubectl get gw` shows which Gateways wait (RemoteSignerReady=False).",
+  },
+  {
+    id: "RemoteSignerUnfunded",
+    title: "A remote signer cannot pay",
+    meaning:
+      "A RemoteSigner's Funded is False: its account's TicketBroker deposit or reserve is 0 (or the funding guard is capped): every keyless Gateway and app it signs for pays no orchestrator, so their streams are not processed.",
+    action:
+      "Top the signer's account up (kubectl get remotesigner <name> shows its address, deposit and reserve), or let the operator do it: set the RemoteSigner's spec.funding minimums, top-up amounts and daily cap; status.funding says what the guard did.",
+  },
+  {
     id: "DepositLow",
     title: "A gateway's deposit or reserve is low",
     meaning:

@@ -38,22 +38,37 @@ export function nodeHookUrl(
 }
 
 /**
- * The path of one RemoteSigner's auth hook (-remoteSignerWebhookUrl; no host, no token): the
- * signer POSTs {headers, state} per payment and the API answers who may spend at what cap.
+ * A RemoteSigner's hooks: `auth` (-remoteSignerWebhookUrl: the signer POSTs {headers, state} per
+ * payment and the API answers who may spend at what cap) and `orchestrators` (-orchWebhookUrl,
+ * GET: the Orchestrators its spec.discovery selects, what its -remoteDiscovery offers).
  */
-export function remoteSignerAuthHookPath(namespace: string, name: string): string {
-  return `${NODE_HOOKS_PREFIX}/remote-signers/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/auth`;
+export type RemoteSignerHook = "auth" | "orchestrators";
+
+/** The path of one RemoteSigner's hook (no host, no token). */
+export function remoteSignerHookPath(namespace: string, name: string, hook: RemoteSignerHook): string {
+  return `${NODE_HOOKS_PREFIX}/remote-signers/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/${hook}`;
 }
 
 /** The URL the signer node calls, the token in the query string as the gateway hooks carry it. */
-export function remoteSignerAuthHookUrl(
+export function remoteSignerHookUrl(
+  base: string,
+  namespace: string,
+  name: string,
+  hook: RemoteSignerHook,
+  token: string,
+): string {
+  return `${base.replace(/\/+$/, "")}${remoteSignerHookPath(namespace, name, hook)}?token=${encodeURIComponent(token)}`;
+}
+
+export const remoteSignerAuthHookPath = (namespace: string, name: string): string =>
+  remoteSignerHookPath(namespace, name, "auth");
+
+export const remoteSignerAuthHookUrl = (
   base: string,
   namespace: string,
   name: string,
   token: string,
-): string {
-  return `${base.replace(/\/+$/, "")}${remoteSignerAuthHookPath(namespace, name)}?token=${encodeURIComponent(token)}`;
-}
+): string => remoteSignerHookUrl(base, namespace, name, "auth", token);
 
 export function hookTokenDigest(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");

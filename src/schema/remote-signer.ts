@@ -6,7 +6,7 @@ import { chainFields, chainRules } from "./chain.ts";
 import { withRules } from "./cross-field-rule.ts";
 import { customResourceSchema, type Stored } from "./custom-resource.ts";
 import { FundingSpecSchema, FundingStatusSchema } from "./duties.ts";
-import { LabelSelectorSchema } from "./gateway.ts";
+import { GivenOrchestratorSchema, LabelSelectorSchema } from "./gateway.ts";
 import { commonStatusFields, statusFacts } from "./status.ts";
 import { workloadFields } from "./workload.ts";
 
@@ -210,6 +210,13 @@ export const RemoteSignerStatusSchema = z
       .optional()
       .describe(
         "SHA-256 (hex) of the token in the signer's auth-hook Secret: the API server checks the signer's webhook calls against it.",
+      ),
+    orchestrators: z
+      .array(GivenOrchestratorSchema)
+      .max(1024)
+      .optional()
+      .describe(
+        "spec.discovery: what the signer offers on GET /discover-orchestrators, the selected Orchestrators that are Ready (its discovery hook answers with them).",
       ),
     deposit: statusFacts.deposit,
     reserve: statusFacts.reserve,
