@@ -44,7 +44,8 @@ export class SpendLedger {
     this.#store = store;
     this.#log = opts.log;
     this.#now = opts.now ?? Date.now;
-    this.#writes = new GroupCommit((batch) => this.#write(batch), { maxBatch: 1_000 });
+    // Nothing waits on a write: let a batch gather for 20 ms (one transaction for many payments).
+    this.#writes = new GroupCommit((batch) => this.#write(batch), { maxBatch: 1_000, lingerMs: 20 });
   }
 
   /** Today's days and the recent sessions from the store (before the hook serves). */
