@@ -54,6 +54,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     what: "Orchestrator Ready -> a running gateway's pool (short refresh; the real node's 60 s is the floor), the discovery hook under 1,000 gateways vs a bare route (CPU/request, p99)",
     quick: ["--orchestrators", "5", "--refresh-ms", "1000", "--gateways", "1000", "--seconds", "30"],
   },
+  "signer-auth": {
+    what: "remote signers' auth webhook (JWT, decision, spend written behind to SQLite) vs a bare fastify route (decisions/s, ratio, p99 at half the peak rate)",
+    quick: ["--concurrency", "8", "--seconds", "5"],
+  },
   transport: {
     what: "the Kubernetes client's transport vs client-node's stock client",
     quick: ["--n", "1000", "--concurrency", "16"],

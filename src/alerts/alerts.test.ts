@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { load } from "js-yaml";
 import { describe, expect, it } from "vitest";
 import { DeliveryMetrics } from "../api/metrics/delivery-metrics.ts";
+import { SignerAuthMetrics } from "../api/signer-auth/metrics.ts";
 import { RuntimeMetrics } from "../controller/runtime/metrics.ts";
 import { CATALOG, CATALOG_BY_ID } from "../node/diagnosis/catalog.ts";
 import { dashboard } from "./dashboard.ts";
@@ -21,6 +22,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 async function exportedMetricNames(): Promise<Set<string>> {
   const runtime = new RuntimeMetrics({ processMetrics: false });
   const delivery = new DeliveryMetrics(async () => ({ pending: 0 }), { processMetrics: false });
+  new SignerAuthMetrics(delivery.registry);
   const names = new Set<string>();
   for (const m of [
     ...(await runtime.registry.getMetricsAsJSON()),

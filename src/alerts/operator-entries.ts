@@ -28,6 +28,22 @@ export const OPERATOR_ENTRIES: readonly OperatorEntry[] = [
       "Follow the linked entry's action; kubectl describe the resource for the finding's message (with its numbers), and kubectl logs <pod> | livepeer-operator diagnose - for a node's log.",
   },
   {
+    id: "RemoteSignerDown",
+    title: "A remote signer is not Ready",
+    meaning:
+      "A RemoteSigner's Ready is False (pods not Ready, its keystore unusable, the auth hook unavailable, flags refused, ...): the keyless Gateways that name it hold their rollout and cannot pay orchestrators, and SDK apps paying through it are refused.",
+    action:
+      "kubectl describe remotesigner <name>: Ready's reason and message say what and the next step; kubectl get pods -l app.kubernetes.io/instance=<name> and kubectl logs for a crashing signer; `kubectl get gw` shows which Gateways wait (RemoteSignerReady=False).",
+  },
+  {
+    id: "RemoteSignerUnfunded",
+    title: "A remote signer cannot pay",
+    meaning:
+      "A RemoteSigner's Funded is False: its account's TicketBroker deposit or reserve is 0 (or the funding guard is capped): every keyless Gateway and app it signs for pays no orchestrator, so their streams are not processed.",
+    action:
+      "Top the signer's account up (kubectl get remotesigner <name> shows its address, deposit and reserve), or let the operator do it: set the RemoteSigner's spec.funding minimums, top-up amounts and daily cap; status.funding says what the guard did.",
+  },
+  {
     id: "DepositLow",
     title: "A gateway's deposit or reserve is low",
     meaning:
@@ -66,6 +82,22 @@ export const OPERATOR_ENTRIES: readonly OperatorEntry[] = [
       "Most webhook delivery attempts over 15 minutes did not reach a 2xx answer (retried, failed or gone): receivers miss events until they answer again.",
     action:
       "Check the failing Webhooks' status.lastFailure (status code, error, response body) and the API's delivery log; fix or remove the receiver. A 410 answer disables a webhook.",
+  },
+  {
+    id: "SignerTenantRefused",
+    title: "A remote signer refuses most of a tenant's payments",
+    meaning:
+      "Over 15 minutes the API's auth webhook refused more than the configured share of one tenant's payments through a RemoteSigner (the outcome label says why: over_budget, price_exceeded, expired, unknown_tenant, wrong_scope, unauthenticated, foreign_session, uncountable): its streams stop being paid and orchestrators drop them.",
+    action:
+      "The API logs each refusal ('remote signer payment refused') with the reason the signer passed on to the gateway. Raise the tenant's budget or cap in the RemoteSigner's spec.tenants, extend expiresAt, or mint the tenant a signing token (livepeer-operator token --sub TENANT --signing); an unknown tenant ('' label) is a caller without a valid token.",
+  },
+  {
+    id: "SignerAuthSlow",
+    title: "The remote signers' auth webhook is slow",
+    meaning:
+      "The API's 99th percentile answer to remote signers' auth webhook calls is above the configured time: every payment of a session waits for it when its authorization expires, and the signer fails the payment after 5 s.",
+    action:
+      "Check the API pods' CPU and event-loop lag (its /metrics), the number of API replicas, and the node hooks' log; decisions do not wait for the delivery store (spend is written behind), so a slow store shows as warnings in the log rather than here.",
   },
   {
     id: "DeliveryBacklog",

@@ -6,7 +6,14 @@ import type { AlertRule } from "./types.ts";
 
 export const PROMETHEUS_RULE_TEMPLATE = "deploy/helm/livepeer-operator/templates/prometheusrule.yaml";
 
-const GROUPS: readonly AlertRule["group"][] = ["nodes", "chain", "duties", "controller", "delivery"];
+const GROUPS: readonly AlertRule["group"][] = [
+  "nodes",
+  "chain",
+  "duties",
+  "controller",
+  "delivery",
+  "signers",
+];
 
 /** `<<alerts.x>>` -> `{{ .Values.alerts.x }}`; `$CONTROLLER`/`$API` -> the selector variables. */
 export function helmExpression(text: string): string {

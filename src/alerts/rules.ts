@@ -3,12 +3,14 @@
 // of the controller, its work queues and leader election, and the API's delivery metrics.
 // `max by` folds the replicas: only the leader has resource series, but a stale one may linger.
 // The cases assume the chart's defaults and a release named `lpo`.
+import { SIGNER_AUTH_ALERTS } from "./signer-auth-rules.ts";
 import type { AlertCase, AlertRule } from "./types.ts";
 
 const CTL = 'job="lpo-controller-metrics"';
 const API = 'job="lpo-api"';
 const at = { kind: "Orchestrator", namespace: "video", name: "o" };
 const gwAt = { kind: "Gateway", namespace: "video", name: "gw" };
+const signerAt = { kind: "RemoteSigner", namespace: "video", name: "signer" };
 const labelText = (l: Record<string, string>) =>
   Object.entries(l)
     .map(([k, v]) => `${k}="${v}"`)
@@ -99,7 +101,8 @@ const OWN_ALERTS: readonly AlertRule[] = [
     group: "nodes",
     entry: "NodeDown",
     severity: "critical",
-    expr: 'max by (kind, namespace, name, reason) (livepeer_operator_condition{$CONTROLLER,type="Ready",status="False",reason=~"PodsNotReady|PodPending"}) > 0',
+    // A RemoteSigner down is LivepeerRemoteSignerDown's (every reason: it pays for others).
+    expr: 'max by (kind, namespace, name, reason) (livepeer_operator_condition{$CONTROLLER,kind!="RemoteSigner",type="Ready",status="False",reason=~"PodsNotReady|PodPending"}) > 0',
     for: "<<alerts.nodeDownFor>>",
     summary:
       "{{ $labels.kind }} {{ $labels.namespace }}/{{ $labels.name }}: node pod not Ready ({{ $labels.reason }})",
@@ -113,6 +116,27 @@ const OWN_ALERTS: readonly AlertRule[] = [
       quietCase([condition("Ready", "True", "Serving")], 15),
       // Ready=False for a finding is that finding's own alert, not this one.
       quietCase([condition("Ready", "False", "GatewayUnfunded", gwAt)], 15),
+      quietCase([condition("Ready", "False", "PodsNotReady", signerAt)], 15),
+    ],
+  },
+  {
+    alert: "LivepeerRemoteSignerDown",
+    group: "nodes",
+    entry: "RemoteSignerDown",
+    severity: "critical",
+    expr: 'max by (kind, namespace, name, reason) (livepeer_operator_condition{$CONTROLLER,kind="RemoteSigner",type="Ready",status="False"}) > 0',
+    for: "<<alerts.nodeDownFor>>",
+    summary:
+      "RemoteSigner {{ $labels.namespace }}/{{ $labels.name }} not Ready ({{ $labels.reason }}): its keyless Gateways and apps cannot pay",
+    fires: {
+      series: [condition("Ready", "False", "PodsNotReady", signerAt)],
+      at: "15m",
+      fires: { ...signerAt, reason: "PodsNotReady" },
+    },
+    quiet: [
+      quietCase([condition("Ready", "False", "PodsNotReady", signerAt)], 5),
+      quietCase([condition("Ready", "True", "Serving", signerAt)], 15),
+      quietCase([condition("Ready", "False", "PodsNotReady", gwAt)], 15),
     ],
   },
   {
@@ -182,6 +206,27 @@ const OWN_ALERTS: readonly AlertRule[] = [
     kind: "Gateway",
     summary: "deposit or reserve is 0: it pays no orchestrator and streams are not transcoded",
   }),
+  {
+    alert: "LivepeerRemoteSignerUnfunded",
+    group: "chain",
+    entry: "RemoteSignerUnfunded",
+    severity: "critical",
+    expr: 'max by (kind, namespace, name, reason) (livepeer_operator_condition{$CONTROLLER,kind="RemoteSigner",type="Funded",status="False"}) > 0',
+    for: "<<alerts.findingFor>>",
+    summary:
+      "RemoteSigner {{ $labels.namespace }}/{{ $labels.name }} not Funded ({{ $labels.reason }}): no keyless Gateway or app it signs for can pay",
+    fires: {
+      series: [condition("Funded", "False", "GatewayUnfunded", signerAt)],
+      at: "10m",
+      fires: { ...signerAt, reason: "GatewayUnfunded" },
+    },
+    quiet: [
+      quietCase([condition("Funded", "False", "GatewayUnfunded", signerAt)], 3),
+      quietCase([condition("Funded", "True", "Funded", signerAt)], 10),
+      // A keyless Gateway reads its signer's Funded through: the signer's alert, not one per Gateway.
+      quietCase([condition("Funded", "False", "SignerNotFunded", gwAt)], 10),
+    ],
+  },
   {
     alert: "LivepeerDepositLow",
     group: "chain",
@@ -535,4 +580,4 @@ const nodeError: AlertRule = {
   ],
 };
 
-export const ALERT_RULES: readonly AlertRule[] = [...OWN_ALERTS, nodeError];
+export const ALERT_RULES: readonly AlertRule[] = [...OWN_ALERTS, ...SIGNER_AUTH_ALERTS, nodeError];

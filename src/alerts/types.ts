@@ -19,7 +19,7 @@ export interface AlertRule {
   /** CamelCase, prefixed Livepeer. */
   alert: string;
   /** Which rule group it lands in. */
-  group: "nodes" | "chain" | "duties" | "controller" | "delivery";
+  group: "nodes" | "chain" | "duties" | "controller" | "delivery" | "signers";
   /**
    * The runbook entry it links to and whose meaning and action it carries: a diagnosis catalog id,
    * or an id of OPERATOR_ENTRIES (conditions of the operator itself, not of a node).

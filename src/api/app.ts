@@ -21,6 +21,7 @@ import { limitRate } from "./rate-limit/hook.ts";
 import type { RateLimiter } from "./rate-limit/token-bucket.ts";
 import { hasBodyBytes } from "./routing/body-bytes.ts";
 import { RouteTable } from "./routing/route-table.ts";
+import { type SignerAuthRoutesOptions, signerAuthRoutes } from "./signer-auth/routes.ts";
 import { logRoutes } from "./webhooks/log-routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import type { WebhookService } from "./webhooks/service.ts";
@@ -48,6 +49,8 @@ export interface ApiParts {
   gateways?: GatewayHooksCache;
   /** The gateways' stream events (the auth and stream-events hooks; absent: not served). */
   streamEvents?: NodeHookRoutesOptions["streams"];
+  /** Remote signers' auth webhook, outside the prefix (absent: not served). */
+  signerAuth?: SignerAuthRoutesOptions;
 }
 
 /** "/api", "api/", "/" -> "/api", "/api", "". */
@@ -116,6 +119,7 @@ export function mountApi(app: FastifyInstance, prefix: string, parts: ApiParts):
   if (parts.gateways) {
     void app.register(nodeHookRoutes, { gateways: parts.gateways, streams: parts.streamEvents });
   }
+  if (parts.signerAuth) void app.register(signerAuthRoutes, parts.signerAuth);
   const normalized = normalizePrefix(prefix);
   const document = openApiDocument(normalized);
   void app.register(

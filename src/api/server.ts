@@ -14,6 +14,9 @@ import { OpenStreams } from "./node-hooks/open-streams.ts";
 import { StreamEventRecorder } from "./node-hooks/stream-event-recorder.ts";
 import { StreamStarts } from "./node-hooks/stream-starts.ts";
 import { RateLimiter } from "./rate-limit/token-bucket.ts";
+import { SignerAuthMetrics } from "./signer-auth/metrics.ts";
+import { RemoteSignerCache } from "./signer-auth/signer-cache.ts";
+import { SpendLedger } from "./signer-auth/spend-ledger.ts";
 import { preflight, preflightNodeHooks } from "./store/preflight.ts";
 import { WebhookCache } from "./store/webhook-cache.ts";
 import { WebhookRepository } from "./store/webhook-repository.ts";
@@ -50,8 +53,9 @@ export interface ApiServerOptions {
   logLevel?: LogLevel;
   logStream?: { write(line: string): void };
   /**
-   * Serve the gateway nodes' hooks (discovery for Gateways that select Orchestrators) from a cache
-   * of every Gateway in the cluster; default true. Needs list/watch on gateways.livepeer.org.
+   * Serve the nodes' hooks (discovery for Gateways that select Orchestrators, remote signers' auth
+   * webhook) from caches of every Gateway and RemoteSigner in the cluster; default true. Needs
+   * list/watch on gateways.livepeer.org and remotesigners.livepeer.org.
    */
   nodeHooks?: boolean;
   /** How long to wait for the first sync of the cache; default 30 s. */
@@ -120,6 +124,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     });
     const service = new WebhookService({ repo, allowLoopbackTargets: opts.allowLoopbackTargets ?? false });
     const gateways = nodeHooks ? new GatewayHooksCache(client, log.child("gateway-hooks")) : undefined;
+    const signers = nodeHooks ? new RemoteSignerCache(client, log.child("remote-signers")) : undefined;
     delivery = await openDelivery({
       ...opts.delivery,
       client,
@@ -128,6 +133,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       log: runtimeLogger(app.log, "delivery"),
     });
     const running = { cache, delivery };
+    // The spend the signers' auth hook decides on, from the delivery store (budgets hold across restarts).
+    const ledger = signers
+      ? new SpendLedger(delivery.engine.store, { log: runtimeLogger(app.log, "signer-auth") })
+      : undefined;
+    await ledger?.load();
     mountApi(app, prefix, {
       verifier,
       rateLimiter: opts.rateLimitPerMinute ? new RateLimiter(opts.rateLimitPerMinute) : undefined,
@@ -153,20 +163,34 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
             },
           }
         : {}),
+      ...(signers && ledger
+        ? {
+            signerAuth: {
+              signers,
+              verifier,
+              ledger,
+              metrics: new SignerAuthMetrics(delivery.metrics.registry),
+            },
+          }
+        : {}),
     });
     cache.start();
     gateways?.start();
+    signers?.start();
     close = async () => {
       await app.close();
+      await ledger?.close();
       await running.delivery.close();
-      await Promise.all([running.cache.stop(), gateways?.stop()]);
+      await Promise.all([running.cache.stop(), gateways?.stop(), signers?.stop()]);
       await owned?.close();
     };
     try {
       await app.listen({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 3000 });
       const timeout = AbortSignal.timeout(opts.syncTimeoutMs ?? 30_000);
       const synced =
-        (await cache.waitForSync(timeout)) && (gateways ? await gateways.waitForSync(timeout) : true);
+        (await cache.waitForSync(timeout)) &&
+        (gateways ? await gateways.waitForSync(timeout) : true) &&
+        (signers ? await signers.waitForSync(timeout) : true);
       if (!synced) {
         throw new Error(
           `the webhook cache did not sync within ${(opts.syncTimeoutMs ?? 30_000) / 1000} s: ${cache.health().lastError ?? "no answer from the Kubernetes API"}`,

@@ -4,6 +4,7 @@ import { gatewayController } from "./gateway/controller.ts";
 import type { GatewayOptions } from "./gateway/reconcile.ts";
 import { DEFAULT_NODE_IMAGE, orchestratorController } from "./orchestrator/controller.ts";
 import type { OrchestratorOptions } from "./orchestrator/reconcile.ts";
+import { DEFAULT_SIGNER_IMAGE, remoteSignerController } from "./remote-signer/controller.ts";
 import type { ControllerDefinition } from "./runtime/index.ts";
 import { webhookController } from "./webhook/controller.ts";
 
@@ -20,6 +21,8 @@ export interface ControllerSettings {
    * controller lists and watches Secrets (absent: the namespaces it watches).
    */
   webhookNamespaces?: readonly string[];
+  /** Where the operator runs: RemoteSigners' NetworkPolicies admit its pods from there only. */
+  operatorNamespace?: string;
 }
 
 export function controllers(settings: ControllerSettings = {}): ControllerDefinition[] {
@@ -36,6 +39,14 @@ export function controllers(settings: ControllerSettings = {}): ControllerDefini
       ...doctor,
       ...(settings.nodeHooksUrl ? { nodeHooksUrl: settings.nodeHooksUrl } : {}),
       ...(settings.orchestratorAddresses ? { orchestratorAddresses: settings.orchestratorAddresses } : {}),
+    }),
+    remoteSignerController({
+      defaultImage: process.env.LIVEPEER_NODE_IMAGE ?? DEFAULT_SIGNER_IMAGE,
+      chain,
+      ...doctor,
+      ...(settings.nodeHooksUrl ? { nodeHooksUrl: settings.nodeHooksUrl } : {}),
+      ...(settings.orchestratorAddresses ? { orchestratorAddresses: settings.orchestratorAddresses } : {}),
+      ...(settings.operatorNamespace ? { operatorNamespace: settings.operatorNamespace } : {}),
     }),
   ];
 }

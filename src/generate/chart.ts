@@ -18,6 +18,7 @@ export const CHART_FILE = "deploy/helm/livepeer-operator/Chart.yaml";
 export const CRD_EXAMPLE_FILES: Record<string, string> = {
   Orchestrator: "examples/orchestrator-rtx3090.yaml",
   Gateway: "examples/gateway-selector.yaml",
+  RemoteSigner: "examples/remote-signer-devnet.yaml",
   Webhook: "examples/webhook.yaml",
 };
 

@@ -107,3 +107,38 @@ export const CustomResourceDefinitions: ResourceType = {
   kind: "CustomResourceDefinition",
   namespaced: false,
 };
+export const PodDisruptionBudgets: ResourceType = {
+  group: "policy",
+  version: "v1",
+  plural: "poddisruptionbudgets",
+  kind: "PodDisruptionBudget",
+  namespaced: true,
+};
+export const NetworkPolicies: ResourceType = {
+  group: "networking.k8s.io",
+  version: "v1",
+  plural: "networkpolicies",
+  kind: "NetworkPolicy",
+  namespaced: true,
+};
+export const ServiceAccounts: ResourceType = {
+  group: "",
+  version: "v1",
+  plural: "serviceaccounts",
+  kind: "ServiceAccount",
+  namespaced: true,
+};
+export const Roles: ResourceType = {
+  group: "rbac.authorization.k8s.io",
+  version: "v1",
+  plural: "roles",
+  kind: "Role",
+  namespaced: true,
+};
+export const RoleBindings: ResourceType = {
+  group: "rbac.authorization.k8s.io",
+  version: "v1",
+  plural: "rolebindings",
+  kind: "RoleBinding",
+  namespaced: true,
+};

@@ -5,7 +5,7 @@ import path from "node:path";
 import { load } from "js-yaml";
 import { describe, expect, it } from "vitest";
 import { CRD_EXAMPLE_FILES, changesOf, chartYaml } from "../generate/chart.ts";
-import { GatewaySchema, OrchestratorSchema, WebhookSchema } from "../schema/index.ts";
+import { GatewaySchema, OrchestratorSchema, RemoteSignerSchema, WebhookSchema } from "../schema/index.ts";
 import { CUSTOM_RESOURCES } from "../schema/resources.ts";
 import { releases } from "./releases.ts";
 import { compareSemVer, parseSemVer } from "./semver.ts";
@@ -77,7 +77,12 @@ describe("the chart's Artifact Hub annotations", () => {
     expect(crds.map((c) => c.kind)).toEqual(CUSTOM_RESOURCES.map((d) => d.kind));
     const examples = load(chart.annotations["artifacthub.io/crdsExamples"]!) as { kind: string }[];
     expect(examples.map((e) => e.kind)).toEqual(Object.keys(CRD_EXAMPLE_FILES));
-    const schemas = { Orchestrator: OrchestratorSchema, Gateway: GatewaySchema, Webhook: WebhookSchema };
+    const schemas = {
+      Orchestrator: OrchestratorSchema,
+      Gateway: GatewaySchema,
+      RemoteSigner: RemoteSignerSchema,
+      Webhook: WebhookSchema,
+    };
     for (const e of examples) schemas[e.kind as keyof typeof schemas].parse(e);
   });
 

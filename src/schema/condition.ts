@@ -28,6 +28,11 @@ export const ConditionType = {
    * knows (False: older or newer than the supported range; Unknown: the tag names no release).
    */
   NodeVersionSupported: "NodeVersionSupported",
+  /**
+   * Keyless Gateways (spec.remoteSigner): whether the RemoteSigner they name exists and is Ready;
+   * False holds the Gateway's rollout.
+   */
+  RemoteSignerReady: "RemoteSignerReady",
   /** Webhooks: whether the endpoint takes deliveries now (False: failing, or turned off by 410 Gone). */
   Delivering: "Delivering",
 } as const;
@@ -55,6 +60,15 @@ export const GATEWAY_CONDITION_TYPES = [
   ConditionType.Simulated,
   ConditionType.NodeVersionSupported,
 ] as const;
+export const REMOTE_SIGNER_CONDITION_TYPES = [
+  ConditionType.Ready,
+  ConditionType.Scheduled,
+  ConditionType.NodeReachable,
+  ConditionType.ChainHealthy,
+  ConditionType.Funded,
+  ConditionType.Simulated,
+  ConditionType.NodeVersionSupported,
+] as const;
 export const WEBHOOK_CONDITION_TYPES = [ConditionType.Ready] as const;
 
 export const CONDITION_STATUSES = ["True", "False", "Unknown"] as const;
@@ -68,7 +82,7 @@ export const ConditionSchema = z
       .max(316)
       .regex(/^[A-Z][A-Za-z0-9]*$/)
       .describe(
-        "Condition type in PascalCase: Ready (summary), Scheduled, NodeReachable, ChainHealthy, Registered, Funded, PriceCompatible, RewardCurrent, Simulated, NodeVersionSupported or Delivering (webhooks).",
+        "Condition type in PascalCase: Ready (summary), Scheduled, NodeReachable, ChainHealthy, Registered, Funded, PriceCompatible, RewardCurrent, Simulated, NodeVersionSupported, RemoteSignerReady (keyless gateways) or Delivering (webhooks).",
       ),
     status: z.enum(CONDITION_STATUSES).describe("True, False or Unknown (not yet known)."),
     reason: z

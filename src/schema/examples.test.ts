@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { GatewaySchema } from "./gateway.ts";
 import { OrchestratorSchema } from "./orchestrator.ts";
+import { RemoteSignerSchema } from "./remote-signer.ts";
 import { WebhookSchema } from "./webhook.ts";
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../examples");
@@ -16,6 +17,7 @@ const files = readdirSync(dir).filter((f) => f.endsWith(".yaml"));
 const schemaOf: Record<string, z.ZodType> = {
   Orchestrator: OrchestratorSchema,
   Gateway: GatewaySchema,
+  RemoteSigner: RemoteSignerSchema,
   Webhook: WebhookSchema,
 };
 
@@ -71,6 +73,10 @@ describe("examples", () => {
         expect(secretKeys(all, keystore).sort()).toEqual(["key.json", "password"]);
       const ref = d.spec?.sharedSecretRef as { name: string; key: string } | undefined;
       if (ref) expect(secretKeys(all, ref.name)).toContain(ref.key);
+      const headers = (
+        d.spec?.remoteSigner as { headersSecretRef?: { name: string; key: string } } | undefined
+      )?.headersSecretRef;
+      if (headers) expect(secretKeys(all, headers.name)).toContain(headers.key);
     }
   });
 

@@ -4,6 +4,7 @@ import { chainFields, chainRules } from "./chain.ts";
 import { withRules } from "./cross-field-rule.ts";
 import { customResourceSchema, type Stored } from "./custom-resource.ts";
 import { FundingSpecSchema, FundingStatusSchema } from "./duties.ts";
+import { objectName, SecretKeySchema } from "./kubernetes-fields.ts";
 import { priceSchema } from "./price.ts";
 import { commonStatusFields, statusFacts } from "./status.ts";
 import { serviceSpecSchema, storageImmutable, workloadFields } from "./workload.ts";
@@ -194,9 +195,31 @@ export const StreamEventsSpecSchema = withRules(
   ],
 );
 
+export const GatewayRemoteSignerSchema = z
+  .strictObject({
+    name: objectName("RemoteSigner").describe(
+      "The RemoteSigner in this namespace that signs and pays for this gateway, for example signer-a.",
+    ),
+    headersSecretRef: z
+      .strictObject({
+        name: objectName("Secret").describe(
+          "Name of the Secret in this namespace, for example gateway-a-signer.",
+        ),
+        key: SecretKeySchema.describe("Key in the Secret holding the headers, for example headers."),
+      })
+      .optional()
+      .describe(
+        "The Secret key whose value is the headers the gateway sends the signer (-remoteSignerHeaders, 'key:value,key2:value2'), for example Authorization:Bearer <tenant token>: a tenant token never sits in the spec.",
+      ),
+  })
+  .describe(
+    "Keyless: the gateway runs off chain and a RemoteSigner signs and pays for it (-remoteSignerUrl). Excludes network, keystoreSecret, the other chain fields and funding, which are the signer's.",
+  );
+
 const GatewaySpecBase = z
   .strictObject({
     ...chainFields,
+    remoteSigner: GatewayRemoteSignerSchema.optional(),
     orchestrators: OrchestratorsSourceSchema,
     maxPricePerUnit: priceSchema("maxPricePerUnit")
       .optional()
@@ -235,6 +258,24 @@ export const GatewaySpecSchema = withRules(
   GatewaySpecBase,
   [
     ...chainRules,
+    {
+      rule: "!has(self.remoteSigner) || (self.network == 'offchain' && !has(self.keystoreSecret) && !has(self.ethUrl) && !has(self.ethAcctAddr) && !has(self.ethController) && !has(self.devnet) && !has(self.funding))",
+      fieldPath: ".remoteSigner",
+      reason: "FieldValueForbidden",
+      message:
+        "remoteSigner and the chain fields are mutually exclusive: the signer holds the key and pays, so remove network, keystoreSecret, ethUrl, ethAcctAddr, ethController, devnet and funding from the Gateway (set them on the RemoteSigner), or remove remoteSigner",
+      messageExpression:
+        '"remoteSigner names " + self.remoteSigner.name + " but the Gateway also sets chain fields (network " + self.network + (has(self.keystoreSecret) ? ", keystoreSecret" : "") + (has(self.funding) ? ", funding" : "") + "): the signer holds the key and pays, so remove network, keystoreSecret, ethUrl, ethAcctAddr, ethController, devnet and funding from the Gateway (set them on the RemoteSigner " + self.remoteSigner.name + "), or remove remoteSigner"',
+      holds: (s) =>
+        s.remoteSigner === undefined ||
+        (s.network === "offchain" &&
+          s.keystoreSecret === undefined &&
+          s.ethUrl === undefined &&
+          s.ethAcctAddr === undefined &&
+          s.ethController === undefined &&
+          s.devnet === undefined &&
+          s.funding === undefined),
+    },
     {
       rule: "!has(self.orchestrators.discovery) || self.network != 'offchain'",
       fieldPath: ".orchestrators.discovery",
@@ -282,9 +323,23 @@ export const GivenOrchestratorSchema = z
   })
   .describe("An orchestrator the gateway was given by the operator's discovery hook.");
 
+export const GatewaySignerStatusSchema = z
+  .strictObject({
+    name: z.string().max(253).describe("The RemoteSigner that pays for this gateway."),
+    address: z
+      .string()
+      .max(42)
+      .optional()
+      .describe("Its Ethereum address (the account that pays), as the signer's status says."),
+    ready: z.boolean().describe("Whether the signer is Ready."),
+    funded: z.boolean().describe("Whether the signer is Funded (deposit and reserve above zero)."),
+  })
+  .describe("Keyless gateways: the RemoteSigner that pays and whether it can.");
+
 export const GatewayStatusSchema = z
   .strictObject({
     ...commonStatusFields,
+    remoteSigner: GatewaySignerStatusSchema.optional(),
     orchestrators: z
       .array(GivenOrchestratorSchema)
       .max(1024)
@@ -319,4 +374,6 @@ export type Gateway = z.infer<typeof GatewaySchema>;
 export type StoredGateway = Stored<GatewaySpec, GatewayStatus>;
 export type OrchestratorsSource = z.infer<typeof OrchestratorsSourceSchema>;
 export type LabelSelector = z.infer<typeof LabelSelectorSchema>;
+export type GatewayRemoteSigner = z.infer<typeof GatewayRemoteSignerSchema>;
+export type GatewaySignerStatus = z.infer<typeof GatewaySignerStatusSchema>;
 export type GivenOrchestrator = z.infer<typeof GivenOrchestratorSchema>;

@@ -22,6 +22,7 @@ export {
   ConditionType,
   GATEWAY_CONDITION_TYPES,
   ORCHESTRATOR_CONDITION_TYPES,
+  REMOTE_SIGNER_CONDITION_TYPES,
   WEBHOOK_CONDITION_TYPES,
 } from "./condition.ts";
 export {
@@ -54,7 +55,11 @@ export {
   GATEWAY_HTTP_PORT,
   GATEWAY_RTMP_PORT,
   type Gateway,
+  type GatewayRemoteSigner,
+  GatewayRemoteSignerSchema,
   GatewaySchema,
+  type GatewaySignerStatus,
+  GatewaySignerStatusSchema,
   type GatewaySpec,
   GatewaySpecSchema,
   type GatewayStatus,
@@ -86,11 +91,27 @@ export {
 export { type PodTemplateOverrides, PodTemplateOverridesSchema, TolerationSchema } from "./pod-template.ts";
 export { PRICE_PATTERN, priceSchema } from "./price.ts";
 export {
+  REMOTE_SIGNER_HTTP_PORT,
+  type RemoteSigner,
+  RemoteSignerSchema,
+  type RemoteSignerSpec,
+  RemoteSignerSpecSchema,
+  type RemoteSignerStatus,
+  RemoteSignerStatusSchema,
+  type SignerMaxPrice,
+  SignerMaxPriceSchema,
+  type SignerTenant,
+  SignerTenantSchema,
+  type StoredRemoteSigner,
+} from "./remote-signer.ts";
+export {
   CUSTOM_RESOURCES,
   GatewayCrd,
   Gateways,
   OrchestratorCrd,
   Orchestrators,
+  RemoteSignerCrd,
+  RemoteSigners,
   WebhookCrd,
   Webhooks,
 } from "./resources.ts";

@@ -1,5 +1,5 @@
 // The node hooks: URLs the operator renders into a gateway's flags (-orchWebhookUrl,
-// -authWebhookUrl) and the API server answers, plus the controller's report of ended streams. The contract between the two sides lives here:
+// -authWebhookUrl) and a remote signer's (-remoteSignerWebhookUrl) and the API server answers, plus the controller's report of ended streams. The contract between the two sides lives here:
 // the paths, where the per-gateway token travels, and how the API checks it without reading the
 // gateway's Secret (the controller publishes the token's SHA-256 in the Gateway's status).
 import { createHash, timingSafeEqual } from "node:crypto";
@@ -36,6 +36,39 @@ export function nodeHookUrl(
 ): string {
   return `${base.replace(/\/+$/, "")}${nodeHookPath(namespace, gateway, hook)}?token=${encodeURIComponent(token)}`;
 }
+
+/**
+ * A RemoteSigner's hooks: `auth` (-remoteSignerWebhookUrl: the signer POSTs {headers, state} per
+ * payment and the API answers who may spend at what cap) and `orchestrators` (-orchWebhookUrl,
+ * GET: the Orchestrators its spec.discovery selects, what its -remoteDiscovery offers).
+ */
+export type RemoteSignerHook = "auth" | "orchestrators";
+
+/** The path of one RemoteSigner's hook (no host, no token). */
+export function remoteSignerHookPath(namespace: string, name: string, hook: RemoteSignerHook): string {
+  return `${NODE_HOOKS_PREFIX}/remote-signers/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/${hook}`;
+}
+
+/** The URL the signer node calls, the token in the query string as the gateway hooks carry it. */
+export function remoteSignerHookUrl(
+  base: string,
+  namespace: string,
+  name: string,
+  hook: RemoteSignerHook,
+  token: string,
+): string {
+  return `${base.replace(/\/+$/, "")}${remoteSignerHookPath(namespace, name, hook)}?token=${encodeURIComponent(token)}`;
+}
+
+export const remoteSignerAuthHookPath = (namespace: string, name: string): string =>
+  remoteSignerHookPath(namespace, name, "auth");
+
+export const remoteSignerAuthHookUrl = (
+  base: string,
+  namespace: string,
+  name: string,
+  token: string,
+): string => remoteSignerHookUrl(base, namespace, name, "auth", token);
 
 export function hookTokenDigest(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");

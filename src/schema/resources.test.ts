@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { CONDITION_TYPES, ConditionType } from "./condition.ts";
 import { GatewaySpecSchema } from "./gateway.ts";
 import { OrchestratorSpecSchema, OrchestratorStatusSchema } from "./orchestrator.ts";
-import { Gateways, Orchestrators, Webhooks } from "./resources.ts";
+import { Gateways, Orchestrators, RemoteSigners, Webhooks } from "./resources.ts";
 import { WebhookSpecSchema } from "./webhook.ts";
 
 function problems(schema: z.ZodType, value: unknown): string[] {
@@ -221,6 +221,7 @@ describe("status", () => {
       "AIReady",
       "RewardCurrent",
       "NodeVersionSupported",
+      "RemoteSignerReady",
       "Delivering",
     ]);
   });
@@ -246,6 +247,7 @@ describe("REST resources", () => {
   it.each([
     ["Orchestrator", Orchestrators, "orchestrators"],
     ["Gateway", Gateways, "gateways"],
+    ["RemoteSigner", RemoteSigners, "remotesigners"],
     ["Webhook", Webhooks, "webhooks"],
   ])("%s: namespaced, in livepeer.org/v1alpha1, at its plural", (kind, type, plural) => {
     expect(type).toEqual({ group: "livepeer.org", version: "v1alpha1", plural, kind, namespaced: true });

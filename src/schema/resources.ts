@@ -1,10 +1,11 @@
-// The three custom resources as CRD definitions (names, columns and schemas), and their REST
+// The custom resources as CRD definitions (names, columns and schemas), and their REST
 // resources derived from them.
 import { customResourceType } from "./api-group.ts";
 import { ConditionType } from "./condition.ts";
 import type { CrdDefinition, PrinterColumn } from "./crd.ts";
 import { GatewaySpecSchema, GatewayStatusSchema } from "./gateway.ts";
 import { OrchestratorSpecSchema, OrchestratorStatusSchema } from "./orchestrator.ts";
+import { RemoteSignerSpecSchema, RemoteSignerStatusSchema } from "./remote-signer.ts";
 import { WebhookSpecSchema, WebhookStatusSchema } from "./webhook.ts";
 
 function conditionColumn(
@@ -111,6 +112,50 @@ export const GatewayCrd: CrdDefinition = {
   ],
 };
 
+export const RemoteSignerCrd: CrdDefinition = {
+  kind: "RemoteSigner",
+  plural: "remotesigners",
+  singular: "remotesigner",
+  shortNames: ["lpsigner"],
+  description:
+    "A Livepeer remote signer (go-livepeer -remoteSigner): the wallet key in its own pods, signing and paying for keyless Gateways and SDK apps, with per-tenant caps the operator's API decides.",
+  spec: RemoteSignerSpecSchema,
+  status: RemoteSignerStatusSchema,
+  printerColumns: [
+    conditionColumn(ConditionType.Ready, "status", "Ready"),
+    {
+      name: "Replicas",
+      type: "integer",
+      jsonPath: ".status.readyReplicas",
+      description: "Signer pods that are Ready.",
+    },
+    conditionColumn(ConditionType.Funded, "status", "Funded"),
+    {
+      name: "Address",
+      type: "string",
+      jsonPath: ".status.address",
+      description: "The signer's Ethereum address (the account that pays).",
+    },
+    {
+      name: "Deposit",
+      type: "string",
+      jsonPath: ".status.deposit",
+      description: "TicketBroker deposit, in ETH.",
+      priority: 1,
+    },
+    {
+      name: "Reserve",
+      type: "string",
+      jsonPath: ".status.reserve",
+      description: "TicketBroker reserve, in ETH.",
+      priority: 1,
+    },
+    conditionColumn(ConditionType.Ready, "reason", "Reason", 1),
+    network,
+    age,
+  ],
+};
+
 export const WebhookCrd: CrdDefinition = {
   kind: "Webhook",
   plural: "webhooks",
@@ -147,8 +192,14 @@ export const WebhookCrd: CrdDefinition = {
   ],
 };
 
-export const CUSTOM_RESOURCES: readonly CrdDefinition[] = [OrchestratorCrd, GatewayCrd, WebhookCrd];
+export const CUSTOM_RESOURCES: readonly CrdDefinition[] = [
+  OrchestratorCrd,
+  GatewayCrd,
+  RemoteSignerCrd,
+  WebhookCrd,
+];
 
 export const Orchestrators = customResourceType(OrchestratorCrd);
 export const Gateways = customResourceType(GatewayCrd);
+export const RemoteSigners = customResourceType(RemoteSignerCrd);
 export const Webhooks = customResourceType(WebhookCrd);

@@ -12,7 +12,12 @@ import { kubectl, testNamespace } from "./support/cluster.ts";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const crdDir = path.join(root, "deploy/crds");
 const examplesDir = path.join(root, "examples");
-const CRDS = ["orchestrators.livepeer.org", "gateways.livepeer.org", "webhooks.livepeer.org"];
+const CRDS = [
+  "orchestrators.livepeer.org",
+  "gateways.livepeer.org",
+  "remotesigners.livepeer.org",
+  "webhooks.livepeer.org",
+];
 
 let ns: Awaited<ReturnType<typeof testNamespace>>;
 

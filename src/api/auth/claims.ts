@@ -1,11 +1,25 @@
 // Who is calling, from a verified token's claims (contract): `sub` = user id (required),
 // `projectId` (optional; absent = the user's default project), `scope` (space-separated:
-// `admin` acts on every tenant, `events:write` may publish events).
+// `admin` acts on every tenant, `events:write` may publish events, `sign` may have a remote
+// signer pay for it as the tenant named by `sub`, `sign:<namespace>/<name>` through that
+// RemoteSigner only).
 import { unauthenticated } from "../errors/http-error.ts";
 
 export const DEFAULT_PROJECT = "default";
 export const ADMIN_SCOPE = "admin";
 export const EVENTS_WRITE_SCOPE = "events:write";
+/** A tenant's signing token: any RemoteSigner that lists the tenant may pay for it. */
+export const SIGNING_SCOPE = "sign";
+
+/** The scope of a signing token good at one RemoteSigner only. */
+export function signerSigningScope(namespace: string, name: string): string {
+  return `${SIGNING_SCOPE}:${namespace}/${name}`;
+}
+
+/** Whether the token's scopes let a RemoteSigner pay for its subject (admin alone does not). */
+export function maySign(scopes: ReadonlySet<string>, namespace: string, name: string): boolean {
+  return scopes.has(SIGNING_SCOPE) || scopes.has(signerSigningScope(namespace, name));
+}
 
 export interface Principal {
   userId: string;

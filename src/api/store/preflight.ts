@@ -2,7 +2,7 @@
 // deployment mistakes into errors that say what to run.
 import { KubeApiError } from "../../kube/api-error.ts";
 import type { KubeClient } from "../../kube/kube-client.ts";
-import { Gateways, Webhooks } from "../../schema/resources.ts";
+import { Gateways, RemoteSigners, Webhooks } from "../../schema/resources.ts";
 
 export async function preflight(client: KubeClient, namespace: string): Promise<void> {
   try {
@@ -38,5 +38,20 @@ export async function preflightNodeHooks(client: KubeClient): Promise<void> {
       );
     }
     throw new Error(`cannot reach the Kubernetes API to list Gateways: ${(err as Error).message}`);
+  }
+  try {
+    await client.list(RemoteSigners, { limit: 1 });
+  } catch (err) {
+    if (err instanceof KubeApiError && err.status === 404) {
+      throw new Error(
+        "the RemoteSigner CRD (remotesigners.livepeer.org) is not installed in this cluster: kubectl apply --server-side -f deploy/crds/remotesigners.livepeer.org.yaml, or pass --no-node-hooks",
+      );
+    }
+    if (err instanceof KubeApiError && err.status === 403) {
+      throw new Error(
+        "this identity may not list RemoteSigners in all namespaces: grant get/list/watch on remotesigners.livepeer.org cluster-wide (the Helm chart's API ClusterRole does), or pass --no-node-hooks (remote signers' auth webhook then cannot be served)",
+      );
+    }
+    throw new Error(`cannot reach the Kubernetes API to list RemoteSigners: ${(err as Error).message}`);
   }
 }

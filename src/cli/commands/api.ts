@@ -54,8 +54,9 @@ Options:
   --delivery-log-max-age DUR, --delivery-log-max-per-webhook N, --delivery-events-max-age DUR
                             retention: log entries (7d, 1000 per webhook); settled events and
                             the idempotency window of event ids (7d)
-  --no-node-hooks           do not serve gateway nodes' discovery hook (it needs list/watch on
-                            gateways.livepeer.org in every namespace)
+  --no-node-hooks           do not serve the nodes' hooks: gateways' discovery hook and remote
+                            signers' auth webhook (they need list/watch on gateways.livepeer.org
+                            and get/list/watch on remotesigners.livepeer.org in every namespace)
   --rate-limit N            requests per minute per token (default ${DEFAULT_RATE_LIMIT}; 0 = unlimited)
   --body-limit SIZE         largest request body (default 64k)
   --log-level LEVEL         debug, info, warn, error (default info)

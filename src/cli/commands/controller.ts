@@ -135,7 +135,7 @@ function defaultLeaseNamespace(): string {
 export const command: Command = {
   name: "controller",
   summary:
-    "Run the operator's controllers (Webhook, Orchestrator, Gateway) with leader election and metrics.",
+    "Run the operator's controllers (Webhook, Orchestrator, Gateway, RemoteSigner) with leader election and metrics.",
   usage,
   async run(args) {
     const { values } = parse(args);
@@ -179,8 +179,10 @@ export const command: Command = {
         `--node-hooks-url must be an http(s) URL such as http://livepeer-operator-api.livepeer-system.svc:3000, got ${hooksUrl}`,
       );
     }
+    const operatorNamespace = podNamespace();
     const all = controllers({
       ...(hooksUrl ? { nodeHooksUrl: hooksUrl } : {}),
+      ...(operatorNamespace ? { operatorNamespace } : {}),
       orchestratorAddresses: addresses,
       ...(webhookNamespaces.length ? { webhookNamespaces } : {}),
       doctor: {

@@ -1,4 +1,4 @@
-// A gateway's funding guard, kept by asking its node (never holding its key): below a declared
+// A paying node's funding guard (an on-chain Gateway's, or a RemoteSigner's: the key's holder), kept by asking its node (never holding its key): below a declared
 // minimum deposit or reserve, POST /fundDepositAndReserve on its CLI port with the declared
 // top-up, within a cap per 24 hours, once per shortfall. Beyond the cap nothing is sent and
 // Funded=False says so with the numbers. Top-ups are recorded in status.funding, so a restart
@@ -6,9 +6,8 @@
 import type { KubeObject, ObjectKey } from "../../kube/index.ts";
 import { ethText, type NodeChainCheck } from "../../node/chain/index.ts";
 import { fundDepositAndReserve } from "../../node/client/index.ts";
-import type { FundingStatus } from "../../schema/duties.ts";
+import type { FundingSpec, FundingStatus } from "../../schema/duties.ts";
 import type { Finding } from "../../schema/finding.ts";
-import type { StoredGateway } from "../../schema/gateway.ts";
 import type { ChainSubject } from "../node-status/chain-status.ts";
 import type { PodFacts } from "../node-status/facts.ts";
 import type { Verdict } from "../runtime/index.ts";
@@ -17,8 +16,16 @@ import { DAY_MS, type DoneTopUp, type FundingPlan, fundingDecision, weiOf } from
 import { balanceBefore, dutyFinding, measureGas, nodeAnswer, nodeCliUrl } from "./node-calls.ts";
 import { walletShortfall } from "./wallet-policy.ts";
 
+/** What the guard reads of the resource whose node pays (a Gateway, a RemoteSigner). */
+export interface FundedResource extends KubeObject {
+  spec: { funding?: FundingSpec | undefined };
+  status?: { funding?: FundingStatus | undefined } | undefined;
+}
+
 export interface GatewayDutyInput {
-  gateway: StoredGateway;
+  gateway: FundedResource;
+  /** app.kubernetes.io/component of the pods that hold the key (default gateway). */
+  component?: string;
   subject: ChainSubject;
   report: NodeChainCheck | undefined;
   pods: readonly PodFacts[];
@@ -88,7 +95,7 @@ export class GatewayDuties extends DutyKeeper<Memory> {
         }
       } else if (d.kind === "top-up") {
         const retryDue = !m.failure || now - m.failure.atMs >= this.o.periodMs;
-        const node = nodeCliUrl(i.pods, "gateway", i.cliPort);
+        const node = nodeCliUrl(i.pods, i.component ?? "gateway", i.cliPort);
         if (!m.busy && retryDue && node) {
           void this.#topUp(key, i.gateway, node, d, balanceBefore(read, d.deposit + d.reserve));
         }
@@ -116,7 +123,7 @@ export class GatewayDuties extends DutyKeeper<Memory> {
     return { conditions, findings, funding: fundingStatus(m) };
   }
 
-  #remember(key: ObjectKey, gateway: StoredGateway): Memory {
+  #remember(key: ObjectKey, gateway: FundedResource): Memory {
     let m = this.memory.get(key);
     if (m) return m;
     const f = gateway.status?.funding;

@@ -1,6 +1,7 @@
 // What a Gateway resource means in go-livepeer flags (pure). The node-pod builder renders them into
 // the node's config file; the discovery URL, which carries a token, reaches the node as the
-// LP_ORCHWEBHOOKURL variable from the gateway's Secret instead (never in a ConfigMap).
+// LP_ORCHWEBHOOKURL variable from the gateway's Secret instead (never in a ConfigMap), and a keyless
+// gateway's signer headers as LP_REMOTESIGNERHEADERS from the Secret its spec names.
 import type { FlagValue, FlagValues } from "../../node/config/index.ts";
 import type { GatewaySpec } from "../../schema/gateway.ts";
 import { chainFlags, type DevnetChain, MOUNTS } from "../node-pod/index.ts";
@@ -11,9 +12,11 @@ export const MAX_PRICE_PER_CAPABILITY_FILE = "maxPricePerCapability.json";
 export interface GatewayFlagsInput {
   spec: GatewaySpec;
   devnet?: DevnetChain;
+  /** spec.remoteSigner: where the signer's Service (or, without cluster DNS, a pod) answers. */
+  remoteSignerUrl?: string;
 }
 
-export function gatewayFlags({ spec, devnet }: GatewayFlagsInput): FlagValues {
+export function gatewayFlags({ spec, devnet, remoteSignerUrl }: GatewayFlagsInput): FlagValues {
   const network = spec.network ?? "offchain";
   const f: Record<string, FlagValue> = {
     gateway: true,
@@ -38,6 +41,13 @@ export function gatewayFlags({ spec, devnet }: GatewayFlagsInput): FlagValues {
   if (spec.maxSessions !== undefined) f.maxSessions = String(spec.maxSessions);
   if (spec.ai?.serviceRegistry && network !== "offchain") f.aiServiceRegistry = true;
   if (spec.orchestrators.addresses) f.orchAddr = spec.orchestrators.addresses.join(",");
+  // Keyless: off chain (no -network, as go-livepeer's doc asks; no keystore or eth flags: the schema
+  // forbids them), the signer
+  // signs and pays. Its headers (a tenant token) reach the node as LP_REMOTESIGNERHEADERS.
+  if (spec.remoteSigner) {
+    delete f.network;
+    if (remoteSignerUrl) f.remoteSignerUrl = remoteSignerUrl;
+  }
   return f;
 }
 

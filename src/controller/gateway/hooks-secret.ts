@@ -41,12 +41,14 @@ export function hooksSecret(i: HooksSecretInput): V1Secret {
 export function hooksSecretState(
   cached: { metadata?: { annotations?: Record<string, string> }; dataKeys?: readonly string[] } | undefined,
   base: string,
+  /** The keys a current Secret holds (default: the gateway's). */
+  keys: readonly string[] = Object.values(HOOKS_SECRET_KEYS),
 ): { state: "missing" } | { state: "current"; digest: string } | { state: "stale"; digest: string } {
   const a = cached?.metadata?.annotations ?? {};
   const digest = a[TOKEN_DIGEST_ANNOTATION];
   if (!cached || !digest || !/^[0-9a-f]{64}$/.test(digest)) return { state: "missing" };
-  const keys = new Set(cached.dataKeys ?? Object.values(HOOKS_SECRET_KEYS));
-  const complete = Object.values(HOOKS_SECRET_KEYS).every((k) => keys.has(k));
+  const present = new Set(cached.dataKeys ?? keys);
+  const complete = keys.every((k) => present.has(k));
   return a[HOOKS_BASE_ANNOTATION] === base && complete
     ? { state: "current", digest }
     : { state: "stale", digest };

@@ -309,3 +309,89 @@ describe("a Gateway's AI side (spec.ai)", () => {
     expect(findings([readyOrch("video"), ai("warm", true)])).not.toContain("NoAICapableOrchestrator warning");
   });
 });
+
+describe("a keyless Gateway (spec.remoteSigner)", () => {
+  const keyless = {
+    ...selector,
+    image: "livepeer/go-livepeer:0.9.1",
+    remoteSigner: { name: "signer", headersSecretRef: { name: "gw-signer", key: "headers" } },
+  };
+  const signer = {
+    found: true,
+    ready: true,
+    funded: true,
+    address: "0x2b0814f58c250e09033DA8D3246b93D0245ECA71",
+    url: "http://signer.video.svc.cluster.local:8935",
+  };
+
+  it("renders -remoteSignerUrl, no -network or eth flags, no keystore; the headers come from the Secret", () => {
+    const plan = planGateway(input(keyless, { signer }));
+    expect(plan.node.flags.remoteSignerUrl).toBe("http://signer.video.svc.cluster.local:8935");
+    for (const flag of [
+      "network",
+      "ethUrl",
+      "ethKeystorePath",
+      "ethPassword",
+      "ethAcctAddr",
+      "ethController",
+    ])
+      expect(plan.node.flags[flag]).toBeUndefined();
+    expect(plan.problems).toEqual([]);
+    expect(plan.holds).toEqual([]);
+    const pod = plan.node.statefulSet.spec?.template.spec;
+    expect(pod?.volumes?.some((v) => v.secret?.secretName !== undefined && v.name === "keystore")).toBe(
+      false,
+    );
+    expect(pod?.containers[0]?.env).toContainEqual({
+      name: "LP_REMOTESIGNERHEADERS",
+      valueFrom: { secretKeyRef: { name: "gw-signer", key: "headers" } },
+    });
+    expect(plan.node.configMap.data?.["livepeer.conf"]).not.toMatch(/remoteSignerHeaders|Bearer/);
+  });
+
+  it.each([
+    [
+      "missing",
+      { found: false, ready: false, funded: false },
+      "RemoteSignerNotFound",
+      "False RemoteSignerNotFound",
+    ],
+    [
+      "not Ready",
+      { ...signer, ready: false, reason: "PodsNotReady" },
+      "RemoteSignerNotReady",
+      "False RemoteSignerNotReady",
+    ],
+    ["Ready but unfunded", { ...signer, funded: false }, undefined, "True RemoteSignerReady"],
+    ["Ready and funded", signer, undefined, "True RemoteSignerReady"],
+  ])("a signer %s: hold %s, RemoteSignerReady %s, Funded read through", (_, seen, hold, signerReady) => {
+    const i = input(keyless, { signer: seen });
+    const plan = planGateway(i);
+    expect(plan.holds.find((h) => h.blocksRollout)?.reason).toBe(hold);
+    const status = computeGatewayStatus(
+      { gateway: i.gateway, plan, pods: [], nodes: [], signer: seen },
+      new Date(0),
+    );
+    const c = Object.fromEntries(status.conditions!.map((x) => [x.type, x]));
+    expect(`${c.RemoteSignerReady?.status} ${c.RemoteSignerReady?.reason}`).toBe(signerReady);
+    expect(c.RemoteSignerReady?.message).toMatch(/RemoteSigner signer/);
+    expect(c.Funded?.status).toBe(seen.funded ? "True" : "False");
+    if (hold) expect(`${c.Ready?.status} ${c.Ready?.reason}`).toBe(`False ${hold}`);
+    expect(status.remoteSigner).toEqual({
+      name: "signer",
+      ready: seen.ready,
+      funded: seen.funded,
+      ...("address" in seen ? { address: seen.address } : {}),
+    });
+  });
+
+  it("says nothing of a signer on a Gateway that pays itself", () => {
+    const i = input(selector);
+    const status = computeGatewayStatus(
+      { gateway: i.gateway, plan: planGateway(i), pods: [], nodes: [] },
+      new Date(0),
+    );
+    expect(status.conditions?.some((c) => c.type === "RemoteSignerReady")).toBe(false);
+    expect(status.remoteSigner).toBeUndefined();
+  });
+});

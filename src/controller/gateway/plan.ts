@@ -45,6 +45,20 @@ export interface GatewayPlanInput {
   hookTokenDigest?: string;
   /** The node's ConfigMap annotations before this reconcile (what its config file holds). */
   recorded?: Record<string, string>;
+  /** spec.remoteSigner: the RemoteSigner as observed (absent: not found) and the URL it answers at. */
+  signer?: SignerSeen;
+}
+
+/** A keyless gateway's signer as the Gateway controller sees it. */
+export interface SignerSeen {
+  found: boolean;
+  ready: boolean;
+  funded: boolean;
+  /** Ready's reason when not Ready. */
+  reason?: string;
+  address?: string;
+  /** Where the gateway reaches it (absent: nowhere yet, e.g. no Ready pod without cluster DNS). */
+  url?: string;
 }
 
 export interface GatewayPlan {
@@ -83,12 +97,21 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
     valueFrom: { secretKeyRef: { name: names.hooksSecret, key } },
   });
   // URLs with the token reach the node from its Secret, never its ConfigMap.
+  const headers = spec.remoteSigner?.headersSecretRef;
   const env: V1EnvVar[] = [
     ...(discovery ? [fromHooksSecret("LP_ORCHWEBHOOKURL", HOOKS_SECRET_KEYS.orchWebhookUrl)] : []),
     ...(streamEvents ? [fromHooksSecret("LP_AUTHWEBHOOKURL", HOOKS_SECRET_KEYS.authWebhookUrl)] : []),
   ];
+  const hookEnv = env.length > 0;
+  // The signer headers carry a tenant token: from the user's Secret, never the ConfigMap.
+  if (headers) {
+    env.push({
+      name: "LP_REMOTESIGNERHEADERS",
+      valueFrom: { secretKeyRef: { name: headers.name, key: headers.key } },
+    });
+  }
   const podTemplate =
-    env.length > 0 && input.hookTokenDigest
+    hookEnv && input.hookTokenDigest
       ? {
           ...spec.podTemplate,
           annotations: { ...spec.podTemplate?.annotations, [HOOK_TOKEN_ANNOTATION]: input.hookTokenDigest },
@@ -101,7 +124,11 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
     replicas: 1,
     image: spec.image ?? input.defaultImage,
     extraArgs: spec.extraArgs,
-    facts: { spec, ...(devnet.state === "resolved" ? { devnet } : {}) },
+    facts: {
+      spec,
+      ...(devnet.state === "resolved" ? { devnet } : {}),
+      ...(input.signer?.url ? { remoteSignerUrl: input.signer.url } : {}),
+    },
     env,
     secrets: { keystore: keystoreSecretOf(gateway) },
     storage: spec.storage,
@@ -137,7 +164,7 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
           pool.given.flatMap((g) => offerOf(g.name, g)),
         )
       : staticPrice(spec),
-    holds: holds(devnet, discovery, env.length > 0, input),
+    holds: holds(devnet, discovery, hookEnv, input),
     problems: node.problems,
     liveChanges: liveChanges(GATEWAY_LIVE, node.flags, input.recorded, node.configMap.data ?? {}),
   };
@@ -234,6 +261,8 @@ function holds(
   const out: Hold[] = [];
   const devnetHeld = devnetHold(devnet);
   if (devnetHeld) out.push(devnetHeld);
+  const signerHeld = signerHold(input);
+  if (signerHeld) out.push(signerHeld);
   if (discovery && !input.hooksConfigured) {
     out.push({
       reason: "DiscoveryUnavailable",
@@ -249,4 +278,30 @@ function holds(
     });
   }
   return out;
+}
+
+/**
+ * A keyless gateway whose signer is missing, not Ready or not reachable yet holds its rollout: a
+ * go-livepeer gateway with -remoteSignerUrl exits at start when the signer does not answer.
+ */
+export function signerHold(input: Pick<GatewayPlanInput, "gateway" | "signer">): Hold | undefined {
+  const ref = input.gateway.spec.remoteSigner;
+  if (!ref) return undefined;
+  const ns = input.gateway.metadata?.namespace ?? "default";
+  const s = input.signer;
+  if (!s?.found) {
+    return {
+      reason: "RemoteSignerNotFound",
+      message: `spec.remoteSigner names RemoteSigner ${ref.name}, which does not exist in namespace ${ns}: create it (kubectl get remotesigners -n ${ns}) or name another; the gateway's pods are not created or changed until it is Ready`,
+      blocksRollout: true,
+    };
+  }
+  if (!s.ready || !s.url) {
+    return {
+      reason: "RemoteSignerNotReady",
+      message: `RemoteSigner ${ref.name} is not Ready${s.reason ? ` (${s.reason})` : ""}: the gateway's pods are not created or changed until it is (kubectl describe remotesigner ${ref.name} -n ${ns})`,
+      blocksRollout: true,
+    };
+  }
+  return undefined;
 }

@@ -15,7 +15,8 @@ import {
 import type { ChainReads } from "../../node/chain/index.ts";
 import type { StoredGateway } from "../../schema/gateway.ts";
 import { hookTokenDigest } from "../../schema/node-hooks.ts";
-import { Gateways, Orchestrators } from "../../schema/resources.ts";
+import type { StoredRemoteSigner } from "../../schema/remote-signer.ts";
+import { Gateways, Orchestrators, RemoteSigners } from "../../schema/resources.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { readDevnet } from "../devnet/lookup.ts";
 import type { NodeDoctor, NodeDoctorOptions } from "../doctor/index.ts";
@@ -32,6 +33,7 @@ import { NodeRollout } from "../node-status/rollout.ts";
 import { nodeTargets } from "../node-status/targets.ts";
 import { PORTS as ORCHESTRATOR_PORTS } from "../orchestrator/names.ts";
 import { INSTANCE_INDEX } from "../orchestrator/watch.ts";
+import { COMPONENT as SIGNER_COMPONENT } from "../remote-signer/names.ts";
 import {
   type CacheReader,
   ChildApplier,
@@ -46,7 +48,7 @@ import {
 } from "../runtime/index.ts";
 import { hooksSecret, hooksSecretState } from "./hooks-secret.ts";
 import { gatewayChildNames, HOOKS_SECRET_KEYS, PORTS } from "./names.ts";
-import { type GatewayPlan, planGateway } from "./plan.ts";
+import { type GatewayPlan, planGateway, type SignerSeen } from "./plan.ts";
 import type { AddressMode, OrchestratorView } from "./pool.ts";
 import { computeGatewayStatus, ownedGatewayStatus } from "./status.ts";
 import { hooksSecretUrl, StreamEndReporter } from "./stream-ends.ts";
@@ -74,6 +76,8 @@ export interface GatewayOptions {
 
 interface Run {
   plan: GatewayPlan;
+  /** spec.remoteSigner: the signer as observed. */
+  signer?: SignerSeen;
   /** The devnet deployment spec.devnet names, as read this time. */
   devnet: DevnetResolution;
   pods: PodFacts[];
@@ -213,6 +217,7 @@ export class GatewayReconciler implements Reconciler {
         chain,
         duties,
         ...(hookTokenDigest ? { hookTokenDigest } : {}),
+        ...(run.signer ? { signer: run.signer } : {}),
       },
       new Date(),
     );
@@ -226,6 +231,7 @@ export class GatewayReconciler implements Reconciler {
     const names = gatewayChildNames(gw.metadata?.name ?? "");
     const pods = this.#cache.byIndex<PodFacts>(Pods, GATEWAY_INSTANCE_INDEX, keyFor(ns, names.statefulSet));
     const devnet = await readDevnet(gw.spec, ns, this.#cache, this.#client);
+    const signer = gw.spec.remoteSigner ? this.#signer(ns, gw.spec.remoteSigner.name) : undefined;
     const plan = planGateway({
       gateway: gw,
       defaultImage: this.#options.defaultImage,
@@ -235,8 +241,42 @@ export class GatewayReconciler implements Reconciler {
       hooksConfigured: !!this.#options.nodeHooksUrl,
       ...(hookTokenDigest ? { hookTokenDigest } : {}),
       recorded: this.#cache.get(ConfigMaps, keyFor(ns, names.config))?.metadata?.annotations ?? {},
+      ...(signer ? { signer } : {}),
     });
-    return { plan, devnet, pods, signal, restart: [] };
+    return { plan, devnet, pods, signal, restart: [], ...(signer ? { signer } : {}) };
+  }
+
+  /** A keyless gateway's signer: its Ready and Funded conditions, address and URL. */
+  #signer(ns: string, name: string): SignerSeen {
+    const s = this.#cache.get<StoredRemoteSigner>(RemoteSigners, keyFor(ns, name));
+    if (!s) return { found: false, ready: false, funded: false };
+    const condition = (type: string) => s.status?.conditions?.find((c) => c.type === type);
+    const ready = condition("Ready");
+    const url =
+      this.#options.orchestratorAddresses === "pod-ip" ? this.#signerPodUrl(ns, s) : s.status?.serviceUrl;
+    return {
+      found: true,
+      ready: ready?.status === "True",
+      funded: condition("Funded")?.status === "True",
+      ...(ready && ready.status !== "True" ? { reason: ready.reason } : {}),
+      ...(s.status?.address ? { address: s.status.address } : {}),
+      ...(url ? { url } : {}),
+    };
+  }
+
+  /** Without cluster DNS (the embedded default): the first Ready signer pod, on its IP. */
+  #signerPodUrl(ns: string, s: StoredRemoteSigner): string | undefined {
+    const pod = this.#cache
+      .list<PodFacts>(Pods, ns)
+      .filter(
+        (p) =>
+          p.metadata?.labels?.["app.kubernetes.io/instance"] === s.metadata?.name &&
+          p.metadata?.labels?.["app.kubernetes.io/component"] === SIGNER_COMPONENT &&
+          p.status?.podIP &&
+          p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
+      )
+      .sort((a, b) => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? ""))[0];
+    return pod ? `http://${pod.status?.podIP}:${s.spec.port}` : undefined;
   }
 
   #addressing(ns: string): AddressMode {

@@ -16,7 +16,7 @@ import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts"
 import { podsScheduled, simulatedVerdict, withSince } from "../node-status/pods.ts";
 import { nodeReady, warningsNote } from "../node-status/ready.ts";
 import { conditionTime, ensureConditions, setCondition, type Verdict } from "../runtime/index.ts";
-import type { GatewayPlan } from "./plan.ts";
+import type { GatewayPlan, SignerSeen } from "./plan.ts";
 
 export interface GatewaySeen {
   gateway: StoredGateway;
@@ -30,6 +30,8 @@ export interface GatewaySeen {
   /** The funding guard (absent: not kept); its Funded verdict, when it has one, wins over the chain's. */
   duties?: GatewayDutyStatus;
   hookTokenDigest?: string;
+  /** spec.remoteSigner: the signer as observed (absent: not found). */
+  signer?: SignerSeen;
 }
 
 export type GatewayOwnedStatus = Pick<
@@ -46,6 +48,7 @@ export type GatewayOwnedStatus = Pick<
   | "reserve"
   | "balance"
   | "funding"
+  | "remoteSigner"
 >;
 
 export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwnedStatus {
@@ -67,10 +70,13 @@ export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwned
     ["NodeVersionSupported", nodeVersionSupport(nodeImageOf(plan.node.statefulSet))],
     ...(seen.chain?.conditions ?? []),
     ...(seen.duties?.conditions ?? []),
+    // Keyless: the signer's word, said last (Funded reads through, whatever the node's own chain says).
+    ...signerConditions(seen),
   ] as const) {
     conditions = setCondition(conditions, { type, ...verdict }, ctx);
   }
   const node = seen.pods[0]?.spec?.nodeName;
+  const signerRef = gateway.spec.remoteSigner;
   const given = plan.pool?.given;
   return {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
@@ -84,7 +90,64 @@ export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwned
     ...(seen.duties?.funding && Object.keys(seen.duties.funding).length
       ? { funding: seen.duties.funding }
       : {}),
+    ...(signerRef
+      ? {
+          remoteSigner: {
+            name: signerRef.name,
+            ...(seen.signer?.address ? { address: seen.signer.address } : {}),
+            ready: seen.signer?.ready ?? false,
+            funded: seen.signer?.funded ?? false,
+          },
+        }
+      : {}),
   };
+}
+
+/** RemoteSignerReady and Funded of a keyless gateway, from its signer's status. */
+export function signerConditions({
+  gateway,
+  signer,
+}: Pick<GatewaySeen, "gateway" | "signer">): ["RemoteSignerReady" | "Funded", Verdict][] {
+  const ref = gateway.spec.remoteSigner;
+  if (!ref) return [];
+  const ns = gateway.metadata?.namespace ?? "default";
+  if (!signer?.found) {
+    const v: Verdict = {
+      status: "False",
+      reason: "RemoteSignerNotFound",
+      message: `RemoteSigner ${ref.name} does not exist in namespace ${ns}: create it or change spec.remoteSigner.name`,
+    };
+    return [
+      ["RemoteSignerReady", v],
+      ["Funded", v],
+    ];
+  }
+  const ready: Verdict = signer.ready
+    ? {
+        status: "True",
+        reason: "RemoteSignerReady",
+        message: `RemoteSigner ${ref.name}${signer.address ? ` (${signer.address})` : ""} signs and pays for this gateway`,
+      }
+    : {
+        status: "False",
+        reason: "RemoteSignerNotReady",
+        message: `RemoteSigner ${ref.name} is not Ready${signer.reason ? ` (${signer.reason})` : ""}: kubectl describe remotesigner ${ref.name} -n ${ns}`,
+      };
+  const funded: Verdict = signer.funded
+    ? {
+        status: "True",
+        reason: "SignerFunded",
+        message: `RemoteSigner ${ref.name} is Funded: it pays for this gateway`,
+      }
+    : {
+        status: "False",
+        reason: "SignerNotFunded",
+        message: `RemoteSigner ${ref.name} is not Funded: its deposit or reserve cannot pay orchestrators (kubectl get remotesigner ${ref.name} -n ${ns} -o wide)`,
+      };
+  return [
+    ["RemoteSignerReady", ready],
+    ["Funded", funded],
+  ];
 }
 
 /** The part of the status this controller owns, as it is now (to compare with computeGatewayStatus). */
@@ -103,6 +166,7 @@ export function ownedGatewayStatus(gateway: StoredGateway): GatewayOwnedStatus {
     ...(s.reserve !== undefined ? { reserve: s.reserve } : {}),
     ...(s.balance !== undefined ? { balance: s.balance } : {}),
     ...(s.funding !== undefined ? { funding: s.funding } : {}),
+    ...(s.remoteSigner !== undefined ? { remoteSigner: s.remoteSigner } : {}),
   };
 }
 

@@ -48,6 +48,16 @@ describe("validateFlags: valid configurations", () => {
       "AI orchestrator without transcoder",
       { orchestrator: true, aiModels: "/cfg/aiModels.json", serviceAddr: "o:8935" },
     ],
+    [
+      "remote signer on chain with remote discovery",
+      {
+        ...onchainGateway,
+        gateway: false,
+        remoteSigner: true,
+        remoteDiscovery: true,
+        cliAddr: "0.0.0.0:3935",
+      },
+    ],
   ])("%s has no problem", (_, values) => {
     expect(validateFlags(values)).toEqual([]);
   });
@@ -97,6 +107,30 @@ const cases: [string, FlagValues, string, "error" | "warning", string, string][]
     "error",
     "No services enabled",
     "exactly one",
+  ],
+  [
+    "remote signer off chain",
+    { remoteSigner: true, network: "offchain" },
+    "remoteSigner,network",
+    "error",
+    "requires on-chain network",
+    "set -network",
+  ],
+  [
+    "remote signer with a gateway",
+    { ...onchainGateway, remoteSigner: true },
+    "remoteSigner,gateway",
+    "error",
+    "cannot be combined",
+    "node of its own",
+  ],
+  [
+    "remote signer without its keystore",
+    { remoteSigner: true, network: "arbitrum-one-mainnet", ethUrl: "https://x", ethPassword: "/p" },
+    "ethKeystorePath",
+    "error",
+    "sign payment tickets",
+    "-ethKeystorePath",
   ],
   [
     "gateway and orchestrator",

@@ -15,6 +15,7 @@ import {
   gatewayHttpIngest,
   legacyBroadcaster,
   orchestratorWork,
+  remoteSignerOnChain,
   serviceAddress,
   workerNeedsOrchestrator,
 } from "./rules/role.ts";
@@ -27,6 +28,7 @@ export const FLAG_RULES: readonly FlagRule[] = [
   aliasAgreement,
   deprecatedNames,
   exactlyOneRole,
+  remoteSignerOnChain,
   legacyBroadcaster,
   orchestratorWork,
   workerNeedsOrchestrator,

@@ -1,6 +1,6 @@
 // A test bed for node resources: a namespace of the test's own, the CRDs, a fenced pool of fake
 // GPU nodes, node simulators serving its pods, the API (whose node hooks gateways call) and a
-// manager running the Orchestrator and Gateway controllers with a fast node doctor. Each
+// manager running the Orchestrator and Gateway controllers (and, asked, the RemoteSigner's) with a fast node doctor. Each
 // integration file that needs node pods starts one and stops it whole.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,6 +8,7 @@ import path from "node:path";
 import type { ApiServerOptions } from "../../../src/api/server.ts";
 import { gatewayController } from "../../../src/controller/gateway/controller.ts";
 import { orchestratorController } from "../../../src/controller/orchestrator/controller.ts";
+import { remoteSignerController } from "../../../src/controller/remote-signer/controller.ts";
 import type { Manager } from "../../../src/controller/runtime/index.ts";
 import { createNodePool, type NodePool } from "../../../src/dev/cluster/fleet.ts";
 import { defaultFleet } from "../../../src/dev/cluster/nodes.ts";
@@ -33,6 +34,8 @@ export interface NodeBedOptions {
   doctorPeriodMs?: number;
   /** More API options, made once the namespace exists (a store to start first, for example). */
   api?: () => Promise<Partial<ApiServerOptions>>;
+  /** Run the RemoteSigner controller too. */
+  remoteSigners?: boolean;
 }
 
 export interface NodeBed {
@@ -91,6 +94,16 @@ export async function startNodeBed(o: NodeBedOptions): Promise<NodeBed> {
           nodeHooksUrl: new URL(parts.api.url).origin,
           orchestratorAddresses: "pod-ip",
         }),
+        ...(o.remoteSigners
+          ? [
+              remoteSignerController({
+                defaultImage: "livepeer/go-livepeer:test",
+                doctor,
+                nodeHooksUrl: new URL(parts.api.url).origin,
+                orchestratorAddresses: "pod-ip",
+              }),
+            ]
+          : []),
       ],
       controllerLog,
     );

@@ -29,18 +29,33 @@ capabilities:
   drop: ["ALL"]
 {{- end -}}
 {{/*
-The controller's rights where Orchestrators and Gateways live: a ClusterRole by default, a Role in
+The controller's rights where Orchestrators, Gateways and RemoteSigners live: a ClusterRole by default, a Role in
 each of controller.watchNamespaces otherwise. Secrets only by name (get, create, patch): the
 keystore Secret a spec names is read, the generated ones are made and checked; never list or
 watch, so it cannot enumerate other tenants' Secrets.
 */}}
 {{- define "lpo.controllerRules" }}
   - apiGroups: ["livepeer.org"]
-    resources: ["orchestrators", "gateways"]
+    resources: ["orchestrators", "gateways", "remotesigners"]
     verbs: ["list", "watch"]
   - apiGroups: ["livepeer.org"]
-    resources: ["orchestrators/status", "gateways/status"]
+    resources: ["orchestrators/status", "gateways/status", "remotesigners/status"]
     verbs: ["patch"]
+  # RemoteSigners: a disruption budget with replicas > 1 (deleted when they go back to one), the
+  # NetworkPolicy in front of the signer, and the signer pods' own identity, the one account granted
+  # get on the keystore Secret (a Role the controller can grant: it has get on Secrets itself).
+  - apiGroups: ["policy"]
+    resources: ["poddisruptionbudgets"]
+    verbs: ["list", "watch", "create", "patch", "delete"]
+  - apiGroups: ["networking.k8s.io"]
+    resources: ["networkpolicies"]
+    verbs: ["list", "watch", "create", "patch"]
+  - apiGroups: [""]
+    resources: ["serviceaccounts"]
+    verbs: ["list", "watch", "create", "patch"]
+  - apiGroups: ["rbac.authorization.k8s.io"]
+    resources: ["roles", "rolebindings"]
+    verbs: ["list", "watch", "create", "patch"]
   - apiGroups: ["apps"]
     resources: ["statefulsets"]
     verbs: ["list", "watch", "create", "patch"]

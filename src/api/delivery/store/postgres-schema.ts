@@ -88,4 +88,27 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     started_at bigint NOT NULL
   );
   `,
+  // 3: what remote signers' tenants spent, counted by the auth webhook (signer-spend.ts); wei as
+  // numeric (amounts pass 2^63).
+  `
+  CREATE TABLE signer_sessions (
+    signer text NOT NULL,
+    state_id text NOT NULL,
+    tenant text NOT NULL,
+    started_at bigint NOT NULL,
+    start_seq bigint NOT NULL,
+    spent numeric(78, 0) NOT NULL,
+    updated_at bigint NOT NULL,
+    PRIMARY KEY (signer, state_id)
+  );
+  CREATE INDEX signer_sessions_updated ON signer_sessions (updated_at);
+  CREATE TABLE signer_spend_days (
+    signer text NOT NULL,
+    tenant text NOT NULL,
+    day text NOT NULL,
+    spent numeric(78, 0) NOT NULL,
+    updated_at bigint NOT NULL,
+    PRIMARY KEY (signer, tenant, day)
+  );
+  `,
 ];

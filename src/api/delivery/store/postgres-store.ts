@@ -12,6 +12,17 @@ import { FACTS_COLUMNS, factsMergeSet, factsValues } from "./facts-sql.ts";
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from "./postgres-schema.ts";
 import { eventFromRow, eventValues, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "./rows.ts";
 import {
+  DayGrowth,
+  inLockOrder,
+  mergeSession,
+  SIGNER_DAY_KEEP_MS,
+  SIGNER_SESSION_KEEP_MS,
+  type SignerSession,
+  type SignerSpendRecord,
+  type SignerSpendResult,
+  type SignerSpendSnapshot,
+} from "./signer-spend.ts";
+import {
   type ClaimRequest,
   type DeliveryStore,
   type EnqueueLease,
@@ -457,6 +468,8 @@ export class PostgresDeliveryStore implements DeliveryStore {
           )
         ).rowCount ?? 0;
       await c.query("DELETE FROM open_streams WHERE started_at < $1", [now - OPEN_STREAM_KEEP_MS]);
+      await c.query("DELETE FROM signer_sessions WHERE updated_at < $1", [now - SIGNER_SESSION_KEEP_MS]);
+      await c.query("DELETE FROM signer_spend_days WHERE updated_at < $1", [now - SIGNER_DAY_KEEP_MS]);
       return { logEntries, events };
     });
   }
@@ -477,6 +490,84 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   async endStream(key: string): Promise<void> {
     await this.#claimPool.query("DELETE FROM open_streams WHERE key = $1", [key]);
+  }
+
+  // Per record: the session row locked (FOR UPDATE: replicas record the same sessions), merged,
+  // written when it grew, and the day grown by as much in the same statement's answer.
+  async recordSignerSpend(batch: readonly SignerSpendRecord[]): Promise<SignerSpendResult[]> {
+    const sessions = new Map<SignerSpendRecord, { session: SignerSession; day: string }>();
+    const totals = new Map<string, bigint>();
+    await this.#tx(async (c) => {
+      const growth = new DayGrowth();
+      for (const r of inLockOrder(batch)) {
+        const { rows } = await c.query({
+          name: "signer-session",
+          text: `SELECT signer, state_id, tenant, started_at, start_seq, spent::text AS spent
+            FROM signer_sessions WHERE signer = $1 AND state_id = $2 FOR UPDATE`,
+          values: [r.signer, r.stateId],
+        });
+        const row = rows[0] as Row | undefined;
+        const { session, grew } = mergeSession(row && sessionFromRow(row), r);
+        if (!row || grew > 0n) {
+          await c.query({
+            name: "put-signer-session",
+            text: `INSERT INTO signer_sessions (signer, state_id, tenant, started_at, start_seq, spent, updated_at)
+              VALUES ($1, $2, $3, $4, $5, $6::numeric, $7)
+              ON CONFLICT (signer, state_id) DO UPDATE SET spent = excluded.spent,
+                updated_at = GREATEST(signer_sessions.updated_at, excluded.updated_at)`,
+            values: [
+              r.signer,
+              r.stateId,
+              session.tenant,
+              session.startedAt,
+              session.startSeq,
+              session.spent.toString(),
+              r.at,
+            ],
+          });
+        }
+        sessions.set(r, { session, day: growth.add(r.signer, session.tenant, r.day, grew, r.at) });
+      }
+      for (const g of growth.days()) {
+        const day = await c.query({
+          name: "grow-signer-day",
+          text: `INSERT INTO signer_spend_days (signer, tenant, day, spent, updated_at) VALUES ($1, $2, $3, $4::numeric, $5)
+            ON CONFLICT (signer, tenant, day) DO UPDATE
+              SET spent = signer_spend_days.spent + excluded.spent,
+                updated_at = GREATEST(signer_spend_days.updated_at, excluded.updated_at)
+            RETURNING spent::text AS spent`,
+          values: [g.signer, g.tenant, g.day, g.grew.toString(), g.at],
+        });
+        totals.set(g.key, BigInt((day.rows[0] as Row).spent as string));
+      }
+    });
+    return batch.map((r) => {
+      const { session, day } = sessions.get(r)!;
+      return { session, dayTotal: totals.get(day)! };
+    });
+  }
+
+  async loadSignerSpend(day: string, sessionsSince: number): Promise<SignerSpendSnapshot> {
+    const [days, sessions] = await Promise.all([
+      this.#pool.query(
+        "SELECT signer, tenant, day, spent::text AS spent FROM signer_spend_days WHERE day >= $1",
+        [day],
+      ),
+      this.#pool.query(
+        `SELECT signer, state_id, tenant, started_at, start_seq, spent::text AS spent
+          FROM signer_sessions WHERE updated_at >= $1`,
+        [sessionsSince],
+      ),
+    ]);
+    return {
+      days: (days.rows as Row[]).map((r) => ({
+        signer: r.signer as string,
+        tenant: r.tenant as string,
+        day: r.day as string,
+        spent: BigInt(r.spent as string),
+      })),
+      sessions: (sessions.rows as Row[]).map(sessionFromRow),
+    };
   }
 
   async forgetWebhook(webhookId: string): Promise<void> {
@@ -532,4 +623,15 @@ function deliveryUpdates(batch: readonly Settlement[]) {
   retry.sort((a, b) => a.id - b.id);
   settled.sort((a, b) => a.id - b.id);
   return { retry, settled };
+}
+
+function sessionFromRow(r: Row): SignerSession {
+  return {
+    signer: r.signer as string,
+    stateId: r.state_id as string,
+    tenant: r.tenant as string,
+    startedAt: Number(r.started_at),
+    startSeq: Number(r.start_seq),
+    spent: BigInt(r.spent as string),
+  };
 }

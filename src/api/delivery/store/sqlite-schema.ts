@@ -74,4 +74,27 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     started_at INTEGER NOT NULL
   );
   `,
+  // 3: what remote signers' tenants spent, counted by the auth webhook (signer-spend.ts). Wei as
+  // decimal text (amounts pass 2^63); the API adds them up.
+  `
+  CREATE TABLE signer_sessions (
+    signer TEXT NOT NULL,
+    state_id TEXT NOT NULL,
+    tenant TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    start_seq INTEGER NOT NULL,
+    spent TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (signer, state_id)
+  );
+  CREATE INDEX signer_sessions_updated ON signer_sessions (updated_at);
+  CREATE TABLE signer_spend_days (
+    signer TEXT NOT NULL,
+    tenant TEXT NOT NULL,
+    day TEXT NOT NULL,
+    spent TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (signer, tenant, day)
+  );
+  `,
 ];

@@ -4,6 +4,7 @@
 // LOCKED). Writes come in batches (of enqueues, of settled attempts) so neither backend pays a
 // transaction per attempt.
 import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, NewEvent, WebhookFacts } from "../model.ts";
+import type { SignerSpendRecord, SignerSpendResult, SignerSpendSnapshot } from "./signer-spend.ts";
 
 export interface EnqueueRequest {
   /** With its id (the engine fills in a generated one). */
@@ -118,6 +119,14 @@ export interface DeliveryStore {
   openStream(key: string, now: number, windowMs: number): Promise<number>;
   /** The stream ended: its next start is a new one. */
   endStream(key: string): Promise<void>;
+  /**
+   * Records remote-signer payments the auth webhook allowed (one transaction for the batch):
+   * each session's spend grows to the record's when larger, the tenant's day by as much. Answers
+   * one result per record, in order. Rows go with retention (signer-spend.ts).
+   */
+  recordSignerSpend(batch: readonly SignerSpendRecord[]): Promise<SignerSpendResult[]>;
+  /** The days from `day` on and the sessions paid at or after `sessionsSince` (ms): what a restarted API starts from. */
+  loadSignerSpend(day: string, sessionsSince: number): Promise<SignerSpendSnapshot>;
   close(): Promise<void>;
 }
 

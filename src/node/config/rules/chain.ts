@@ -1,7 +1,7 @@
 // Chain settings: what an on-chain node cannot start without, and a remote RPC only over https.
 import { DEPRECATED_NETWORKS, DEVNET, needsEthController } from "../networks.ts";
 import { type FlagProblem, type FlagRule, problem } from "../problem.ts";
-import { flagText } from "../read.ts";
+import { flagBool, flagText } from "../read.ts";
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
@@ -62,7 +62,8 @@ export const onChainRequirements: FlagRule = ({ values, onChain, network, role }
     "the node exits (it needs a chain RPC)",
     "set -ethUrl to the layer-2 chain's JSON-RPC URL",
   );
-  const gateway = role === "gateway";
+  // A remote signer signs the tickets an on-chain gateway would.
+  const gateway = role === "gateway" || flagBool(values, "remoteSigner");
   missing(
     "ethKeystorePath",
     gateway ? "error" : "warning",

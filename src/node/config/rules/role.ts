@@ -6,7 +6,9 @@ import { flagBool, flagText, isGiven } from "../read.ts";
 
 const ROLE_FLAGS = "-orchestrator, -gateway, -transcoder or -aiWorker";
 
-export const exactlyOneRole: FlagRule = ({ roles }) => {
+export const exactlyOneRole: FlagRule = ({ roles, values }) => {
+  // -remoteSigner is a mode of its own (starter.go: after -redeemer, before -orchestrator).
+  if (flagBool(values, "remoteSigner")) return remoteSignerAlone(roles);
   if (roles.length === 0) {
     return [
       problem(
@@ -32,6 +34,33 @@ export const exactlyOneRole: FlagRule = ({ roles }) => {
     ),
   ];
 };
+
+function remoteSignerAlone(roles: readonly string[]) {
+  const others = roles.filter((r) => r !== "remoteSigner");
+  return others.length === 0
+    ? []
+    : [
+        problem(
+          ["remoteSigner", ...others].join(","),
+          "error",
+          `-remoteSigner with ${others.map((r) => `-${r}`).join(" ")}: a remote signer cannot be combined with another mode`,
+          "run the remote signer as a node of its own",
+        ),
+      ];
+}
+
+/** go-livepeer exits: "Remote signer mode requires on-chain network". */
+export const remoteSignerOnChain: FlagRule = ({ values, onChain }) =>
+  flagBool(values, "remoteSigner") && !onChain
+    ? [
+        problem(
+          "remoteSigner,network",
+          "error",
+          "-remoteSigner on the offchain network: the node exits (Remote signer mode requires on-chain network)",
+          "set -network to a chain, with -ethUrl and the keystore flags",
+        ),
+      ]
+    : [];
 
 export const legacyBroadcaster: FlagRule = ({ values }) =>
   flagBool(values, "broadcaster") && flagBool(values, "gateway")

@@ -1,0 +1,66 @@
+// What a signer node sends its auth webhook (go-livepeer server/remote_signer.go, authLivePayment):
+// POST {headers: <the gateway's request headers, Go's map[string][]string>, state:
+// RemotePaymentState} after the payment state is updated (balance, nonce, LastUpdate) and before
+// it is signed. Go's default JSON names (the field names) are kept; unknown fields are tolerated
+// (a newer node may add some), wrong types are refused.
+import { z } from "zod";
+
+/** The payment types whose cap unit parseRemotePaymentMaxPrice knows. */
+export const PAYMENT_TYPES = ["live", "lv2v", "fixed"] as const;
+export type PaymentType = (typeof PAYMENT_TYPES)[number];
+
+/** parseRemotePaymentMaxPrice: the only unit it accepts for each payment type. */
+export const PRICE_UNIT: Record<PaymentType, string> = {
+  live: "seconds",
+  lv2v: "720p-pixel-seconds",
+  fixed: "fixed",
+};
+
+const int = z.number().int();
+
+export const RemotePaymentStateSchema = z.looseObject({
+  StateID: z.string().max(512).default(""),
+  PMSessionID: z.string().max(512).optional(),
+  /** Go time.Time: RFC 3339 with up to nanoseconds; the zero time is 0001-01-01T00:00:00Z. */
+  LastUpdate: z.string().max(64).optional(),
+  OrchestratorAddress: z.string().max(64).optional(),
+  App: z.string().max(512).default(""),
+  AuthExpiry: int.default(0),
+  SenderNonce: int.optional(),
+  /** big.Rat RatString: "500/1". */
+  Balance: z.string().max(512).default(""),
+  InitialPricePerUnit: int.default(0),
+  InitialPixelsPerUnit: int.default(0),
+  /** live | lv2v | fixed, or "" (a payment for a pixel count, no type). */
+  Type: z.string().max(32).default(""),
+  SequenceNumber: int.min(0).default(0),
+  AuthID: z.string().max(512).default(""),
+});
+
+export const SignerAuthBodySchema = z.looseObject({
+  headers: z.record(z.string(), z.array(z.string())).default({}),
+  state: RemotePaymentStateSchema.nullable().optional(),
+});
+
+export type RemotePaymentState = z.infer<typeof RemotePaymentStateSchema>;
+export type SignerAuthBody = z.infer<typeof SignerAuthBodySchema>;
+
+/** A header of Go's canonical map, whatever its case (the first value). */
+export function headerValue(headers: Record<string, string[]>, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === lower) return v[0];
+  return undefined;
+}
+
+export function isPaymentType(t: string): t is PaymentType {
+  return (PAYMENT_TYPES as readonly string[]).includes(t);
+}
+
+/** ms since the epoch of a Go time (nanoseconds cut to ms); undefined for the zero time or junk. */
+export function goTimeMs(text: string | undefined): number | undefined {
+  if (!text || text.startsWith("0001-01-01")) return undefined;
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(text);
+  if (!m) return undefined;
+  const ms = Date.parse(`${m[1]}.${(m[2] ?? "").padEnd(3, "0").slice(0, 3)}${m[3]}`);
+  return Number.isFinite(ms) ? ms : undefined;
+}

@@ -1,0 +1,98 @@
+// POST /node-hooks/v1/remote-signers/{namespace}/{name}/auth?token=: a RemoteSigner node's auth
+// webhook (-remoteSignerWebhookUrl; go-livepeer authLivePayment). The token is checked against
+// the RemoteSigner's status.hookTokenDigest as the gateway hooks are; a wrong token and an unknown
+// signer get the same 404. A call the hook answers gets HTTP 200 whatever the decision: the
+// signer treats any other HTTP status as its webhook failing (its caller gets a 500), and reads
+// the decision from the body's {status, reason, expiry, auth_id, maxPrice}.
+
+import { performance } from "node:perf_hooks";
+import type { FastifyInstance } from "fastify";
+import { hookTokenMatches, NODE_HOOKS_PREFIX } from "../../schema/node-hooks.ts";
+import type { TokenVerifier } from "../auth/verifier.ts";
+import { HttpError, notFound, serviceUnavailable } from "../errors/http-error.ts";
+import { parseOr422 } from "../errors/validation.ts";
+import { type Caller, decide } from "./decision.ts";
+import type { SignerAuthMetrics } from "./metrics.ts";
+import { headerValue, SignerAuthBodySchema } from "./payment-state.ts";
+import type { SignerSource } from "./signer-cache.ts";
+import type { SpendLedger } from "./spend-ledger.ts";
+
+export interface SignerAuthRoutesOptions {
+  signers: SignerSource;
+  verifier: Pick<TokenVerifier, "verifyHeader">;
+  ledger: SpendLedger;
+  metrics?: SignerAuthMetrics | undefined;
+  now?: () => number;
+}
+
+type AuthRequest = {
+  Params: { namespace: string; name: string };
+  Querystring: { token?: string };
+  Body: unknown;
+};
+
+export const SIGNER_AUTH_ROUTE = `${NODE_HOOKS_PREFIX}/remote-signers/:namespace/:name/auth`;
+
+async function callerOf(
+  verifier: SignerAuthRoutesOptions["verifier"],
+  header: string | undefined,
+): Promise<Caller> {
+  if (!header) return { kind: "anonymous" };
+  try {
+    const p = await verifier.verifyHeader(header);
+    return { kind: "token", sub: p.userId, scopes: p.scopes };
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 401)
+      return { kind: "refused", message: err.messages.join("; ") };
+    throw err;
+  }
+}
+
+export async function signerAuthRoutes(app: FastifyInstance, opts: SignerAuthRoutesOptions): Promise<void> {
+  const now = opts.now ?? Date.now;
+  app.post<AuthRequest>(SIGNER_AUTH_ROUTE, async (req, reply) => {
+    const started = performance.now();
+    if (!opts.signers.synced()) {
+      throw serviceUnavailable(
+        "the API is starting: its RemoteSigner cache has not synced with the cluster yet",
+        2,
+      );
+    }
+    const { namespace, name } = req.params;
+    const signer = opts.signers.get(namespace, name);
+    if (!signer || !hookTokenMatches(req.query.token, signer.hookTokenDigest)) {
+      throw notFound(
+        `no remote signer auth hook matches ${namespace}/${name} with this token: the RemoteSigner was deleted, or its token changed and the node still has the old URL (its pod restarts with the new one)`,
+      );
+    }
+    const body = parseOr422(SignerAuthBodySchema, req.body ?? {}, "body");
+    const caller = await callerOf(opts.verifier, headerValue(body.headers, "Authorization"));
+    const at = now();
+    const key = `${namespace}/${name}`;
+    const state = body.state ?? null;
+    const decision = decide({
+      signer: signer.policy,
+      caller,
+      state,
+      ledger: (tenant) => opts.ledger.view(key, tenant, state?.StateID || undefined, at),
+      now: at,
+    });
+    if (decision.spend && decision.tenant) opts.ledger.record(key, decision.tenant, decision.spend, at);
+    const knownTenant =
+      decision.tenant && signer.policy.tenants.some((t) => t.name === decision.tenant) ? decision.tenant : "";
+    opts.metrics?.observe(
+      namespace,
+      name,
+      knownTenant,
+      decision.outcome,
+      (performance.now() - started) / 1000,
+    );
+    if (decision.outcome !== "allowed") {
+      req.log.info(
+        { signer: key, tenant: knownTenant, status: decision.answer.status, reason: decision.answer.reason },
+        "remote signer payment refused",
+      );
+    }
+    return reply.code(200).send(decision.answer);
+  });
+}
