@@ -36,6 +36,7 @@ import type { RouteContext } from "./route-context.ts";
 import { cliRoutes, httpRoutes } from "./routes.ts";
 import { playScenario, type Scenario } from "./scenario.ts";
 import { serviceServer } from "./service-server.ts";
+import { SignerStartError, startRemoteSigner } from "./signer/remote-signer.ts";
 import { startupLines } from "./startup.ts";
 import { controlFor, type SimulatorControl, SimulatorState } from "./state.ts";
 import { usageText, versionText } from "./usage.ts";
@@ -89,7 +90,8 @@ export interface NodeSimulatorOptions {
 }
 
 export interface NodeSimulator {
-  role: NodeRole;
+  /** The node type: a role, or a -remoteSigner node (signer/). */
+  role: NodeRole | "remoteSigner";
   flags: NodeFlags;
   urls: { cli: string; http?: string; rtmp?: string };
   control: SimulatorControl;
@@ -135,6 +137,7 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
   const chain = chainFileProblems(flags, options.cwd ?? process.cwd());
   for (const [level, where, message] of chain.lines) log(level, where, message);
   if (chain.fatal) throw new NodeStartError(chain.lines.map((l) => l[2]).join("\n"), 1);
+  if (flags.remoteSigner) return startSignerNode(flags, options, log, sink, version);
 
   let node: NodeModel;
   try {
@@ -284,6 +287,51 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
   );
 
   return { role: node.role, flags, urls, control, exited, stop: () => stop(0) };
+}
+
+/** A -remoteSigner node: the key, signatures, tickets and discovery (signer/remote-signer.ts). */
+async function startSignerNode(
+  flags: NodeFlags,
+  options: NodeSimulatorOptions,
+  log: (l: GlogLevel, w: string, m: string) => void,
+  sink: (line: string) => void,
+  version: string,
+): Promise<NodeSimulator> {
+  const hostFor = (hp: HostPort) =>
+    options.podNetwork
+      ? hp.host || "0.0.0.0"
+      : (options.host ?? (LOOPBACK.test(hp.host) ? hp.host : "127.0.0.1"));
+  let signer: Awaited<ReturnType<typeof startRemoteSigner>>;
+  try {
+    signer = await startRemoteSigner({
+      flags,
+      log,
+      hostFor,
+      version,
+      ...(options.timings?.orchWebhookRefreshMs
+        ? { discoveryIntervalMs: options.timings.orchWebhookRefreshMs }
+        : {}),
+    });
+  } catch (err) {
+    if (err instanceof SignerStartError) throw new NodeStartError(err.message, err.exitCode);
+    throw err;
+  }
+  const state = new SimulatorState({ sessionLimit: 0, pricePerUnit: "0", pixelsPerUnit: "1", gpuIds: [] });
+  const control = controlFor(state, (lines) => {
+    for (const line of lines) sink(looksLikeNodeLine(line) ? line : formatGlog("I", "simulator.go:3", line));
+  });
+  let resolveExit!: (code: number) => void;
+  const exited = new Promise<number>((resolve) => {
+    resolveExit = resolve;
+  });
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return exited.then(() => undefined);
+    stopped = true;
+    await signer.stop();
+    resolveExit(0);
+  };
+  return { role: "remoteSigner", flags, urls: signer.urls, control, exited, stop };
 }
 
 function readFlags(

@@ -6,7 +6,19 @@ import { flagBool, flagText, isGiven } from "../read.ts";
 
 const ROLE_FLAGS = "-orchestrator, -gateway, -transcoder or -aiWorker";
 
-export const exactlyOneRole: FlagRule = ({ roles }) => {
+export const exactlyOneRole: FlagRule = ({ roles, values }) => {
+  // -remoteSigner is a node type of its own (doc/remote-signer.md: not combined with a mode flag).
+  if (flagBool(values, "remoteSigner")) {
+    if (roles.length === 0) return [];
+    return [
+      problem(
+        ["remoteSigner", ...roles].join(","),
+        "error",
+        `-remoteSigner with ${roles.map((r) => `-${r}`).join(" ")}: the remote signer is a node type of its own`,
+        "run the signer as its own node, without -orchestrator, -gateway, -transcoder or -aiWorker",
+      ),
+    ];
+  }
   if (roles.length === 0) {
     return [
       problem(
