@@ -24,6 +24,11 @@ import { GatewayAi } from "./ai/gateway-ai.ts";
 import { OrchestratorAi, OrchestratorAiStartError } from "./ai/orchestrator-ai.ts";
 import { simulatedEthClient } from "./chain-client.ts";
 import { chainFileProblems } from "./chain-files.ts";
+import {
+  queryRemoteSigner,
+  type RemoteSignerLink,
+  RemoteSignerQueryError,
+} from "./gateway/remote-signer-client.ts";
 import { gatewayRtmpServer } from "./gateway/rtmp-ingest.ts";
 import { formatGlog, type GlogLevel, looksLikeNodeLine } from "./glog.ts";
 import { closeServer, listen, nodeServer } from "./http-server.ts";
@@ -173,7 +178,17 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
   const onError = (err: unknown) => log("E", "simulator.go:4", `simulator error: ${(err as Error).message}`);
   if (node.role === "orchestrator" || node.role === "gateway") warmWire();
   const eth = node.network !== OFFCHAIN ? simulatedEthClient(flags) : undefined;
-  const parts = roleParts(node, state, log, options.timings ?? {}, eth);
+  // A keyless gateway asks its remote signer first and does not start without it (starter.go).
+  let signer: RemoteSignerLink | undefined;
+  if (node.role === "gateway" && flags.remoteSignerUrl) {
+    try {
+      signer = await queryRemoteSigner(flags.remoteSignerUrl, flags.remoteSignerHeaders, log);
+    } catch (err) {
+      if (err instanceof RemoteSignerQueryError) throw new NodeStartError(err.message, 1);
+      throw err;
+    }
+  }
+  const parts = roleParts(node, state, log, options.timings ?? {}, eth, signer);
   const orchestrator =
     node.role === "orchestrator" ? orchestratorParts(node, state, version, eth, log) : undefined;
   const ctx: RouteContext = {

@@ -13,9 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { ensureGatewaySdk, GATEWAY_DRIVER, type GatewaySdk } from "../../src/dev/python/environment.ts";
 import { freePort } from "../../src/devnet/processes.ts";
+import { pushStream } from "../../src/media/push-stream.ts";
 import { bytesToBigInt, decodeMessage } from "../../src/node/wire/messages.ts";
 import { ticketHash } from "../../src/simulator/signer/tickets.ts";
-import { type NodeSimulator, startNodeSimulator } from "../../src/simulator/simulator.ts";
+import {
+  type NodeSimulator,
+  type NodeStartError,
+  startNodeSimulator,
+} from "../../src/simulator/simulator.ts";
 import { type DevnetBed, startDevnetBed } from "./support/devnet-bed.ts";
 
 const MODEL = "stabilityai/sdxl-turbo";
@@ -221,6 +226,65 @@ describe("a remote signer simulator on the devnet, used by the official Python S
     ]);
     expect(r.code).toBe(1);
     expect(String(r.json.error)).toMatch(/HTTP 403 .*tenant acme is over its daily budget/);
+  });
+
+  it("a keyless gateway (-remoteSignerUrl, off chain) takes the signer's address, finds the orchestrator through the signer and is quoted; its transcoding segments carry no payment, as upstream's, so the on-chain orchestrator refuses them (ErrSegSig)", async () => {
+    const lines: string[] = [];
+    const gateway = await startNodeSimulator({
+      argv: [
+        "-gateway",
+        `-remoteSignerUrl=${signerUrl()}`,
+        "-remoteSignerHeaders=Authorization:Bearer gw-token",
+        "-httpAddr=127.0.0.1:0",
+        "-cliAddr=127.0.0.1:0",
+        "-rtmpAddr=127.0.0.1:0",
+      ],
+      log: (l) => lines.push(l),
+    });
+    try {
+      const text = lines.join("\n");
+      expect(text).toContain(`Retrieving OrchestratorInfo fields from remote signer: ${signerUrl()}`);
+      expect(text).toContain(
+        `Using Ethereum address from remote signer: ${getAddress(bed.account("gateway-0").address)}`,
+      );
+      expect(text).toContain(
+        `Using remote signer orchestrator discovery endpoint ${signerUrl()}/discover-orchestrators`,
+      );
+      expect(text).not.toContain("No orchestrator specified");
+      const pushed = await pushStream({
+        gateway: gateway.urls.http!,
+        name: "keyless",
+        segments: 2,
+        realtime: false,
+      });
+      // The signer pays only live AI (server/live_payment.go): a segment's payment is empty and
+      // its creds unsigned, so each attempt is refused and the push fails.
+      expect(pushed.segments.map((x) => x.status)).toEqual([500, 500]);
+      const after = lines.join("\n");
+      // Quoted (the signer's signature passed GetOrchestrator), then the segment refused.
+      expect(after).toMatch(/Done fetching orch info orchs=1\/1 responses=1\/1/);
+      expect(after).toMatch(
+        /Error submitting segment statusCode=403 orch=https:\/\/127\.0\.0\.1:\d+ err="ErrSegSig\\n"/,
+      );
+    } finally {
+      await gateway.stop();
+    }
+    // Without its signer the gateway does not start (exit 1), as the node.
+    const refused = await startNodeSimulator({
+      argv: [
+        "-gateway",
+        `-remoteSignerUrl=http://127.0.0.1:${await freePort()}`,
+        "-httpAddr=127.0.0.1:0",
+        "-cliAddr=127.0.0.1:0",
+        "-rtmpAddr=127.0.0.1:0",
+      ],
+      log: () => {},
+    }).then(
+      (g) => g.stop().then(() => undefined),
+      (err: NodeStartError) => err,
+    );
+    expect(refused?.exitCode).toBe(1);
+    expect(refused?.message).toMatch(/^Unable to query remote signer: failed to call remote signer: /);
   });
 
   it("the keystore files the signer read stay the only holders of the key (nothing logged)", () => {

@@ -38,6 +38,11 @@ export class OrchestratorConnections {
     return connection;
   }
 
+  /** The gateway holds its own key (on chain): its segments name it as the payment's sender. */
+  get ownKey(): boolean {
+    return this.#identityFrom === undefined && this.#eth !== undefined;
+  }
+
   /** Who the gateway is when it asks (signed once, then kept). */
   identity(): Promise<OrchestratorIdentity> {
     if (this.#identityFrom) return this.#identityFrom();
