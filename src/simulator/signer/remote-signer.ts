@@ -7,11 +7,12 @@
 // -remoteSignerAllowNoAuth (0.9.0), with the node's words and exit code 2.
 import type { Server } from "node:http";
 import type { Wallet } from "ethers";
+import { findKeystoreFile, unlockKeystore } from "../../devnet/keystore.ts";
 import { defaultAddr, formatHostPort, type HostPort } from "../../node/config/addresses.ts";
 import type { NodeFlags } from "../../node/config/flag-table.ts";
 import { OFFCHAIN } from "../../node/config/networks.ts";
 import { parseDecimal, type Rational, rational } from "../../node/pricing/rational.ts";
-import { simulatedEthClient } from "../chain-client.ts";
+import { passwordOf, simulatedEthClient } from "../chain-client.ts";
 import { fundDepositAndReserve } from "../cli-chain-routes.ts";
 import { redactedUrl } from "../gateway/auth-webhook.ts";
 import { OrchestratorConnections } from "../gateway/orchestrator-connections.ts";
@@ -95,9 +96,13 @@ export async function startRemoteSigner(o: RemoteSignerOptions): Promise<Running
     throw new SignerStartError(refusal, 2);
   }
   const eth = simulatedEthClient(flags);
+  // The key is unlocked at start; the chain is read when a payment needs it (as the simulator's
+  // other roles, a signer whose chain is down still starts).
   let wallet: Wallet;
   try {
-    wallet = await eth.wallet();
+    if (!flags.ethKeystorePath)
+      throw new Error("no -ethKeystorePath: the signer has no account to sign with");
+    wallet = await unlockKeystore(findKeystoreFile(flags.ethKeystorePath), passwordOf(flags.ethPassword));
   } catch (err) {
     const message = (err as Error).message;
     log("F", "starter.go:826", message);
@@ -143,21 +148,20 @@ export async function startRemoteSigner(o: RemoteSignerOptions): Promise<Running
   }
   let discovery: RemoteDiscovery | undefined;
   if (flags.remoteDiscovery) {
-    if (pool) {
-      discovery = new RemoteDiscovery({
-        pool,
-        connections,
-        maxPrice: configuredMaxPrice(flags),
-        intervalMs: o.discoveryIntervalMs ?? durationMs(flags.liveAICapReportInterval, 25 * 60_000),
-        log,
-      });
-    } else {
+    if (!pool) {
       log(
         "W",
         "simulator.go:41",
         "Simulated: -remoteDiscovery without -orchAddr or -orchWebhookUrl: the node polls the orchestrators registered on chain; the simulator does not, so /discover-orchestrators stays 503 (cache empty)",
       );
     }
+    discovery = new RemoteDiscovery({
+      pool: pool ?? staticPool([]),
+      connections,
+      maxPrice: configuredMaxPrice(flags),
+      intervalMs: o.discoveryIntervalMs ?? durationMs(flags.liveAICapReportInterval, 25 * 60_000),
+      log,
+    });
   }
 
   const cliHp = defaultAddr(flags.cliAddr ?? "", "127.0.0.1", SIGNER_CLI_PORT);
