@@ -15,7 +15,7 @@ import { rational } from "../src/node/pricing/rational.ts";
 import { bigIntToBytes, encodeMessage } from "../src/node/wire/messages.ts";
 import { http } from "../src/process/builtin-http.ts";
 import { generateLivePayment } from "../src/simulator/signer/live-payment.ts";
-import { nodeSign, orchestratorInfoSignature } from "../src/simulator/signer/signatures.ts";
+import { nodeSign } from "../src/simulator/signer/signatures.ts";
 import { MAX_WIN_PROB } from "../src/simulator/signer/tickets.ts";
 import { startNodeSimulator } from "../src/simulator/simulator.ts";
 
