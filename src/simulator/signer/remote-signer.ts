@@ -1,6 +1,6 @@
 // A node in -remoteSigner mode (server/remote_signer.go, cmd/livepeer/starter/starter.go): on chain
 // only, it holds the account's key (the keystore, unlocked at start) and serves on -httpAddr
-// (default 127.0.0.1:8935, plain HTTP) POST /sign-orchestrator-info, POST /generate-live-payment
+// (default 127.0.0.1:8935, plain HTTP) /healthz, POST /sign-orchestrator-info, POST /generate-live-payment
 // and, with -remoteDiscovery, GET /discover-orchestrators; its CLI port (default 127.0.0.1:3935)
 // answers /status and /fundDepositAndReserve (the deposit that pays is this account's). It refuses
 // to start off chain, and on a public -httpAddr without -remoteSignerWebhookUrl unless
@@ -199,6 +199,11 @@ export async function startRemoteSigner(o: RemoteSignerOptions): Promise<Running
   const chain = senderFacts(eth, wallet.address);
   const limits = signerLimits(flags);
   const routes: Record<string, Handler> = {
+    // The node's HTTP mux is shared with the media server, which registered /healthz on it.
+    "/healthz": (_req, res) => {
+      res.writeHead(200);
+      res.end();
+    },
     "/sign-orchestrator-info": async (req, res) => {
       if (req.method !== "POST") return methodNotAllowed(res);
       for await (const _ of req) {

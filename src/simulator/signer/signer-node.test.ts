@@ -88,6 +88,7 @@ describe("a -remoteSigner node simulator", () => {
     expect(verifyMessage(orchestratorInfoMessage(wallet.address), body.signature)).toBe(wallet.address);
     expect((await fetch(`${sim!.urls.http}/sign-orchestrator-info`)).status).toBe(405);
     expect((await fetch(`${sim!.urls.http}/discover-orchestrators`)).status).toBe(404);
+    expect((await fetch(`${sim!.urls.http}/healthz`)).status).toBe(200);
   });
 
   it("-remoteDiscovery with no orchestrator source answers 503 (cache empty), as the node before its first poll", async () => {
