@@ -58,6 +58,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     what: "remote signers' auth webhook (JWT, decision, spend written behind to SQLite) vs a bare fastify route (decisions/s, ratio, p99 at half the peak rate)",
     quick: ["--concurrency", "8", "--seconds", "5"],
   },
+  "remote-signer-signatures": {
+    what: "the simulated remote signer's ECDSA signatures per second: bare, over /sign-orchestrator-info, and per live payment (a figure)",
+    quick: ["--seconds", "2", "--concurrency", "8"],
+  },
   transport: {
     what: "the Kubernetes client's transport vs client-node's stock client",
     quick: ["--n", "1000", "--concurrency", "16"],
