@@ -420,7 +420,10 @@ function readFlags(
     const errors = problems.filter((x) => x.severity === "error");
     if (errors.length > 0) {
       for (const p of errors) log("F", "starter.go:0", `${p.message} - ${p.fix}`);
-      throw new NodeStartError(errors.map((p) => `${p.message} - ${p.fix}`).join("\n"), 1);
+      throw new NodeStartError(
+        errors.map((p) => `${p.message} - ${p.fix}`).join("\n"),
+        Math.max(...errors.map((p) => p.exitCode ?? 1)),
+      );
     }
     return resolved.flags;
   } catch (err) {

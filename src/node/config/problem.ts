@@ -11,6 +11,8 @@ export interface FlagProblem {
   severity: "error" | "warning";
   message: string;
   fix: string;
+  /** The node's exit status when this stops it: glog.Exit's 1 unless the node calls its own exit() (2). */
+  exitCode?: 1 | 2;
 }
 
 /** What every rule gets: the values plus the facts most rules need. */

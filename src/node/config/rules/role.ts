@@ -53,12 +53,16 @@ function remoteSignerAlone(roles: readonly string[]) {
 export const remoteSignerOnChain: FlagRule = ({ values, onChain }) =>
   flagBool(values, "remoteSigner") && !onChain
     ? [
-        problem(
-          "remoteSigner,network",
-          "error",
-          "-remoteSigner on the offchain network: the node exits (Remote signer mode requires on-chain network)",
-          "set -network to a chain, with -ethUrl and the keystore flags",
-        ),
+        {
+          // starter.go's exit(): status 2.
+          ...problem(
+            "remoteSigner,network",
+            "error",
+            "-remoteSigner on the offchain network: the node exits (Remote signer mode requires on-chain network)",
+            "set -network to a chain, with -ethUrl and the keystore flags",
+          ),
+          exitCode: 2,
+        },
       ]
     : [];
 
