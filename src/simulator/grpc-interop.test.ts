@@ -3,6 +3,7 @@
 // lp_rpc.proto (src/node/wire), over TLS trusting the certificate the orchestrator made at start
 // (as the official Python SDK trusts it on first use), with the client's own hostname check.
 
+import { tmpdir } from "node:os";
 import { connect } from "node:tls";
 import {
   credentials,
@@ -71,8 +72,20 @@ async function orchestrator(...flags: string[]): Promise<{
 const GATEWAY_ADDRESS = "0x2222222222222222222222222222222222222222";
 
 describe("a simulated orchestrator read by grpc-js with lp_rpc.proto's types", () => {
-  it("GetOrchestrator: service URI, the asking gateway's price, capabilities marked simulated, GPUs, an auth token", async () => {
-    const o = await orchestrator("-pricePerUnit=1000", "-pixelsPerUnit=1", "-nvidia=0", "-maxSessions=7");
+  it("GetOrchestrator: service URI, the asking gateway's price (on chain), capabilities marked simulated, GPUs, an auth token", async () => {
+    // On chain with no chain behind -ethUrl: prices answer, ticket parameters are left out.
+    const o = await orchestrator(
+      "-network=devnet",
+      "-ethUrl=http://127.0.0.1:9",
+      "-ethController=0x77A0865438f2EfD65667362D4a8937537CA7a5EF",
+      `-ethKeystorePath=${tmpdir()}`,
+      "-ethPassword=secret",
+      "-autoAdjustPrice=false",
+      "-pricePerUnit=1000",
+      "-pixelsPerUnit=1",
+      "-nvidia=0",
+      "-maxSessions=7",
+    );
     await fetch(`${o.sim.urls.cli}/setPriceForBroadcaster`, {
       method: "POST",
       body: new URLSearchParams({

@@ -28,7 +28,6 @@ export interface RouteContext {
   /** AI jobs: an orchestrator's runners, a gateway's routing (ai/). */
   ai?: {
     extendHttpRoutes(routes: Record<string, Handler>): void;
-    extendCliRoutes?(routes: Record<string, Handler>): void;
   };
   /** The node's Ethereum client (on-chain nodes only): the duty endpoints send real transactions. */
   eth?: SimulatedEthClient;

@@ -30,6 +30,7 @@ import {
   orchestratorPool,
   type Pool,
 } from "./pool.ts";
+import type { Quote } from "./quotes.ts";
 import { GATEWAY_LIVE, gatewayRole } from "./role.ts";
 
 export interface GatewayPlanInput {
@@ -45,6 +46,13 @@ export interface GatewayPlanInput {
   hookTokenDigest?: string;
   /** The node's ConfigMap annotations before this reconcile (what its config file holds). */
   recorded?: Record<string, string>;
+  /**
+   * On chain: what the orchestrators quoted this gateway, as its node lists them (the doctor's
+   * read of /getNetworkCapabilities); absent: not read (yet).
+   */
+  quotes?: readonly Quote[] | undefined;
+  /** RFC 3339, to the second (when a quote is first read). */
+  now?: string;
 }
 
 export interface GatewayPlan {
@@ -116,12 +124,18 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
     maxPricePerUnit: spec.maxPricePerUnit ?? "0",
     pixelsPerUnit: spec.pixelsPerUnit,
   };
+  const onChain = (spec.network ?? "offchain") !== "offchain";
   const pool = discovery
     ? orchestratorPool(
         spec.orchestrators.selector ?? {},
         input.orchestrators,
         input.addressing,
-        priceCheck(cap),
+        onChain ? priceCheck(cap) : () => undefined,
+        {
+          quotes: onChain ? input.quotes : undefined,
+          previous: gateway.status?.orchestrators,
+          ...(input.now ? { now: input.now } : {}),
+        },
       )
     : undefined;
   const aiFindings = pool ? aiFindingsOf(spec, pool, input.orchestrators) : [];
@@ -132,10 +146,12 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
     ...(pool ? { pool } : {}),
     aiFindings,
     price: pool
-      ? priceCompatibility(
-          cap,
-          pool.given.flatMap((g) => offerOf(g.name, g)),
-        )
+      ? onChain || pool.given.length === 0
+        ? priceCompatibility(
+            cap,
+            pool.given.flatMap((g) => offerOf(g.name, g)),
+          )
+        : offchainPrice(pool)
       : staticPrice(spec),
     holds: holds(devnet, discovery, env.length > 0, input),
     problems: node.problems,
@@ -193,17 +209,38 @@ function priceCheck(cap: GatewayPriceCap) {
 
 function offerOf(
   name: string,
-  p: { pricePerUnit?: string; pixelsPerUnit?: number; source?: KnownPrice["source"] },
+  p: {
+    pricePerUnit?: string;
+    pixelsPerUnit?: number;
+    source?: KnownPrice["source"];
+    priceSource?: KnownPrice["source"];
+  },
 ): OrchestratorPrice[] {
   if (p.pricePerUnit === undefined) return [];
+  // A quote is the node's own answer, as an advertised price is: the ticket overhead is in it.
+  const source = p.source ?? p.priceSource ?? "advertised";
   return [
     {
       name,
       pricePerUnit: p.pricePerUnit,
       pixelsPerUnit: p.pixelsPerUnit ?? 1,
-      source: p.source ?? "advertised",
+      source: source === "configured" ? "configured" : "advertised",
     },
   ];
+}
+
+/**
+ * Off chain an orchestrator quotes no price (it has no ticket recipient) and the gateway selects
+ * without one (server/selection.go: off chain, orchestrators in order; filterByMaxPrice with no
+ * prices keeps them all): the cap decides nothing, so nothing is compared.
+ */
+function offchainPrice(pool: Pool): GatewayPlan["price"] {
+  return {
+    status: "True",
+    reason: "OffchainNoPrices",
+    message: `off chain, orchestrators quote no price and the gateway applies no price cap: it uses all ${pool.given.length} it is given (${pool.given.map((g) => g.name).join(", ")})`,
+    severity: "none",
+  };
 }
 
 function staticPrice(spec: StoredGateway["spec"]): GatewayPlan["price"] {
