@@ -218,8 +218,17 @@ async function readQuotes(
   }
 }
 
-/** The listed orchestrators that carry a price a gateway can compare (pixelsPerUnit > 0). */
+/**
+ * The listed orchestrators that carry a price a gateway can compare (pixelsPerUnit > 0), in a
+ * stable order (the node lists them as their answers came in).
+ */
 export function quotesOf(orchestrators: readonly NetworkOrchestrator[]): Quote[] {
+  const key = (q: Quote) =>
+    `${q.orchUri ?? ""} ${q.addresses.join(" ")} ${q.pricePerUnit}/${q.pixelsPerUnit}`;
+  return quoteList(orchestrators).sort((a, b) => key(a).localeCompare(key(b)));
+}
+
+function quoteList(orchestrators: readonly NetworkOrchestrator[]): Quote[] {
   return orchestrators.flatMap((o) => {
     const p = o.priceInfo;
     if (!p || !/^\d+$/.test(p.pixelsPerUnit) || BigInt(p.pixelsPerUnit) <= 0n) return [];

@@ -332,6 +332,38 @@ describe("a Gateway's prices from what its node says the orchestrators quoted it
   });
 });
 
+describe("AI price caps against the models' prices", () => {
+  const aiOrchestrator: OrchestratorView = {
+    ...ready("ai", "100"),
+    spec: {
+      pricePerUnit: "100",
+      ai: {
+        models: [{ pipeline: "text-to-image", model_id: "m", price_per_unit: 5000, pixels_per_unit: 1 }],
+      },
+    },
+    status: {
+      ...ready("ai", "100").status,
+      ai: { models: [{ pipeline: "text-to-image", modelId: "m", ready: true }] },
+    },
+  };
+  const caps = {
+    maxPricePerCapability: [{ pipeline: "text-to-image", modelId: "m", maxPricePerUnit: "100" }],
+  };
+  it.each([
+    [
+      "on chain, every orchestrator serving the model above the cap: AIPriceCapTooLow",
+      ON_CHAIN,
+      ["AIPriceCapTooLow"],
+    ],
+    ["off chain, where no capability price is quoted and the caps decide nothing: no finding", {}, []],
+  ])("%s", (_n, network, want) => {
+    const plan = planGateway(
+      input({ ...selector, ...network, ...caps }, { orchestrators: [aiOrchestrator] }),
+    );
+    expect(plan.aiFindings.map((f) => f.id)).toEqual(want);
+  });
+});
+
 describe("a Gateway whose image's go-livepeer release is named in its tag", () => {
   it("a rendered flag the release lacks is refused before rollout, naming the flag, the release and the fix", () => {
     const i = input({ ...selector, image: "livepeer/go-livepeer:0.7.5" });

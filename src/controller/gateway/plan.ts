@@ -138,7 +138,7 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
         },
       )
     : undefined;
-  const aiFindings = pool ? aiFindingsOf(spec, pool, input.orchestrators) : [];
+  const aiFindings = pool ? aiFindingsOf(spec, pool, input.orchestrators, onChain) : [];
   return {
     node,
     discovery,
@@ -160,7 +160,12 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
 }
 
 /** AI: what the gateway caps or is asked for against the models the given orchestrators serve. */
-function aiFindingsOf(spec: StoredGateway["spec"], pool: Pool, orchestrators: readonly OrchestratorView[]) {
+function aiFindingsOf(
+  spec: StoredGateway["spec"],
+  pool: Pool,
+  orchestrators: readonly OrchestratorView[],
+  onChain: boolean,
+) {
   const asks = gatewayAiAsks(spec);
   if (asks.length === 0) return [];
   const given = pool.given.flatMap((g) => orchestrators.filter((o) => o.metadata?.name === g.name));
@@ -187,7 +192,8 @@ function aiFindingsOf(spec: StoredGateway["spec"], pool: Pool, orchestrators: re
   );
   return [
     noAiCapableOrchestrator(aiCoverage(asks, offers), pool.given.length),
-    aiPriceCapTooLow(spec.maxPricePerCapability ?? [], prices),
+    // Off chain orchestrators quote no capability price and the caps decide nothing.
+    onChain ? aiPriceCapTooLow(spec.maxPricePerCapability ?? [], prices) : undefined,
   ].filter((f) => f !== undefined);
 }
 
