@@ -288,7 +288,7 @@ export const GivenOrchestratorSchema = z
       .max(64)
       .optional()
       .describe(
-        "When the controller first read this quote from the gateway's node (RFC 3339; kept while the quoted price stays the same). The node asks its orchestrators again every -liveAICapReportInterval (default 25m).",
+        "When the controller first read this quote from the gateway's node (RFC 3339; kept while the quoted price stays the same). The node asks its orchestrators again every 25 minutes (from go-livepeer 0.8.10: -liveAICapReportInterval).",
       ),
     priceCompatible: z
       .boolean()
