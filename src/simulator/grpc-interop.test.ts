@@ -14,8 +14,10 @@ import {
   status,
 } from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
+import { type HDNodeWallet, Wallet } from "ethers";
 import { afterEach, describe, expect, it } from "vitest";
 import { PROTO_PATH } from "../node/wire/messages.ts";
+import { signedIdentity } from "../node/wire/signed-identity.ts";
 import type { NodeSimulator } from "./simulator.ts";
 import { loopbackOrchestrator } from "./testing/wire.ts";
 
@@ -69,7 +71,13 @@ async function orchestrator(...flags: string[]): Promise<{
   return { sim, lines, call };
 }
 
-const GATEWAY_ADDRESS = "0x2222222222222222222222222222222222222222";
+// On chain an orchestrator answers signed requests (core/orchestrator.go VerifySig): both askers sign.
+const gatewayWallet = Wallet.createRandom();
+const GATEWAY_ADDRESS = gatewayWallet.address;
+const signed = (wallet: Wallet | HDNodeWallet) => {
+  const { address, sig } = signedIdentity(wallet as Wallet);
+  return { address, sig };
+};
 
 describe("a simulated orchestrator read by grpc-js with lp_rpc.proto's types", () => {
   it("GetOrchestrator: service URI, the asking gateway's price (on chain), capabilities marked simulated, GPUs, an auth token", async () => {
@@ -95,7 +103,7 @@ describe("a simulated orchestrator read by grpc-js with lp_rpc.proto's types", (
       }),
     }).then((r) => expect(r.status).toBe(200));
 
-    const anonymous = await o.call("GetOrchestrator", {});
+    const anonymous = await o.call("GetOrchestrator", signed(Wallet.createRandom()));
     expect(anonymous.transcoder).toBe("https://127.0.0.1:8935");
     expect(anonymous.priceInfo).toMatchObject({ pricePerUnit: "1000", pixelsPerUnit: "1" });
     const caps = anonymous.capabilities as { version: string; capacities: Record<string, number> };
@@ -109,9 +117,7 @@ describe("a simulated orchestrator read by grpc-js with lp_rpc.proto's types", (
     expect(token.token).toHaveLength(32);
     expect(token.sessionId).toMatch(/^[0-9a-f]{8}$/);
 
-    const asGateway = await o.call("GetOrchestrator", {
-      address: Buffer.from(GATEWAY_ADDRESS.slice(2), "hex"),
-    });
+    const asGateway = await o.call("GetOrchestrator", signed(gatewayWallet));
     expect(asGateway.priceInfo).toMatchObject({ pricePerUnit: "200", pixelsPerUnit: "1" });
   });
 

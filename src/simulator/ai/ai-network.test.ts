@@ -15,6 +15,7 @@ import {
   type NodeStartError,
   startNodeSimulator,
 } from "../simulator.ts";
+import { testAccountFlags } from "../testing/keystore.ts";
 import { getOrchestrator, serviceFetch } from "../testing/wire.ts";
 
 const stoppers: (() => Promise<void>)[] = [];
@@ -126,6 +127,11 @@ const NO_CHAIN = [
   "-ethPassword=secret",
   "-autoAdjustPrice=false",
   "-liveAICapReportInterval=200ms",
+];
+/** An on-chain gateway with an account of its own: it signs its GetOrchestrator requests. */
+const gatewayOnChain = async () => [
+  ...NO_CHAIN.filter((f) => !/^-eth(KeystorePath|Password)=/.test(f)),
+  ...(await testAccountFlags(mkdtempSync(path.join(dir, "gateway-account-")))),
 ];
 
 const orchestrator = (extra: string[]) =>
@@ -273,7 +279,7 @@ describe("AI through the simulated network", () => {
     ]);
     const aiOrch = await orchestrator(["-aiWorker", `-aiModels=${models}`, "-pricePerUnit=7", ...NO_CHAIN]);
     const videoOrch = await orchestrator(["-transcoder", "-pricePerUnit=9", ...NO_CHAIN]);
-    const gw = await gateway([aiOrch.sim, videoOrch.sim], NO_CHAIN);
+    const gw = await gateway([aiOrch.sim, videoOrch.sim], await gatewayOnChain());
     // The node polls at start and every -liveAICapReportInterval; until one answered, 500.
     let network: Awaited<ReturnType<typeof readNetworkCapabilities>> | undefined;
     const deadline = Date.now() + 10_000;
@@ -462,7 +468,10 @@ describe("AI through the simulated network", () => {
     const cheap = JSON.stringify({
       capabilities_prices: [{ pipeline: "text-to-image", model_id: MODEL, price_per_unit: 100 }],
     });
-    const capped = await gateway([orch.sim], [`-maxPricePerCapability=${cheap}`, ...NO_CHAIN]);
+    const capped = await gateway(
+      [orch.sim],
+      [`-maxPricePerCapability=${cheap}`, ...(await gatewayOnChain())],
+    );
     expect(
       capped.lines.some((l) =>
         l.includes(
@@ -478,7 +487,7 @@ describe("AI through the simulated network", () => {
     const enough = JSON.stringify({
       capabilities_prices: [{ pipeline: "text-to-image", price_per_unit: 5000 }],
     });
-    const ok = await gateway([orch.sim], [`-maxPricePerCapability=${enough}`, ...NO_CHAIN]);
+    const ok = await gateway([orch.sim], [`-maxPricePerCapability=${enough}`, ...(await gatewayOnChain())]);
     expect(
       (await textToImage(ok.sim.urls.http!, { prompt: "x", model_id: MODEL, width: 8, height: 8 })).status,
     ).toBe(200);

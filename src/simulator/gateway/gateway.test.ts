@@ -1,15 +1,18 @@
 // A simulated gateway and simulated orchestrators on loopback, talking real HTTP to each other and
 // to webhook servers of the test: streams in, HLS out, sessions, caps, discovery and auth.
 import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
+import path from "node:path";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { pushStream } from "../../media/push-stream.ts";
 import { TestStream } from "../../media/test-stream.ts";
 import { LogClassifier } from "../../node/diagnosis/classifier.ts";
 import { type NodeSimulator, type NodeSimulatorOptions, startNodeSimulator } from "../simulator.ts";
+import { testAccountFlags } from "../testing/keystore.ts";
 import { getOrchestrator, priceOf } from "../testing/wire.ts";
 
 const running: NodeSimulator[] = [];
@@ -48,6 +51,13 @@ const NO_CHAIN = [
   `-ethKeystorePath=${tmpdir()}`,
   "-ethPassword=secret",
   "-autoAdjustPrice=false",
+];
+const accounts = mkdtempSync(path.join(tmpdir(), "gateway-accounts-"));
+afterAll(() => rmSync(accounts, { recursive: true, force: true }));
+/** An on-chain gateway with an account of its own: it signs its GetOrchestrator requests. */
+const gatewayOnChain = async () => [
+  ...NO_CHAIN.filter((f) => !/^-eth(KeystorePath|Password)=/.test(f)),
+  ...(await testAccountFlags(mkdtempSync(path.join(accounts, "gw-")))),
 ];
 
 const orchestrator = (...flags: string[]) =>
@@ -251,7 +261,11 @@ describe("gateway simulator: a stream through the simulated network", () => {
   it("on chain, a cap below every price: no orchestrator is used, the node's lines say why; raised live, the next segment goes through", async () => {
     const a = await orchestrator("-pricePerUnit=1000", ...NO_CHAIN);
     const b = await orchestrator("-pricePerUnit=1200", ...NO_CHAIN);
-    const g = await gateway([`-orchAddr=${a.address},${b.address}`, "-maxPricePerUnit=100", ...NO_CHAIN]);
+    const g = await gateway([
+      `-orchAddr=${a.address},${b.address}`,
+      "-maxPricePerUnit=100",
+      ...(await gatewayOnChain()),
+    ]);
     const refused = await push(g, "cheap");
     expect(refused.segments[0]).toMatchObject({ status: 503, body: "No sessions available\n" });
     const text = g.lines.join("\n");
