@@ -68,7 +68,11 @@ beforeAll(async () => {
   pool = await createNodePool(kubeConfig(), `${ns.name}-cpu`, [
     defaultFleet.find((n) => n.name === "cpu-only")!,
   ]);
-  sims = startSimulatorFleet(kubeConfig(), simDir, (l) => simLog.push(l), { namespace: ns.name });
+  // The gateway asks the discovery hook every 500 ms (the node: every minute).
+  sims = startSimulatorFleet(kubeConfig(), simDir, (l) => simLog.push(l), {
+    namespace: ns.name,
+    timings: { orchWebhookRefreshMs: 500 },
+  });
   api = await startTestApi("default", { nodeHooks: true });
   manager = await startTestManager(
     "chain-price-test",
