@@ -314,12 +314,29 @@ export const GivenOrchestratorSchema = z
       .string()
       .max(96)
       .optional()
-      .describe("Its price as its node reports it (else its spec): wei, or with a currency suffix."),
+      .describe(
+        "Its price per pixelsPerUnit pixels, from where priceSource says: wei, or with a currency suffix.",
+      ),
     pixelsPerUnit: z.int().min(1).optional().describe("How many pixels pricePerUnit buys."),
+    priceSource: z
+      .enum(["quoted", "advertised", "configured"])
+      .optional()
+      .describe(
+        "Where pricePerUnit comes from: quoted (on chain: what it quoted this gateway, as the gateway's node lists it at /getNetworkCapabilities; ticket overhead included), advertised (its GetOrchestrator answer to the controller), or configured (its spec; the node adds the ticket overhead with autoAdjustPrice).",
+      ),
+    quotedAt: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(
+        "When the controller first read this quote from the gateway's node (RFC 3339; kept while the quoted price stays the same). The node asks its orchestrators again every 25 minutes (from go-livepeer 0.8.10: -liveAICapReportInterval).",
+      ),
     priceCompatible: z
       .boolean()
       .optional()
-      .describe("Whether the gateway's cap reaches that price; absent when the two cannot be compared."),
+      .describe(
+        "Whether the gateway's cap reaches that price; absent when the two cannot be compared, and off chain, where orchestrators quote no price and the gateway applies no cap.",
+      ),
   })
   .describe("An orchestrator the gateway was given by the operator's discovery hook.");
 

@@ -133,6 +133,8 @@ export const OrchestratorStatusSchema = z
     lastRewardRound: statusFacts.lastRewardRound,
     pricePerUnit: statusFacts.pricePerUnit,
     pixelsPerUnit: statusFacts.pixelsPerUnit,
+    priceSource: statusFacts.priceSource,
+    quotes: statusFacts.quotes,
     // AI (spec.ai)
     ai: AiStatusSchema.optional(),
     reward: RewardStatusSchema.optional(),

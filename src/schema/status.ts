@@ -52,9 +52,40 @@ export const statusFacts = {
     .max(96)
     .optional()
     .describe(
-      'The price the node advertises per pixelsPerUnit pixels, as its GetOrchestrator answer says it (ticket overhead included): wei ("1000").',
+      'The orchestrator\'s price per pixelsPerUnit pixels, from where priceSource says: wei ("1000"), or with a currency suffix when configured.',
     ),
   pixelsPerUnit: z.int().min(1).optional().describe("How many pixels pricePerUnit buys."),
+  priceSource: z
+    .enum(["advertised", "configured"])
+    .optional()
+    .describe(
+      "Where pricePerUnit comes from: advertised (the node's GetOrchestrator answer to the controller, ticket overhead included) or configured (the spec: no answer carried a price. Off chain the node quotes none; on chain it quotes only a signed, funded asker: see quotes for what it quoted each Gateway).",
+    ),
+  quotes: z
+    .array(
+      z
+        .strictObject({
+          gateway: z.string().max(253).describe("The Gateway resource in this namespace."),
+          pricePerUnit: z
+            .string()
+            .max(96)
+            .describe(
+              "What the orchestrator quoted that gateway per pixelsPerUnit pixels, in wei (ticket overhead included).",
+            ),
+          pixelsPerUnit: z.int().min(1).describe("How many pixels pricePerUnit buys."),
+          quotedAt: z
+            .string()
+            .max(64)
+            .optional()
+            .describe("When the controller first read this quote from the gateway's node (RFC 3339)."),
+        })
+        .describe("A price the orchestrator quoted a gateway, as that gateway's node lists it."),
+    )
+    .max(256)
+    .optional()
+    .describe(
+      "On chain: the price the orchestrator quoted each Gateway that selects it, read from that gateway's node (GET /getNetworkCapabilities on its CLI port, which lists the answers its orchestrators gave it).",
+    ),
   deposit: z
     .string()
     .max(96)

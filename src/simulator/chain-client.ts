@@ -43,6 +43,18 @@ export function passwordOf(value: string | undefined): string {
 }
 
 export function simulatedEthClient(flags: NodeFlags): SimulatedEthClient {
+  // The key needs no chain: signing (GetOrchestrator requests, Ping) works while the RPC is down.
+  let unlocked: Promise<Wallet> | undefined;
+  const unlock = () => {
+    unlocked ??= (async () => {
+      if (!flags.ethKeystorePath) throw new ChainActionError("no -ethKeystorePath: the node has no account");
+      return unlockKeystore(findKeystoreFile(flags.ethKeystorePath), passwordOf(flags.ethPassword));
+    })();
+    unlocked.catch(() => {
+      unlocked = undefined;
+    });
+    return unlocked;
+  };
   let connected: Promise<{ chain: ChainConnection; wallet: Wallet; controller: string }> | undefined;
   const connect = () => {
     connected ??= (async () => {
@@ -50,10 +62,7 @@ export function simulatedEthClient(flags: NodeFlags): SimulatedEthClient {
       if (!flags.ethController) throw new ChainActionError("no -ethController: the protocol cannot be found");
       if (!flags.ethKeystorePath) throw new ChainActionError("no -ethKeystorePath: the node has no account");
       const chain = await connectChain(flags.ethUrl);
-      const wallet = await unlockKeystore(
-        findKeystoreFile(flags.ethKeystorePath),
-        passwordOf(flags.ethPassword),
-      );
+      const wallet = await unlock();
       return { chain, wallet, controller: flags.ethController };
     })();
     // A failed connection (chain down at the time) is tried again on the next call.
@@ -86,9 +95,9 @@ export function simulatedEthClient(flags: NodeFlags): SimulatedEthClient {
       return { blockNumber: BigInt(blockNumber), gasPrice: BigInt(fee) };
     },
     async sign(message: Uint8Array) {
-      const { wallet } = await connect();
+      const wallet = await unlock();
       return Buffer.from(getBytes(await wallet.signMessage(getBytes(keccak256(message)))));
     },
-    wallet: async () => (await connect()).wallet,
+    wallet: unlock,
   };
 }

@@ -3,6 +3,7 @@
 // lp_rpc.proto (src/node/wire), over TLS trusting the certificate the orchestrator made at start
 // (as the official Python SDK trusts it on first use), with the client's own hostname check.
 
+import { tmpdir } from "node:os";
 import { connect } from "node:tls";
 import {
   credentials,
@@ -13,8 +14,10 @@ import {
   status,
 } from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
+import { type HDNodeWallet, Wallet } from "ethers";
 import { afterEach, describe, expect, it } from "vitest";
 import { PROTO_PATH } from "../node/wire/messages.ts";
+import { signedIdentity } from "../node/wire/signed-identity.ts";
 import type { NodeSimulator } from "./simulator.ts";
 import { loopbackOrchestrator } from "./testing/wire.ts";
 
@@ -68,11 +71,29 @@ async function orchestrator(...flags: string[]): Promise<{
   return { sim, lines, call };
 }
 
-const GATEWAY_ADDRESS = "0x2222222222222222222222222222222222222222";
+// On chain an orchestrator answers signed requests (core/orchestrator.go VerifySig): both askers sign.
+const gatewayWallet = Wallet.createRandom();
+const GATEWAY_ADDRESS = gatewayWallet.address;
+const signed = (wallet: Wallet | HDNodeWallet) => {
+  const { address, sig } = signedIdentity(wallet as Wallet);
+  return { address, sig };
+};
 
 describe("a simulated orchestrator read by grpc-js with lp_rpc.proto's types", () => {
-  it("GetOrchestrator: service URI, the asking gateway's price, capabilities marked simulated, GPUs, an auth token", async () => {
-    const o = await orchestrator("-pricePerUnit=1000", "-pixelsPerUnit=1", "-nvidia=0", "-maxSessions=7");
+  it("GetOrchestrator: service URI, the asking gateway's price (on chain), capabilities marked simulated, GPUs, an auth token", async () => {
+    // On chain with no chain behind -ethUrl: prices answer, ticket parameters are left out.
+    const o = await orchestrator(
+      "-network=devnet",
+      "-ethUrl=http://127.0.0.1:9",
+      "-ethController=0x77A0865438f2EfD65667362D4a8937537CA7a5EF",
+      `-ethKeystorePath=${tmpdir()}`,
+      "-ethPassword=secret",
+      "-autoAdjustPrice=false",
+      "-pricePerUnit=1000",
+      "-pixelsPerUnit=1",
+      "-nvidia=0",
+      "-maxSessions=7",
+    );
     await fetch(`${o.sim.urls.cli}/setPriceForBroadcaster`, {
       method: "POST",
       body: new URLSearchParams({
@@ -82,7 +103,7 @@ describe("a simulated orchestrator read by grpc-js with lp_rpc.proto's types", (
       }),
     }).then((r) => expect(r.status).toBe(200));
 
-    const anonymous = await o.call("GetOrchestrator", {});
+    const anonymous = await o.call("GetOrchestrator", signed(Wallet.createRandom()));
     expect(anonymous.transcoder).toBe("https://127.0.0.1:8935");
     expect(anonymous.priceInfo).toMatchObject({ pricePerUnit: "1000", pixelsPerUnit: "1" });
     const caps = anonymous.capabilities as { version: string; capacities: Record<string, number> };
@@ -96,9 +117,7 @@ describe("a simulated orchestrator read by grpc-js with lp_rpc.proto's types", (
     expect(token.token).toHaveLength(32);
     expect(token.sessionId).toMatch(/^[0-9a-f]{8}$/);
 
-    const asGateway = await o.call("GetOrchestrator", {
-      address: Buffer.from(GATEWAY_ADDRESS.slice(2), "hex"),
-    });
+    const asGateway = await o.call("GetOrchestrator", signed(gatewayWallet));
     expect(asGateway.priceInfo).toMatchObject({ pricePerUnit: "200", pixelsPerUnit: "1" });
   });
 

@@ -1,7 +1,8 @@
 // What a simulated orchestrator answers GetOrchestrator with (server/rpc.go orchestratorInfoWithCaps):
 // its service URI, the price for the asking gateway, capabilities with their AI constraints and
 // prices, a fresh auth token, its GPUs (memory_free follows the steered GPU memory use) and, on
-// chain, its address and ticket parameters. It says it is simulated where the message leaves
+// chain, its address and ticket parameters. Off chain it quotes no price, for video or AI (the
+// node has no ticket recipient: core/orchestrator.go PriceInfo returns nil). It says it is simulated where the message leaves
 // room: `capabilities.version` carries `+simulated` build metadata (which semver comparisons
 // ignore) and the GPUs are named "Simulated GPU".
 import { bitstringFromCapabilities, VIDEO_CAPABILITIES } from "../node/client/capabilities.ts";
@@ -71,7 +72,8 @@ export async function orchestratorInfoMessage(
     capabilities: capabilitiesMessage(node, state, source.version, source.liveModels?.() ?? []),
     ...(authToken ? { authToken } : {}),
     hardware: hardwareMessage(node, state),
-    capabilitiesPrices: node.aiModels.map((m) => ({
+    // Off chain the node sets no capability prices (starter.go prices models only on chain).
+    capabilitiesPrices: (node.network === "offchain" ? [] : node.aiModels).map((m) => ({
       pricePerUnit: Math.trunc(m.pricePerUnit ?? 0),
       pixelsPerUnit: Math.trunc(m.pixelsPerUnit ?? 1),
       capability: m.capability,

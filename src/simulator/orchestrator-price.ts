@@ -3,10 +3,10 @@
 // for that gateway (-pricePerGateway, /setPriceForBroadcaster) or the default, per pixel, plus the
 // ticket overhead with -autoAdjustPrice (the nominal 1 %: the simulator has no gas price and no
 // gateway reserve to work out the real one). A currency price needs the chain's price feed, which
-// the simulator does not read: no price_info then. Off chain the node advertises no price at all;
-// the simulator keeps advertising the flag's price there (per pixel, in lowest terms as a Rat).
+// the simulator does not read: no price_info then. Off chain the node advertises no price at all
+// (core/orchestrator.go PriceInfo: no ticket recipient, nil price), and neither does the simulator.
 import { perPixel } from "../node/pricing/price.ts";
-import { type Rational, rational, ratText } from "../node/pricing/rational.ts";
+import { type Rational, ratText } from "../node/pricing/rational.ts";
 import { advertisedPerPixel } from "../node/pricing/ticket-overhead.ts";
 import type { NodeModel } from "./node-model.ts";
 import type { SimulatorState } from "./state.ts";
@@ -44,8 +44,8 @@ export function advertisedPriceInfo(
   state: SimulatorState,
   sender?: string,
 ): PriceInfo | undefined {
+  if (node.network === "offchain") return undefined;
   const price = basePrice(state, sender);
-  if (node.network === "offchain") return legacyPriceInfo(price.pricePerUnit, price.pixelsPerUnit);
   const base = weiPerPixel(price);
   if (!base) return undefined;
   const advertised = advertisedPerPixel(base, node.flags.autoAdjustPrice !== false);
@@ -62,13 +62,4 @@ export function broadcasterPrices(node: NodeModel, state: SimulatorState): Recor
     if (p) out[address] = ratText(p);
   }
   return out;
-}
-
-/** What the simulator always advertised off chain: the flag's price per pixel, as a reduced fraction. */
-function legacyPriceInfo(price: string, pixels: string): PriceInfo | undefined {
-  const m = /^(\d+)(?:\.(\d+))?$/.exec(price);
-  if (!m || !/^\d+$/.test(pixels) || BigInt(pixels) === 0n) return undefined;
-  const scale = 10n ** BigInt(m[2]?.length ?? 0);
-  const r = rational(BigInt(`${m[1]}${m[2] ?? ""}`), BigInt(pixels) * scale);
-  return { pricePerUnit: r.num, pixelsPerUnit: r.den };
 }

@@ -1,9 +1,7 @@
 // JSON bodies of the simulated endpoints: the real node's fields plus the spec's, derived from the
 // flags and the current state. Every body carries "Simulated": true.
 
-import type { OrchestratorInfoMessage } from "../node/wire/messages.ts";
 import type { NodeModel } from "./node-model.ts";
-import { networkOrchestratorJson } from "./orchestrator-info-message.ts";
 import { broadcasterPrices } from "./orchestrator-price.ts";
 import type { SimulatorState } from "./state.ts";
 
@@ -59,27 +57,4 @@ export function statusBody(node: NodeModel, state: SimulatorState, version: stri
     ...(node.role === "orchestrator" ? { PricePerUnit: priceValue(state.pricePerUnit) } : {}),
     Simulated: true,
   };
-}
-
-/**
- * /getNetworkCapabilities: an orchestrator lists itself as its GetOrchestrator answer says
- * (`info`); a gateway lists the orchestrators it was given (ai/gateway-ai.ts replaces this with
- * their answers).
- */
-export function networkCapabilitiesBody(
-  node: NodeModel,
-  state: SimulatorState,
-  info: OrchestratorInfoMessage | undefined,
-) {
-  const orchestrators = info
-    ? [
-        {
-          address: node.flags.ethAcctAddr ?? "",
-          local_address: state.serviceUri ?? "",
-          orch_uri: state.serviceUri ?? "",
-          ...networkOrchestratorJson(info),
-        },
-      ]
-    : node.orchAddrs.map((uri) => ({ address: "", local_address: uri, orch_uri: uri, capabilities: null }));
-  return { capabilities_names: CAPABILITY_NAMES, orchestrators, Simulated: true };
 }

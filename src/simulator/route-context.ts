@@ -28,7 +28,6 @@ export interface RouteContext {
   /** AI jobs: an orchestrator's runners, a gateway's routing (ai/). */
   ai?: {
     extendHttpRoutes(routes: Record<string, Handler>): void;
-    extendCliRoutes?(routes: Record<string, Handler>): void;
   };
   /** Live AI (live/): trickle channels, live runners, /live-video-to-video, /payment. */
   live?: { extendHttpRoutes(routes: Record<string, Handler>): void };

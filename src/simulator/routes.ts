@@ -1,13 +1,11 @@
 import { z } from "zod";
-import { decodeMessage, encodeMessage } from "../node/wire/messages.ts";
 import { type SimAction, SimActionSchema } from "./actions.ts";
 import { cliChainRoutes } from "./cli-chain-routes.ts";
 import { cliPriceRoutes } from "./cli-price-routes.ts";
 import { gatewayHttpRoutes } from "./gateway/http-routes.ts";
 import { formOf, type Handler, sendJson, sendText } from "./http-server.ts";
-import { orchestratorInfoMessage } from "./orchestrator-info-message.ts";
 import { orchestratorSegmentRoutes } from "./orchestrator-routes.ts";
-import { networkCapabilitiesBody, statusBody } from "./responses.ts";
+import { statusBody } from "./responses.ts";
 import type { RouteContext } from "./route-context.ts";
 
 const status =
@@ -21,20 +19,11 @@ const status =
 export function cliRoutes(c: RouteContext): Record<string, Handler> {
   return {
     "/status": status(c),
-    "/getNetworkCapabilities": async (_req, res) => {
-      const o = c.orchestrator;
-      // The orchestrator's own answer, normalised through the wire format as a gateway reads it.
-      const info = o
-        ? decodeMessage(
-            "OrchestratorInfo",
-            encodeMessage(
-              "OrchestratorInfo",
-              await orchestratorInfoMessage(o.info, Buffer.alloc(0), undefined),
-            ),
-          )
-        : undefined;
-      sendJson(res, networkCapabilitiesBody(c.node, c.state, info));
-    },
+    // server/handlers.go: a gateway lists what its orchestrators quoted it; other nodes refuse.
+    "/getNetworkCapabilities": (_req, res) =>
+      c.gateway
+        ? c.gateway.networkCapabilities.answer(res)
+        : sendText(res, 400, "Node must be gateway node to get network capabilities"),
     "/metrics": async (_req, res) => {
       if (!c.node.flags.monitor) return sendText(res, 404, "404 page not found");
       const text = await c.registry.metrics();

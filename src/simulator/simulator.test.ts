@@ -83,7 +83,7 @@ describe("node simulator: values from flags", () => {
     });
   });
 
-  it("GetOrchestrator (gRPC over TLS) advertises video capabilities, price and, with -aiWorker, AI models from -aiModels", async () => {
+  it("GetOrchestrator (gRPC over TLS) advertises video capabilities and, with -aiWorker, AI models from -aiModels; off chain no price, as the node", async () => {
     const models = path.join(dir, "aiModels.json");
     writeFileSync(
       models,
@@ -106,8 +106,10 @@ describe("node simulator: values from flags", () => {
     ]);
     const info = await getOrchestrator(sim.urls.http!);
     expect(info.transcoder).toBe("https://127.0.0.1:8935");
-    // The price per pixel as the node's big.Rat: 1200/2 in lowest terms.
-    expect(info.priceInfo).toMatchObject({ pricePerUnit: "600", pixelsPerUnit: "1" });
+    // Off chain the node has no ticket recipient and quotes no price (core/orchestrator.go
+    // PriceInfo), for video or AI (starter.go prices models only on chain).
+    expect(info.priceInfo).toBeUndefined();
+    expect(info.capabilitiesPrices).toEqual([]);
     // Off chain: the zero address (20 bytes, as the node's), no ticket parameters.
     expect(info.address).toEqual(Buffer.alloc(20));
     expect(info.ticketParams).toBeUndefined();
@@ -129,9 +131,6 @@ describe("node simulator: values from flags", () => {
         },
       },
     });
-    expect(info.capabilitiesPrices).toEqual([
-      { pricePerUnit: "4768371", pixelsPerUnit: "1", capability: 27, constraint: "ByteDance/SDXL-Lightning" },
-    ]);
     // Each answer has its own session.
     expect((await getOrchestrator(sim.urls.http!)).authToken?.sessionId).not.toBe(info.authToken?.sessionId);
   });

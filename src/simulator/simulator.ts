@@ -259,7 +259,6 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
   const bound: { cli: string; http?: string; rtmp?: string } = { cli: "" };
   try {
     const cli = cliRoutes(ctx);
-    ctx.ai?.extendCliRoutes?.(cli);
     bound.cli = await bind(nodeServer(cli, state, onError), node.addresses.cli);
     urls.cli = `http://${bound.cli}`;
     if (node.addresses.http && orchestrator && parts.sessions) {

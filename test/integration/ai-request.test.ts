@@ -79,10 +79,11 @@ async function nodeKnowsOrchestrators(ip: string, count: number): Promise<void> 
   await waitFor(
     `the gateway node at ${ip} to know ${count} orchestrator(s)`,
     async () => {
-      const r = await fetch(`http://${ip}:${GATEWAY_CLI_PORT}/getNetworkCapabilities`).catch(() => undefined);
+      // Off chain the node polls nobody (its /getNetworkCapabilities answers 500): its pool is in /status.
+      const r = await fetch(`http://${ip}:${GATEWAY_CLI_PORT}/status`).catch(() => undefined);
       if (!r?.ok) return false;
-      const body = (await r.json()) as { orchestrators?: { capabilities: unknown }[] };
-      return (body.orchestrators ?? []).filter((o) => o.capabilities).length === count;
+      const body = (await r.json()) as { OrchestratorPool?: string[] | null };
+      return (body.OrchestratorPool ?? []).length === count;
     },
     30_000,
     context,

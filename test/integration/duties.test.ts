@@ -198,8 +198,10 @@ describe("reward assurance on a devnet", () => {
         (condition(x, "NodeReachable")?.message ?? "").includes("/net.Orchestrator/GetOrchestrator"),
       60_000,
     );
-    // No price made up: gateways compare with the configured one (spec, with the nominal overhead).
-    expect(o.status?.pricePerUnit).toBeUndefined();
+    // No price made up: the status says the spec's, as configured (what it quotes a funded
+    // gateway is read from that gateway's node: chain-price.test.ts).
+    expect(o.status).toMatchObject({ pricePerUnit: "1000", pixelsPerUnit: 1, priceSource: "configured" });
+    expect(o.status?.quotes).toBeUndefined();
 
     const sdk = await ensureGatewaySdk(() => {});
     const pod = await client.get<KubeObject & { status?: { podIP?: string } }>(Pods, ns.name, "orch-a-0");

@@ -174,9 +174,16 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
     const g = await untilGateway("gw", (x) => condition(x, "Ready")?.status === "True");
     expect(given(g)).toEqual(["orch-a"]);
     expect(g.status?.orchestratorCount).toBe(1);
-    expect(g.status?.orchestrators?.[0]).toMatchObject({ name: "orch-a", priceCompatible: true });
+    // Off chain the orchestrator quotes no price and the node applies no cap: its configured
+    // price is shown as such, and nothing is compared.
+    expect(g.status?.orchestrators?.[0]).toMatchObject({
+      name: "orch-a",
+      pricePerUnit: "100",
+      priceSource: "configured",
+    });
+    expect(g.status?.orchestrators?.[0]?.priceCompatible).toBeUndefined();
     expect(g.status?.hookTokenDigest).toMatch(/^[0-9a-f]{64}$/);
-    expect(condition(g, "PriceCompatible")).toMatchObject({ status: "True" });
+    expect(condition(g, "PriceCompatible")).toMatchObject({ status: "True", reason: "OffchainNoPrices" });
     expect(condition(g, "Simulated")).toMatchObject({ status: "True" });
     await waitFor(
       "orch-a in the node's OrchestratorPool",
@@ -231,17 +238,25 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
     expect(await playlist.text()).toMatch(/^#EXTM3U/);
   });
 
-  it("a cap below every orchestrator: PriceCompatible=False and Ready=False naming the cap that would reach one", async () => {
+  it("off chain, a cap below every orchestrator's configured price decides nothing (the node applies none): still Ready, streams still transcoded; the cap is set live", async () => {
+    const before = await gatewayPod("gw");
     await applyGateway("gw", {
       orchestrators: { selector: { matchLabels: { pool: "main" } } },
       maxPricePerUnit: "50",
       pixelsPerUnit: 1,
     });
-    const g = await untilGateway("gw", (x) => condition(x, "PriceCompatible")?.status === "False");
-    expect(condition(g, "PriceCompatible")).toMatchObject({ reason: "PriceCapBelowOrchestrators" });
-    expect(condition(g, "PriceCompatible")?.message).toMatch(/orch-a/);
-    expect(condition(g, "Ready")).toMatchObject({ status: "False", reason: "PriceCapBelowOrchestrators" });
-    const before = await gatewayPod("gw");
+    expect(await untilEvent("gw", "PriceCapSetLive", /300\/1 -> 50\/1/)).toMatch(/set live on gw-0/);
+    const g = await untilGateway("gw", (x) => condition(x, "Ready")?.status === "True");
+    expect(condition(g, "PriceCompatible")).toMatchObject({ status: "True", reason: "OffchainNoPrices" });
+    expect(condition(g, "PriceCompatible")?.message).toMatch(/orch-a, orch-b/);
+    const ip = (await gatewayPod("gw")).status?.podIP ?? "";
+    const result = await pushStream({
+      gateway: `http://${ip}:8935`,
+      name: "low-cap",
+      segments: 1,
+      realtime: false,
+    });
+    expect(result.segments.map((s) => s.status)).toEqual([200]);
     await applyGateway("gw", {
       orchestrators: { selector: { matchLabels: { pool: "main" } } },
       maxPricePerUnit: "300",
@@ -259,23 +274,29 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
     );
   });
 
-  it("an off-chain Orchestrator's price edit restarts its node (a price is set live only on chain) and the gateway sees it", async () => {
+  it("an off-chain Orchestrator's price edit restarts its node (a price is set live only on chain) and the gateway shows it as configured", async () => {
     const before = await client.get<PodView>(Pods, bed.ns.name, "orch-a-0");
     await orchestrators.apply("orch-a", orchSpec("150"), bed.pool);
+    await waitFor(
+      "orch-a-0 replaced",
+      async () =>
+        (await client.get<PodView>(Pods, bed.ns.name, "orch-a-0").catch(() => undefined))?.metadata?.uid !==
+        before.metadata?.uid,
+      90_000,
+      context,
+    );
     const o = await orchestrators.until(
       "orch-a",
       (x) => isServing(x) && x.status?.pricePerUnit === "150",
       90_000,
     );
-    expect(o.status?.pixelsPerUnit).toBe(1);
-    const after = await client.get<PodView>(Pods, bed.ns.name, "orch-a-0");
-    expect(after.metadata?.uid).not.toBe(before.metadata?.uid);
+    expect(o.status).toMatchObject({ pixelsPerUnit: 1, priceSource: "configured" });
     const g = await untilGateway(
       "gw",
       (x) => x.status?.orchestrators?.find((e) => e.name === "orch-a")?.pricePerUnit === "150",
     );
     expect(g.status?.orchestrators?.find((e) => e.name === "orch-a")).toMatchObject({
-      priceCompatible: true,
+      priceSource: "configured",
     });
   });
 

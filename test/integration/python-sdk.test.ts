@@ -187,10 +187,11 @@ describe("the official Python gateway SDK as a client of the operator", () => {
     expect(fromSdk).toEqual(await statusAddresses("gw-py"));
   });
 
-  it("get_orch_info on each discovered orchestrator returns the price and capabilities its Orchestrator's status says", async () => {
+  it("get_orch_info on each discovered orchestrator returns the capabilities its Orchestrator's status says, and off chain no price (the status says its price is configured)", async () => {
     const url = await orchWebhookUrl("gw-py");
     const { fromSdk } = await untilSdkMatchesStatus("gw-py", url, 1);
     const o = await orchestrators.until("py-a", (x) => x.status?.pricePerUnit !== undefined);
+    expect(o.status).toMatchObject({ pricePerUnit: "100", pixelsPerUnit: 1, priceSource: "configured" });
     for (const address of fromSdk) {
       const { code, json } = await driver(["orch-info", "--url", address]);
       expect(code, JSON.stringify(json)).toBe(0);
@@ -202,11 +203,8 @@ describe("the official Python gateway SDK as a client of the operator", () => {
       };
       // The service URI it advertises (-serviceAddr, as its status says), not the address dialled.
       expect(info.transcoder).toBe(`https://${o.status!.serviceAddr}`);
-      // The price the controller read over the same protocol (an int64 is a string in protobuf's JSON).
-      expect(info.price_info).toEqual({
-        pricePerUnit: o.status!.pricePerUnit,
-        pixelsPerUnit: String(o.status!.pixelsPerUnit),
-      });
+      // Off chain the node quotes no price (core/orchestrator.go PriceInfo: no ticket recipient).
+      expect(info.price_info ?? undefined).toBeUndefined();
       // Video capabilities (H.264 is bit 0), and the stand-in says what it is in its version.
       expect(BigInt(info.capabilities?.bitstring?.[0] ?? "0") & 1n).toBe(1n);
       expect(info.capabilities?.version).toMatch(/\+simulated$/);

@@ -498,6 +498,7 @@ function fingerprint(r: DoctorReport): string {
       x.price,
       x.withheld,
       x.health,
+      x.quotes,
     ]),
     r.findings,
   ]);

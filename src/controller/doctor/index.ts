@@ -8,7 +8,7 @@ export {
   type NodeDoctorOptions,
 } from "./doctor.ts";
 export type { LogOccurrence, PodLife } from "./log-findings.ts";
-export type { EndpointFailureInfo, NodeReading } from "./node-reading.ts";
+export type { EndpointFailureInfo, NodeReading, Quote } from "./node-reading.ts";
 export { KubePodLogs } from "./pod-log.ts";
 export type { PodLogChunk, PodLogRead, PodLogSource } from "./pod-log-source.ts";
 export { type NodeTarget, nodeUrl } from "./target.ts";

@@ -254,3 +254,84 @@ interface GrpcAnswer {
   status?: number;
   message?: string;
 }
+
+describe("reading an on-chain gateway: what its orchestrators quoted it (/getNetworkCapabilities)", () => {
+  const listed = {
+    capabilities_names: { "0": "H.264" },
+    orchestrators: [
+      {
+        address: "0xBd49cD60629fd6585FB4c1cA3Fc2529241207B5e",
+        local_address: "0xBd49cD60629fd6585FB4c1cA3Fc2529241207B5e",
+        orch_uri: "https://127.0.0.1:8935",
+        capabilities: null,
+        price_info: { pricePerUnit: 1010, pixelsPerUnit: 1 },
+      },
+      // Without a usable price: not a quote.
+      {
+        address: "",
+        local_address: "",
+        orch_uri: "https://x:1",
+        price_info: { pricePerUnit: 5, pixelsPerUnit: 0 },
+      },
+    ],
+  };
+  async function gateway(answer: { status: number; body: string } | undefined): Promise<number> {
+    server = createServer((req, res) => {
+      if (req.url === "/status") {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ Version: "0.9.1", OrchestratorPool: [] }));
+      } else if (req.url === "/getNetworkCapabilities" && answer) {
+        res.writeHead(answer.status, { "content-type": "application/json" });
+        res.end(answer.body);
+      } else {
+        res.writeHead(404);
+        res.end("404 page not found\n");
+      }
+    });
+    await new Promise<void>((r) => server!.listen(0, "127.0.0.1", () => r()));
+    return (server.address() as AddressInfo).port;
+  }
+  const gw = (port: number, quotes: boolean): NodeTarget => ({
+    ...target(port),
+    pod: "gw-0",
+    role: "gateway",
+    quotes,
+  });
+  it.each<[string, { status: number; body: string } | undefined, boolean, object[] | undefined, string[]]>([
+    [
+      "listed with a price: a quote each (the ticket recipient and own address kept for matching)",
+      { status: 200, body: JSON.stringify(listed) },
+      true,
+      [
+        {
+          orchUri: "https://127.0.0.1:8935",
+          addresses: [
+            "0xBd49cD60629fd6585FB4c1cA3Fc2529241207B5e",
+            "0xBd49cD60629fd6585FB4c1cA3Fc2529241207B5e",
+          ],
+          pricePerUnit: "1010",
+          pixelsPerUnit: 1,
+        },
+      ],
+      ["/status", "/getNetworkCapabilities"],
+    ],
+    [
+      "the node's 500 before any orchestrator quoted it: none yet, the node still answers",
+      {
+        status: 500,
+        body: `network capabilities not available\n${JSON.stringify({ capabilities_names: {}, orchestrators: null })}`,
+      },
+      true,
+      [],
+      ["/status"],
+    ],
+    ["not served (404): not read, the node still answers", undefined, true, undefined, ["/status"]],
+    ["off chain: not asked", { status: 200, body: JSON.stringify(listed) }, false, undefined, ["/status"]],
+  ])("%s", async (_n, answer, quotes, want, answered) => {
+    const port = await gateway(answer);
+    const r = await readNode(gw(port, quotes), { timeoutMs: 2_000 });
+    expect(r.failed).toBeUndefined();
+    expect(r.quotes).toEqual(want);
+    expect(r.answered).toEqual(answered);
+  });
+});

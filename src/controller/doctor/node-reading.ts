@@ -1,16 +1,20 @@
 // One look at a node's endpoints, each read bounded by a timeout, the same for every node: /status
 // on the CLI port first (it says whether the node answers at all), then /metrics, and for an
 // orchestrator GetOrchestrator on its service port (gRPC over TLS, as a gateway asks it: price,
-// capabilities, GPUs and, on chain, ticket parameters). /metrics answering 404 means "not served"
+// capabilities, GPUs and, on chain, ticket parameters), for an on-chain gateway
+// /getNetworkCapabilities (what its orchestrators quoted it: on chain they quote only a signed,
+// funded asker, so this is where the operator learns their prices). /metrics answering 404 means "not served"
 // (no -monitor), not "unreachable". An answer that says it is simulated (/status's `Simulated`,
 // the `+simulated` build metadata of the capabilities' version) sets `simulated`, which feeds the
 // Simulated condition and nothing else.
 import {
   type EndpointFailure,
   GET_ORCHESTRATOR,
+  type NetworkOrchestrator,
   NodeEndpointError,
   readHardwareStats,
   readMetrics,
+  readNetworkCapabilities,
   readOrchestratorInfo,
   readRunnerHealth,
   readStatus,
@@ -21,6 +25,17 @@ import type { GpuMemory } from "../../node/diagnosis/index.ts";
 import type { NodeConnection } from "../../node/wire/connection.ts";
 import type { OrchestratorIdentity } from "../../node/wire/identity.ts";
 import { type NodeTarget, nodeUrl } from "./target.ts";
+
+/** One orchestrator in a gateway node's /getNetworkCapabilities, with the price it quoted that gateway. */
+export interface Quote {
+  /** The service URI it advertises (orch_uri), e.g. https://orch.example.com:8935. */
+  orchUri?: string | undefined;
+  /** Its ticket recipient (address) and its own address (local_address), 0x..., any case. */
+  addresses: string[];
+  /** Wei per pixelsPerUnit pixels, ticket overhead included: what it asks that gateway. */
+  pricePerUnit: string;
+  pixelsPerUnit: number;
+}
 
 export interface EndpointFailureInfo {
   endpoint: string;
@@ -54,6 +69,11 @@ export interface NodeReading {
   withheld?: "at capacity" | "not quoted to the asker";
   /** An AI runner's /health status (OK, IDLE, LOADING, ERROR). */
   health?: string;
+  /**
+   * An on-chain gateway: the orchestrators its node lists with the price each quoted it (empty:
+   * none yet - the node answers 500 until one has quoted it); absent: not read.
+   */
+  quotes?: Quote[];
 }
 
 export interface ReadOptions {
@@ -129,6 +149,7 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
       },
     ),
   ];
+  if (target.role === "gateway" && target.quotes) reads.push(readQuotes(reading, cli, request));
   const service = options.service;
   if (service && target.role === "orchestrator") {
     reads.push(
@@ -171,9 +192,56 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
     );
   }
   await Promise.all(reads);
-  const order = ["/status", "/metrics", GET_ORCHESTRATOR];
+  const order = ["/status", "/metrics", GET_ORCHESTRATOR, NETWORK_CAPABILITIES];
   reading.answered.sort((a, b) => order.indexOf(a) - order.indexOf(b));
   return reading;
+}
+
+const NETWORK_CAPABILITIES = "/getNetworkCapabilities";
+
+/**
+ * A gateway's /getNetworkCapabilities: the orchestrators it polled that quoted it a price. Its
+ * failure fails nothing else (the node answers, it has just not polled yet: 500 "network
+ * capabilities not available" until one orchestrator has quoted it).
+ */
+async function readQuotes(
+  reading: NodeReading,
+  cli: string,
+  request: { timeoutMs: number; signal?: AbortSignal },
+): Promise<void> {
+  try {
+    const network = await readNetworkCapabilities(cli, request);
+    reading.answered.push(NETWORK_CAPABILITIES);
+    reading.quotes = quotesOf(network.orchestrators);
+  } catch (err) {
+    if (err instanceof NodeEndpointError && err.status === 500) reading.quotes = [];
+  }
+}
+
+/**
+ * The listed orchestrators that carry a price a gateway can compare (pixelsPerUnit > 0), in a
+ * stable order (the node lists them as their answers came in).
+ */
+export function quotesOf(orchestrators: readonly NetworkOrchestrator[]): Quote[] {
+  const key = (q: Quote) =>
+    `${q.orchUri ?? ""} ${q.addresses.join(" ")} ${q.pricePerUnit}/${q.pixelsPerUnit}`;
+  return quoteList(orchestrators).sort((a, b) => key(a).localeCompare(key(b)));
+}
+
+function quoteList(orchestrators: readonly NetworkOrchestrator[]): Quote[] {
+  return orchestrators.flatMap((o) => {
+    const p = o.priceInfo;
+    if (!p || !/^\d+$/.test(p.pixelsPerUnit) || BigInt(p.pixelsPerUnit) <= 0n) return [];
+    if (!/^\d+$/.test(p.pricePerUnit)) return [];
+    return [
+      {
+        orchUri: o.orchUri,
+        addresses: [o.address, o.localAddress ?? ""].filter((a) => /^0x[0-9a-fA-F]{40}$/.test(a)),
+        pricePerUnit: p.pricePerUnit,
+        pixelsPerUnit: Number(p.pixelsPerUnit),
+      },
+    ];
+  });
 }
 
 /** An AI runner: /health (is the model loaded?), then its GPUs' memory on the same port. */

@@ -19,6 +19,11 @@ export interface NodeTarget {
   startedAt?: Date | undefined;
   /** AI work is expected of this node (spec.ai): advertising no AI capability is a finding. */
   aiExpected: boolean;
+  /**
+   * An on-chain gateway: its node lists what its orchestrators quoted it (/getNetworkCapabilities),
+   * read each look.
+   */
+  quotes?: boolean;
 }
 
 /** http://ip:port, with brackets for IPv6. */

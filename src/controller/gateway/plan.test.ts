@@ -26,6 +26,13 @@ const input = (spec: Record<string, unknown>, o: Partial<GatewayPlanInput> = {})
   ...o,
 });
 const selector = { orchestrators: { selector: { matchLabels: { pool: "main" } } } };
+const ON_CHAIN = { network: "arbitrum-one-mainnet", keystoreSecret: "k", ethUrl: "https://rpc.example.com" };
+const quote = (name: string, pricePerUnit: string, pixelsPerUnit = 1) => ({
+  orchUri: `https://${name}-0.${name}-pods.video.svc.cluster.local:8935`,
+  addresses: [],
+  pricePerUnit,
+  pixelsPerUnit,
+});
 const conditionsOf = (i: GatewayPlanInput) => {
   const plan = planGateway(i);
   const status = computeGatewayStatus({ gateway: i.gateway, plan, pods: [], nodes: [] }, new Date(0));
@@ -200,14 +207,19 @@ describe("a Gateway's plan", () => {
 describe("a Gateway's conditions from its plan", () => {
   it.each<[string, GatewayPlanInput, Record<string, string>]>([
     [
-      "a cap below every orchestrator",
-      input({ ...selector, maxPricePerUnit: "50" }),
+      "on chain, a cap below every orchestrator",
+      input({ ...selector, ...ON_CHAIN, maxPricePerUnit: "50" }),
       { PriceCompatible: "False PriceCapBelowOrchestrators", Ready: "False PriceCapBelowOrchestrators" },
     ],
     [
-      "a cap that reaches one of two: a warning, Ready decided by the pods",
-      input({ ...selector, maxPricePerUnit: "150" }),
+      "on chain, a cap that reaches one of two: a warning, Ready decided by the pods",
+      input({ ...selector, ...ON_CHAIN, maxPricePerUnit: "150" }),
       { PriceCompatible: "True PriceCapBelowSome", Ready: "False PodPending" },
+    ],
+    [
+      "off chain, a cap below every configured price: orchestrators quote none and the cap decides nothing",
+      input({ ...selector, maxPricePerUnit: "50" }),
+      { PriceCompatible: "True OffchainNoPrices", Ready: "False PodPending" },
     ],
     [
       "a selector that matches nothing",
@@ -225,6 +237,131 @@ describe("a Gateway's conditions from its plan", () => {
       { PriceCompatible: "Unknown PricesNotKnown", Ready: "False PodPending" },
     ],
   ])("%s", (_n, i, want) => expect(conditionsOf(i)).toMatchObject(want));
+});
+
+describe("a Gateway's prices from what its node says the orchestrators quoted it", () => {
+  const given = (i: GatewayPlanInput) => planGateway(i).pool!.given.map(({ address: _, ...g }) => g);
+  it.each<[string, GatewayPlanInput, string, object[]]>([
+    [
+      "on chain, nothing read yet: the configured prices (the overhead added), compared",
+      input({ ...selector, ...ON_CHAIN, maxPricePerUnit: "150" }),
+      "True PriceCapBelowSome",
+      [
+        {
+          name: "a",
+          pricePerUnit: "100",
+          pixelsPerUnit: 1,
+          priceSource: "configured",
+          priceCompatible: true,
+        },
+        {
+          name: "b",
+          pricePerUnit: "200",
+          pixelsPerUnit: 1,
+          priceSource: "configured",
+          priceCompatible: false,
+        },
+      ],
+    ],
+    [
+      "on chain, a's quote above the cap: the quote decides, not its spec",
+      input(
+        { ...selector, ...ON_CHAIN, maxPricePerUnit: "150" },
+        { quotes: [quote("a", "303")], now: "2026-01-01T00:00:00Z" },
+      ),
+      "False PriceCapBelowOrchestrators",
+      [
+        {
+          name: "a",
+          pricePerUnit: "303",
+          pixelsPerUnit: 1,
+          priceSource: "quoted",
+          quotedAt: "2026-01-01T00:00:00Z",
+          priceCompatible: false,
+        },
+        {
+          name: "b",
+          pricePerUnit: "200",
+          pixelsPerUnit: 1,
+          priceSource: "configured",
+          priceCompatible: false,
+        },
+      ],
+    ],
+    [
+      "on chain, quotes within the cap where the specs are not",
+      input(
+        { ...selector, ...ON_CHAIN, maxPricePerUnit: "150" },
+        { quotes: [quote("a", "150"), quote("b", "300", 2)], now: "2026-01-01T00:00:00Z" },
+      ),
+      "True PriceCompatible",
+      [
+        expect.objectContaining({ name: "a", priceSource: "quoted", priceCompatible: true }),
+        expect.objectContaining({ name: "b", pricePerUnit: "300", pixelsPerUnit: 2, priceCompatible: true }),
+      ],
+    ],
+    [
+      "off chain, quotes are not read and nothing is compared: configured prices, said so",
+      input({ ...selector, maxPricePerUnit: "150" }, { quotes: [quote("a", "303")] }),
+      "True OffchainNoPrices",
+      [
+        { name: "a", pricePerUnit: "100", pixelsPerUnit: 1, priceSource: "configured" },
+        { name: "b", pricePerUnit: "200", pixelsPerUnit: 1, priceSource: "configured" },
+      ],
+    ],
+  ])("%s", (_n, i, price, want) => {
+    expect(conditionsOf(i).PriceCompatible).toBe(price);
+    expect(given(i)).toEqual(want);
+  });
+
+  it("a quote keeps the time it was first read while its price stays; a new price is a new time", () => {
+    const first = input(
+      { ...selector, ...ON_CHAIN, maxPricePerUnit: "150" },
+      { quotes: [quote("a", "120")], now: "2026-01-01T00:00:00Z" },
+    );
+    const before = planGateway(first).pool!.given;
+    const later = (price: string) =>
+      planGateway({
+        ...first,
+        gateway: { ...first.gateway, status: { orchestrators: before } },
+        quotes: [quote("a", price)],
+        now: "2026-01-01T00:05:00Z",
+      }).pool!.given.find((g) => g.name === "a")?.quotedAt;
+    expect(later("120")).toBe("2026-01-01T00:00:00Z");
+    expect(later("303")).toBe("2026-01-01T00:05:00Z");
+  });
+});
+
+describe("AI price caps against the models' prices", () => {
+  const aiOrchestrator: OrchestratorView = {
+    ...ready("ai", "100"),
+    spec: {
+      pricePerUnit: "100",
+      ai: {
+        models: [{ pipeline: "text-to-image", model_id: "m", price_per_unit: 5000, pixels_per_unit: 1 }],
+      },
+    },
+    status: {
+      ...ready("ai", "100").status,
+      ai: { models: [{ pipeline: "text-to-image", modelId: "m", ready: true }] },
+    },
+  };
+  const caps = {
+    maxPricePerCapability: [{ pipeline: "text-to-image", modelId: "m", maxPricePerUnit: "100" }],
+  };
+  it.each([
+    [
+      "on chain, every orchestrator serving the model above the cap: AIPriceCapTooLow",
+      ON_CHAIN,
+      ["AIPriceCapTooLow"],
+    ],
+    ["off chain, where no capability price is quoted and the caps decide nothing: no finding", {}, []],
+  ])("%s", (_n, network, want) => {
+    const plan = planGateway(
+      input({ ...selector, ...network, ...caps }, { orchestrators: [aiOrchestrator] }),
+    );
+    expect(plan.aiFindings.map((f) => f.id)).toEqual(want);
+  });
 });
 
 describe("a Gateway whose image's go-livepeer release is named in its tag", () => {

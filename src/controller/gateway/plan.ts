@@ -30,6 +30,7 @@ import {
   orchestratorPool,
   type Pool,
 } from "./pool.ts";
+import type { Quote } from "./quotes.ts";
 import { GATEWAY_LIVE, gatewayRole } from "./role.ts";
 
 export interface GatewayPlanInput {
@@ -47,6 +48,13 @@ export interface GatewayPlanInput {
   recorded?: Record<string, string>;
   /** spec.remoteSigner: the RemoteSigner as observed (absent: not found) and the URL it answers at. */
   signer?: SignerSeen;
+  /**
+   * On chain: what the orchestrators quoted this gateway, as its node lists them (the doctor's
+   * read of /getNetworkCapabilities); absent: not read (yet).
+   */
+  quotes?: readonly Quote[] | undefined;
+  /** RFC 3339, to the second (when a quote is first read). */
+  now?: string;
 }
 
 /** A keyless gateway's signer as the Gateway controller sees it. */
@@ -143,15 +151,21 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
     maxPricePerUnit: spec.maxPricePerUnit ?? "0",
     pixelsPerUnit: spec.pixelsPerUnit,
   };
+  const onChain = (spec.network ?? "offchain") !== "offchain";
   const pool = discovery
     ? orchestratorPool(
         spec.orchestrators.selector ?? {},
         input.orchestrators,
         input.addressing,
-        priceCheck(cap),
+        onChain ? priceCheck(cap) : () => undefined,
+        {
+          quotes: onChain ? input.quotes : undefined,
+          previous: gateway.status?.orchestrators,
+          ...(input.now ? { now: input.now } : {}),
+        },
       )
     : undefined;
-  const aiFindings = pool ? aiFindingsOf(spec, pool, input.orchestrators) : [];
+  const aiFindings = pool ? aiFindingsOf(spec, pool, input.orchestrators, onChain) : [];
   return {
     node,
     discovery,
@@ -159,10 +173,12 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
     ...(pool ? { pool } : {}),
     aiFindings,
     price: pool
-      ? priceCompatibility(
-          cap,
-          pool.given.flatMap((g) => offerOf(g.name, g)),
-        )
+      ? onChain || pool.given.length === 0
+        ? priceCompatibility(
+            cap,
+            pool.given.flatMap((g) => offerOf(g.name, g)),
+          )
+        : offchainPrice(pool)
       : staticPrice(spec),
     holds: holds(devnet, discovery, hookEnv, input),
     problems: node.problems,
@@ -171,7 +187,12 @@ export function planGateway(input: GatewayPlanInput): GatewayPlan {
 }
 
 /** AI: what the gateway caps or is asked for against the models the given orchestrators serve. */
-function aiFindingsOf(spec: StoredGateway["spec"], pool: Pool, orchestrators: readonly OrchestratorView[]) {
+function aiFindingsOf(
+  spec: StoredGateway["spec"],
+  pool: Pool,
+  orchestrators: readonly OrchestratorView[],
+  onChain: boolean,
+) {
   const asks = gatewayAiAsks(spec);
   if (asks.length === 0) return [];
   const given = pool.given.flatMap((g) => orchestrators.filter((o) => o.metadata?.name === g.name));
@@ -198,7 +219,8 @@ function aiFindingsOf(spec: StoredGateway["spec"], pool: Pool, orchestrators: re
   );
   return [
     noAiCapableOrchestrator(aiCoverage(asks, offers), pool.given.length),
-    aiPriceCapTooLow(spec.maxPricePerCapability ?? [], prices),
+    // Off chain orchestrators quote no capability price and the caps decide nothing.
+    onChain ? aiPriceCapTooLow(spec.maxPricePerCapability ?? [], prices) : undefined,
   ].filter((f) => f !== undefined);
 }
 
@@ -220,17 +242,38 @@ function priceCheck(cap: GatewayPriceCap) {
 
 function offerOf(
   name: string,
-  p: { pricePerUnit?: string; pixelsPerUnit?: number; source?: KnownPrice["source"] },
+  p: {
+    pricePerUnit?: string;
+    pixelsPerUnit?: number;
+    source?: KnownPrice["source"];
+    priceSource?: KnownPrice["source"];
+  },
 ): OrchestratorPrice[] {
   if (p.pricePerUnit === undefined) return [];
+  // A quote is the node's own answer, as an advertised price is: the ticket overhead is in it.
+  const source = p.source ?? p.priceSource ?? "advertised";
   return [
     {
       name,
       pricePerUnit: p.pricePerUnit,
       pixelsPerUnit: p.pixelsPerUnit ?? 1,
-      source: p.source ?? "advertised",
+      source: source === "configured" ? "configured" : "advertised",
     },
   ];
+}
+
+/**
+ * Off chain an orchestrator quotes no price (it has no ticket recipient) and the gateway selects
+ * without one (server/selection.go: off chain, orchestrators in order; filterByMaxPrice with no
+ * prices keeps them all): the cap decides nothing, so nothing is compared.
+ */
+function offchainPrice(pool: Pool): GatewayPlan["price"] {
+  return {
+    status: "True",
+    reason: "OffchainNoPrices",
+    message: `off chain, orchestrators quote no price and the gateway applies no price cap: it uses all ${pool.given.length} it is given (${pool.given.map((g) => g.name).join(", ")})`,
+    severity: "none",
+  };
 }
 
 function staticPrice(spec: StoredGateway["spec"]): GatewayPlan["price"] {

@@ -54,12 +54,19 @@ describe("the orchestrators a gateway is given", () => {
       any,
     );
     expect(pool.given).toEqual([
-      { name: "a", address: "127.1.0.7:8935", pricePerUnit: "900", pixelsPerUnit: 3, priceCompatible: true },
+      {
+        name: "a",
+        address: "127.1.0.7:8935",
+        pricePerUnit: "900",
+        pixelsPerUnit: 3,
+        priceSource: "advertised",
+        priceCompatible: true,
+      },
     ]);
     expect(pool.leftOut.map((l) => l.name)).toEqual(["b", "d", "e", "f"]);
   });
 
-  it("prices come from the node's report first, then the spec", () => {
+  it("prices come from the gateway's quote first, then the node's advertised price, then the spec", () => {
     const seen: unknown[] = [];
     const check: PriceCheck = (_name, p) => {
       seen.push(p);
@@ -81,19 +88,36 @@ describe("the orchestrators a gateway is given", () => {
           { pricePerUnit: "10", pixelsPerUnit: 2 },
         ),
         orch("free", {}, { conditions: [ready], serviceAddr: "z:1" }),
+        orch(
+          "quoted",
+          {},
+          { conditions: [ready], serviceAddr: "q:1", pricePerUnit: "1200" },
+          { pricePerUnit: "2000" },
+        ),
+        orch(
+          "status-configured",
+          {},
+          { conditions: [ready], serviceAddr: "s:1", pricePerUnit: "10", priceSource: "configured" },
+          { pricePerUnit: "10" },
+        ),
       ],
       "service",
       check,
+      { quotes: [{ orchUri: "https://q:1", addresses: [], pricePerUnit: "500", pixelsPerUnit: 1 }] },
     );
     expect(seen).toEqual([
       { pixelsPerUnit: 1, source: "configured" },
       { pricePerUnit: "10", pixelsPerUnit: 2, source: "configured" },
       { pricePerUnit: "1200", pixelsPerUnit: 1, source: "advertised" },
+      { pricePerUnit: "500", pixelsPerUnit: 1, source: "quoted" },
+      { pricePerUnit: "10", pixelsPerUnit: 1, source: "configured" },
     ]);
-    expect(pool.given.map((g) => [g.name, g.priceCompatible])).toEqual([
-      ["free", undefined],
-      ["from-spec", true],
-      ["node-reported", false],
+    expect(pool.given.map((g) => [g.name, g.priceSource, g.priceCompatible])).toEqual([
+      ["free", undefined, undefined],
+      ["from-spec", "configured", true],
+      ["node-reported", "advertised", false],
+      ["quoted", "quoted", true],
+      ["status-configured", "configured", true],
     ]);
   });
 

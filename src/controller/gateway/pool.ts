@@ -1,14 +1,17 @@
 // Which orchestrators a gateway is given (pure): the Orchestrators its selector picks in its
 // namespace, those that serve (Ready=True) and have an address the gateway can dial, each with the
-// price its node reports (else its spec) and whether the gateway's cap reaches it. The rest are
-// named with the reason they were left out, so the status can say why a gateway has none.
+// price it quoted this gateway (on chain, as the gateway's node lists it), else the price its node
+// advertised, else its spec, and whether the gateway's cap reaches it. The rest are named with the
+// reason they were left out, so the status can say why a gateway has none.
 import { type LabelSelector, selectorMatches } from "../../kube/label-selector.ts";
 import type { GivenOrchestrator } from "../../schema/gateway.ts";
+import { type Quote, quoteFor } from "./quotes.ts";
 
 /** What the pool reads of an Orchestrator (a loose view: hand-written objects may lack fields). */
 export interface OrchestratorView {
   metadata?: { name?: string; labels?: Record<string, string> };
   spec?: {
+    ethAcctAddr?: string;
     pricePerUnit?: string;
     pixelsPerUnit?: number;
     /** AI (spec.ai): the models' prices. */
@@ -27,6 +30,8 @@ export interface OrchestratorView {
     serviceAddr?: string;
     pricePerUnit?: string;
     pixelsPerUnit?: number;
+    /** Where status.pricePerUnit comes from (absent: written before the field existed, advertised). */
+    priceSource?: "advertised" | "configured";
     /** AI (spec.ai): the models its runners serve. */
     ai?: { models?: { pipeline: string; modelId: string; ready: boolean }[] };
   };
@@ -50,12 +55,23 @@ export interface Pool {
   leftOut: LeftOut[];
 }
 
-/** An orchestrator's price as the pool knows it: what its node reports, else its spec. */
+/** An orchestrator's price as the pool knows it: what it quoted the gateway, what its node advertised, else its spec. */
 export interface KnownPrice {
   pricePerUnit?: string;
   pixelsPerUnit: number;
-  /** advertised: the node's own answer (overhead included); configured: the spec's. */
-  source: "advertised" | "configured";
+  /**
+   * quoted: its answer to this gateway, as the gateway's node lists it; advertised: its answer to
+   * the controller (both with the ticket overhead); configured: its spec's.
+   */
+  source: "quoted" | "advertised" | "configured";
+}
+
+/** On chain: the quotes the gateway's node lists, and the status so far (when each quote was first read). */
+export interface PoolPrices {
+  quotes?: readonly Quote[] | undefined;
+  previous?: readonly GivenOrchestrator[] | undefined;
+  /** RFC 3339, to the second. */
+  now?: string;
 }
 
 /** Whether the cap reaches a price; undefined when the two cannot be compared. */
@@ -66,6 +82,7 @@ export function orchestratorPool(
   orchestrators: readonly OrchestratorView[],
   addressing: AddressMode,
   priceCheck: PriceCheck,
+  prices: PoolPrices = {},
 ): Pool {
   const selected = orchestrators
     .filter((o) => selectorMatches(selector, o.metadata?.labels))
@@ -86,22 +103,32 @@ export function orchestratorPool(
       pool.leftOut.push({ name, reason: "no address yet" });
       continue;
     }
-    const price = priceOf(o);
+    const quote = prices.quotes
+      ? quoteFor(
+          { ethAddress: o.spec?.ethAcctAddr, serviceAddr: o.status?.serviceAddr, givenAddress: address },
+          prices.quotes,
+        )
+      : undefined;
+    const price = priceOf(o, quote);
     const compatible = priceCheck(name, price);
     pool.given.push({
       name,
       address,
-      ...(price.pricePerUnit !== undefined ? { pricePerUnit: price.pricePerUnit } : {}),
-      ...(price.pixelsPerUnit !== undefined ? { pixelsPerUnit: price.pixelsPerUnit } : {}),
+      ...(price.pricePerUnit !== undefined
+        ? { pricePerUnit: price.pricePerUnit, pixelsPerUnit: price.pixelsPerUnit, priceSource: price.source }
+        : {}),
+      ...(quote ? { quotedAt: quotedAt(name, quote, prices) } : {}),
       ...(compatible !== undefined ? { priceCompatible: compatible } : {}),
     });
   }
   return pool;
 }
 
-/** The node's own price when the doctor has read it, else what the spec asks for. */
-export function priceOf(o: OrchestratorView): KnownPrice {
-  if (o.status?.pricePerUnit !== undefined) {
+/** The price it quoted this gateway, else the one its node advertised, else what its spec asks for. */
+export function priceOf(o: OrchestratorView, quote?: Quote): KnownPrice {
+  if (quote)
+    return { pricePerUnit: quote.pricePerUnit, pixelsPerUnit: quote.pixelsPerUnit, source: "quoted" };
+  if (o.status?.pricePerUnit !== undefined && o.status.priceSource !== "configured") {
     return {
       pricePerUnit: o.status.pricePerUnit,
       pixelsPerUnit: o.status.pixelsPerUnit ?? 1,
@@ -113,4 +140,15 @@ export function priceOf(o: OrchestratorView): KnownPrice {
     pixelsPerUnit: o.spec?.pixelsPerUnit ?? 1,
     source: "configured",
   };
+}
+
+/** When this quote was first read: kept from the status while the quoted price stays the same. */
+function quotedAt(name: string, quote: Quote, prices: PoolPrices): string {
+  const before = prices.previous?.find((g) => g.name === name);
+  const same =
+    before?.quotedAt !== undefined &&
+    before.priceSource === "quoted" &&
+    before.pricePerUnit === quote.pricePerUnit &&
+    before.pixelsPerUnit === quote.pixelsPerUnit;
+  return same ? before.quotedAt! : (prices.now ?? new Date().toISOString().replace(/\.\d+Z$/, "Z"));
 }

@@ -19,7 +19,7 @@ import type { StoredRemoteSigner } from "../../schema/remote-signer.ts";
 import { Gateways, Orchestrators, RemoteSigners } from "../../schema/resources.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { readDevnet } from "../devnet/lookup.ts";
-import type { NodeDoctor, NodeDoctorOptions } from "../doctor/index.ts";
+import type { DoctorReport, NodeDoctor, NodeDoctorOptions, Quote } from "../doctor/index.ts";
 import { GatewayDuties } from "../duties/gateway-duties.ts";
 import { newSecretValue } from "../node-pod/index.ts";
 import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
@@ -175,26 +175,30 @@ export class GatewayReconciler implements Reconciler {
       return done;
     }
     const hookTokenDigest = await this.#hooksSecret(gw);
-    const run = await this.#plan(gw, hookTokenDigest, ctx.signal);
+    const ns = gw.metadata?.namespace ?? "default";
+    const pods = this.#pods(gw);
+    // On chain the node lists what its orchestrators quoted it: read each look, it prices the pool.
+    const onChain = (gw.spec.network ?? "offchain") !== "offchain";
+    const targets = nodeTargets(pods, () => ({
+      role: "gateway",
+      cliPort: PORTS.cli,
+      servicePort: undefined,
+      aiExpected: false,
+      ...(onChain ? { quotes: true } : {}),
+    }));
+    const report = this.doctor.observe(key, targets, {
+      namespace: ns,
+      seed: gw.status?.findings ?? [],
+      signal: ctx.signal,
+    });
+    const run = await this.#plan(gw, hookTokenDigest, ctx.signal, pods, quotesOf(report));
     for (const [name, step] of this.steps) {
       await step(gw, run).catch((err: Error) => {
         ctx.log.warn(`step "${name}" failed; will retry`, { error: err.message });
         throw err;
       });
     }
-    const ns = gw.metadata?.namespace ?? "default";
-    const targets = nodeTargets(run.pods, () => ({
-      role: "gateway",
-      cliPort: PORTS.cli,
-      servicePort: undefined,
-      aiExpected: false,
-    }));
     this.#streamEnds.track(key, { namespace: ns, name: gw.metadata?.name ?? "" }, run.plan.streamEvents);
-    const report = this.doctor.observe(key, targets, {
-      namespace: ns,
-      seed: gw.status?.findings ?? [],
-      signal: ctx.signal,
-    });
     const subject = chainSubject({ role: "gateway", flags: run.plan.node.flags, devnet: run.devnet });
     if (subject.state !== "target") this.chain.forget(key);
     const chainReport = subject.state === "target" ? this.chain.observe(key, subject.target) : undefined;
@@ -226,10 +230,21 @@ export class GatewayReconciler implements Reconciler {
     return next === undefined ? done : requeueAfter(next);
   }
 
-  async #plan(gw: StoredGateway, hookTokenDigest: string | undefined, signal: AbortSignal): Promise<Run> {
+  #pods(gw: StoredGateway): PodFacts[] {
     const ns = gw.metadata?.namespace ?? "default";
     const names = gatewayChildNames(gw.metadata?.name ?? "");
-    const pods = this.#cache.byIndex<PodFacts>(Pods, GATEWAY_INSTANCE_INDEX, keyFor(ns, names.statefulSet));
+    return this.#cache.byIndex<PodFacts>(Pods, GATEWAY_INSTANCE_INDEX, keyFor(ns, names.statefulSet));
+  }
+
+  async #plan(
+    gw: StoredGateway,
+    hookTokenDigest: string | undefined,
+    signal: AbortSignal,
+    pods: PodFacts[],
+    quotes: Quote[] | undefined,
+  ): Promise<Run> {
+    const ns = gw.metadata?.namespace ?? "default";
+    const names = gatewayChildNames(gw.metadata?.name ?? "");
     const devnet = await readDevnet(gw.spec, ns, this.#cache, this.#client);
     const signer = gw.spec.remoteSigner ? this.#signer(ns, gw.spec.remoteSigner.name) : undefined;
     const plan = planGateway({
@@ -242,6 +257,8 @@ export class GatewayReconciler implements Reconciler {
       ...(hookTokenDigest ? { hookTokenDigest } : {}),
       recorded: this.#cache.get(ConfigMaps, keyFor(ns, names.config))?.metadata?.annotations ?? {},
       ...(signer ? { signer } : {}),
+      quotes,
+      now: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
     });
     return { plan, devnet, pods, signal, restart: [], ...(signer ? { signer } : {}) };
   }
@@ -337,4 +354,10 @@ export class GatewayReconciler implements Reconciler {
     );
     return hookTokenDigest(token);
   }
+}
+
+/** What the gateway's node lists its orchestrators quoted it (its Ready pods' latest reads); undefined: not read. */
+function quotesOf(report: DoctorReport): Quote[] | undefined {
+  const read = report.readings.filter((r) => r.quotes !== undefined);
+  return read.length ? read.flatMap((r) => r.quotes ?? []) : undefined;
 }

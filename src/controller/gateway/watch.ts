@@ -36,7 +36,7 @@ function selectingGateways(orch: KubeObject, cache: CacheReader): ObjectKey[] {
 
 /** The Orchestrator controller's caches of the same resources (shared), without its indexes. */
 const shared: CacheSpec[] = orchestratorCaches
-  .filter((c) => c.resource !== Orchestrators)
+  .filter((c) => c.resource !== Orchestrators && c.resource !== Gateways)
   .map(({ indexes: _theirs, ...cache }) => cache);
 
 export const gatewayCaches: CacheSpec[] = [

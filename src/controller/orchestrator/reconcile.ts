@@ -15,8 +15,9 @@ import {
   StatefulSets,
 } from "../../kube/index.ts";
 import type { ChainReads } from "../../node/chain/index.ts";
+import type { StoredGateway } from "../../schema/gateway.ts";
 import type { StoredOrchestrator as Orchestrator } from "../../schema/orchestrator.ts";
-import { Orchestrators } from "../../schema/resources.ts";
+import { Gateways, Orchestrators } from "../../schema/resources.ts";
 import { AiChildren } from "../ai/children.ts";
 import { RUNNER_COMPONENT, RUNNER_CONTAINER } from "../ai/names.ts";
 import { runnerTargets } from "../ai/targets.ts";
@@ -257,6 +258,7 @@ export class OrchestratorReconciler implements Reconciler {
       keystore: await this.#keystore.check(orch),
       chain: chainStatus("orchestrator", subject, report),
       duties: this.duties.observe(key, { orch, subject, report, pods: run.pods, cliPort: PORTS.cli }),
+      gateways: this.#cache.list<StoredGateway>(Gateways, orch.metadata?.namespace),
     };
   }
 
@@ -321,6 +323,8 @@ function ownedStatus(orch: Orchestrator): OwnedStatus {
     ...(s.lastRewardRound !== undefined ? { lastRewardRound: s.lastRewardRound } : {}),
     ...(s.pricePerUnit !== undefined ? { pricePerUnit: s.pricePerUnit } : {}),
     ...(s.pixelsPerUnit !== undefined ? { pixelsPerUnit: s.pixelsPerUnit } : {}),
+    ...(s.priceSource !== undefined ? { priceSource: s.priceSource } : {}),
+    ...(s.quotes !== undefined ? { quotes: s.quotes } : {}),
     ...(s.ai !== undefined ? { ai: s.ai } : {}),
     ...(s.reward !== undefined ? { reward: s.reward } : {}),
     ...(s.onchain !== undefined ? { onchain: s.onchain } : {}),

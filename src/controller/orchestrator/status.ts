@@ -3,6 +3,7 @@
 import { nodeVersionSupport } from "../../node/config/index.ts";
 import { type Condition, ORCHESTRATOR_CONDITION_TYPES } from "../../schema/condition.ts";
 import type { Finding } from "../../schema/finding.ts";
+import type { StoredGateway } from "../../schema/gateway.ts";
 import type { OrchestratorStatus, StoredOrchestrator } from "../../schema/orchestrator.ts";
 import { runnerFindings } from "../ai/findings.ts";
 import { aiReady, aiStatusOf } from "../ai/status.ts";
@@ -16,6 +17,7 @@ import { podsScheduled, simulatedVerdict, withSince } from "../node-status/pods.
 import { nodeReady, warningsNote } from "../node-status/ready.ts";
 import { conditionTime, ensureConditions, setCondition, type Verdict } from "../runtime/index.ts";
 import type { Plan } from "./plan.ts";
+import { knownPrice, quotesOf } from "./price-status.ts";
 
 export interface Seen {
   orch: StoredOrchestrator;
@@ -31,6 +33,8 @@ export interface Seen {
   ai?: { runnerPods: PodFacts[]; report: DoctorReport };
   /** Reward assurance and declared on-chain settings (absent: not kept). */
   duties?: OrchestratorDutyStatus;
+  /** The Gateways of its namespace (what each says this orchestrator quoted it). */
+  gateways?: readonly StoredGateway[];
 }
 
 export function scheduled(seen: Seen): Verdict {
@@ -133,6 +137,8 @@ export type OwnedStatus = Pick<
   | "lastRewardRound"
   | "pricePerUnit"
   | "pixelsPerUnit"
+  | "priceSource"
+  | "quotes"
   | "ai"
   | "reward"
   | "onchain"
@@ -183,15 +189,10 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     ...(product ? { gpuProduct: product } : {}),
     serviceAddr: seen.plan.serviceAddr,
     ...seen.chain?.facts,
-    ...advertisedPrice(seen),
+    ...knownPrice(seen),
+    ...quotesOf(seen),
     ...(ai ? { ai } : {}),
     ...(seen.duties?.reward && Object.keys(seen.duties.reward).length ? { reward: seen.duties.reward } : {}),
     ...(seen.duties?.onchain ? { onchain: seen.duties.onchain } : {}),
   };
-}
-
-/** The price the orchestrator's node advertises, once the doctor has read it (gateways compare caps with it). */
-function advertisedPrice(seen: Seen): Pick<OwnedStatus, "pricePerUnit" | "pixelsPerUnit"> {
-  const price = seen.doctor?.report.readings.find((r) => r.price)?.price;
-  return price ? { pricePerUnit: price.pricePerUnit, pixelsPerUnit: price.pixelsPerUnit } : {};
 }

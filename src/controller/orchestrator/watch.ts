@@ -15,8 +15,9 @@ import {
   Services,
   StatefulSets,
 } from "../../kube/index.ts";
+import type { StoredGateway } from "../../schema/gateway.ts";
 import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
-import { Orchestrators } from "../../schema/resources.ts";
+import { Gateways, Orchestrators } from "../../schema/resources.ts";
 import { isDevnetConfigMap } from "../devnet/deployment-config-map.ts";
 import {
   CHILD_SELECTOR,
@@ -25,7 +26,7 @@ import {
   statefulSetFacts,
 } from "../node-status/child-facts.ts";
 import { instanceOf, nodeFacts, podFacts } from "../node-status/facts.ts";
-import type { CacheSpec, WatchSpec } from "../runtime/index.ts";
+import type { CacheReader, CacheSpec, WatchSpec } from "../runtime/index.ts";
 
 export const INSTANCE_INDEX = "livepeerInstance";
 // AI runner pods (component ai-runner) belong to their Orchestrator too.
@@ -59,7 +60,24 @@ export const orchestratorCaches: CacheSpec[] = [
   { resource: Services, transform: serviceFacts, labelSelector: CHILD_SELECTOR },
   // AI runners (spec.ai): their size and rollout state, like a StatefulSet's.
   { resource: Deployments, transform: statefulSetFacts, labelSelector: CHILD_SELECTOR },
+  // What each Gateway's node says its orchestrators quoted it (status.orchestrators).
+  { resource: Gateways },
 ];
+
+/**
+ * A Gateway -> the Orchestrators its status prices, and those whose status still names a quote
+ * from it (a quote that went away must leave their status too).
+ */
+function quotedOrchestrators(gw: KubeObject, cache: CacheReader): ObjectKey[] {
+  const ns = gw.metadata?.namespace;
+  const name = gw.metadata?.name;
+  const given = ((gw as StoredGateway).status?.orchestrators ?? []).map((o) => o.name);
+  const quoted = cache
+    .list<StoredOrchestrator>(Orchestrators, ns)
+    .filter((o) => o.status?.quotes?.some((q) => q.gateway === name))
+    .map((o) => o.metadata?.name ?? "");
+  return [...new Set([...given, ...quoted])].filter((n) => n !== "").map((n) => keyFor(ns, n));
+}
 
 export const orchestratorWatches: WatchSpec[] = [
   { resource: Pods, map: (pod) => instanceKey(pod) },
@@ -75,4 +93,5 @@ export const orchestratorWatches: WatchSpec[] = [
     map: (_node, cache) =>
       cache.list(Orchestrators).map((o) => keyFor(o.metadata?.namespace, o.metadata?.name ?? "")),
   },
+  { resource: Gateways, map: quotedOrchestrators },
 ];

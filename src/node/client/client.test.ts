@@ -271,7 +271,7 @@ describe("readOrchestratorInfo", () => {
     }
   };
 
-  it("reads price, capabilities and AI models", async () => {
+  it("reads capabilities and AI models; off chain no price, as the node quotes none", async () => {
     const s = await sim([
       ...ORCH,
       "-pricePerUnit=1200",
@@ -280,7 +280,7 @@ describe("readOrchestratorInfo", () => {
     ]);
     const o = await info(s);
     expect(o.serviceUri).toBe("https://127.0.0.1:8935");
-    expect(o.priceInfo).toEqual({ pricePerUnit: "1200", pixelsPerUnit: "1" });
+    expect(o.priceInfo).toBeUndefined();
     expect(o.capabilities.ids).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 26, 27, 33]);
     expect(o.capabilities.capacities[0]).toBe(10);
     expect(o.capabilities.aiModels).toEqual([
@@ -352,29 +352,56 @@ describe("readOrchestratorInfo", () => {
 });
 
 describe("readNetworkCapabilities", () => {
-  it("lists the orchestrator with its capabilities and capability names", async () => {
-    const s = await sim([...ORCH, "-pricePerUnit=900"]);
-    const caps = await readNetworkCapabilities(s.urls.cli);
-    expect(caps.capabilityNames[0]).toBe("H.264");
-    expect(caps.orchestrators).toHaveLength(1);
-    expect(caps.orchestrators[0]).toMatchObject({
-      orchUri: "https://127.0.0.1:8935",
-      priceInfo: { pricePerUnit: "900", pixelsPerUnit: "1" },
+  it("only a gateway lists network capabilities: an orchestrator answers 400, an off-chain gateway (which polls nobody) 500", async () => {
+    const orchestrator = await sim([...ORCH, "-pricePerUnit=900"]);
+    expect(await failure(readNetworkCapabilities(orchestrator.urls.cli))).toMatchObject({
+      reason: "http-status",
+      status: 400,
     });
-    expect(caps.orchestrators[0]!.capabilities.ids).toContain(0);
-  });
-
-  it("a gateway lists its -orchAddr orchestrators", async () => {
-    const s = await sim([
+    const gateway = await sim([
       "-gateway",
       "-cliAddr=127.0.0.1:0",
       "-httpAddr=127.0.0.1:0",
       "-rtmpAddr=127.0.0.1:0",
       "-orchAddr=o1:8935,o2",
     ]);
+    expect(await failure(readNetworkCapabilities(gateway.urls.cli))).toMatchObject({
+      reason: "http-status",
+      status: 500,
+    });
+  });
+
+  it("reads the orchestrators a gateway lists: addresses, service URI, quoted price, capabilities", async () => {
+    const s = await sim();
+    s.control.failEndpoint({
+      path: "/getNetworkCapabilities",
+      status: 200,
+      body: JSON.stringify({
+        capabilities_names: { "0": "H.264" },
+        orchestrators: [
+          {
+            address: "0xBd49cD60629fd6585FB4c1cA3Fc2529241207B5e",
+            local_address: "0xBd49cD60629fd6585FB4c1cA3Fc2529241207B5e",
+            orch_uri: "https://127.0.0.1:8935",
+            capabilities: { bitstring: [1], mandatories: [0], capacities: { "0": 10 }, version: "0.9.1" },
+            price_info: { pricePerUnit: 1010, pixelsPerUnit: 1 },
+            capabilities_prices: [],
+            hardware: [],
+          },
+        ],
+      }),
+    });
     const caps = await readNetworkCapabilities(s.urls.cli);
-    expect(caps.orchestrators.map((o) => o.orchUri)).toEqual(["https://o1:8935", "https://o2:8935"]);
-    expect(caps.orchestrators[0]!.capabilities.ids).toEqual([]);
+    expect(caps.capabilityNames[0]).toBe("H.264");
+    expect(caps.orchestrators).toEqual([
+      expect.objectContaining({
+        address: "0xBd49cD60629fd6585FB4c1cA3Fc2529241207B5e",
+        localAddress: "0xBd49cD60629fd6585FB4c1cA3Fc2529241207B5e",
+        orchUri: "https://127.0.0.1:8935",
+        priceInfo: { pricePerUnit: "1010", pixelsPerUnit: "1" },
+      }),
+    ]);
+    expect(caps.orchestrators[0]!.capabilities.ids).toContain(0);
   });
 
   it("missing orchestrators and malformed entries are field errors", async () => {

@@ -329,8 +329,8 @@ export const CATALOG: readonly CatalogEntry[] = [
     recognizedBy: [
       {
         kind: "endpoint",
-        endpoint: "GetOrchestrator (gRPC)",
-        rule: "every orchestrator's price per pixel is above the gateway's cap",
+        endpoint: "/getNetworkCapabilities",
+        rule: "on chain, every orchestrator's price per pixel as it quoted the gateway (the gateway node's list; else its spec plus the ticket overhead) is above the gateway's cap; off chain no price is quoted or capped",
       },
       log(String.raw`Orchestrator \S+ is above max price|No Orchestrators passed max price filter`),
     ],

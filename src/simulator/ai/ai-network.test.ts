@@ -15,6 +15,7 @@ import {
   type NodeStartError,
   startNodeSimulator,
 } from "../simulator.ts";
+import { testAccountFlags } from "../testing/keystore.ts";
 import { getOrchestrator, serviceFetch } from "../testing/wire.ts";
 
 const stoppers: (() => Promise<void>)[] = [];
@@ -117,6 +118,22 @@ async function node(argv: string[], extra: Partial<NodeSimulatorOptions> = {}) {
   return { sim, lines };
 }
 
+/** On chain with no chain behind -ethUrl: prices are quoted, ticket parameters left out. */
+const NO_CHAIN = [
+  "-network=devnet",
+  "-ethUrl=http://127.0.0.1:9",
+  "-ethController=0x77A0865438f2EfD65667362D4a8937537CA7a5EF",
+  `-ethKeystorePath=${tmpdir()}`,
+  "-ethPassword=secret",
+  "-autoAdjustPrice=false",
+  "-liveAICapReportInterval=200ms",
+];
+/** An on-chain gateway with an account of its own: it signs its GetOrchestrator requests. */
+const gatewayOnChain = async () => [
+  ...NO_CHAIN.filter((f) => !/^-eth(KeystorePath|Password)=/.test(f)),
+  ...(await testAccountFlags(mkdtempSync(path.join(dir, "gateway-account-")))),
+];
+
 const orchestrator = (extra: string[]) =>
   node([
     "-orchestrator",
@@ -206,10 +223,12 @@ describe("AI through the simulated network", () => {
     expect(info.capabilities?.constraints?.PerCapability["27"]).toEqual({
       models: { [MODEL]: { warm: false, capacity: 3, runnerVersion: "0.14.2", capacityInUse: 0 } },
     });
-    const caps = (await (await fetch(`${ai.sim.urls.cli}/getNetworkCapabilities`)).json()) as {
-      orchestrators: { capabilities: { constraints: { PerCapability: Record<string, unknown> } } }[];
-    };
-    expect(Object.keys(caps.orchestrators[0]!.capabilities.constraints.PerCapability)).toEqual(["27"]);
+    // Only gateways list network capabilities (server/handlers.go): an orchestrator refuses.
+    const refused = await fetch(`${ai.sim.urls.cli}/getNetworkCapabilities`);
+    expect([refused.status, await refused.text()]).toEqual([
+      400,
+      "Node must be gateway node to get network capabilities\n",
+    ]);
 
     const withoutWorker = await orchestrator([`-aiModels=${models}`]);
     const plain = await getOrchestrator(withoutWorker.sim.urls.http!);
@@ -246,23 +265,55 @@ describe("AI through the simulated network", () => {
     ).toBe(200);
   });
 
-  it("the gateway's /getNetworkCapabilities shows which pool orchestrators offer which models", async () => {
+  it("on chain the gateway's /getNetworkCapabilities lists what its pool's orchestrators quoted it, models included; off chain it answers 500, as the node", async () => {
     const r = await runner();
     const models = aiModels([
-      { pipeline: "text-to-image", model_id: MODEL, url: r.url, token: "runner-token", capacity: 2 },
+      {
+        pipeline: "text-to-image",
+        model_id: MODEL,
+        url: r.url,
+        token: "runner-token",
+        capacity: 2,
+        price_per_unit: 40,
+      },
     ]);
-    const aiOrch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
-    const videoOrch = await orchestrator(["-transcoder"]);
-    const gw = await gateway([aiOrch.sim, videoOrch.sim]);
-    const network = await readNetworkCapabilities(gw.sim.urls.cli);
-    expect(network.simulated).toBe(true);
-    expect(network.capabilityNames[27]).toBe("Text to image");
-    const byUrl = Object.fromEntries(network.orchestrators.map((o) => [o.localAddress, o.capabilities]));
-    expect(byUrl[aiOrch.sim.urls.http!]?.aiModels).toEqual([
-      { capability: 27, modelId: MODEL, warm: false, capacity: 2, capacityInUse: 0 },
+    const aiOrch = await orchestrator(["-aiWorker", `-aiModels=${models}`, "-pricePerUnit=7", ...NO_CHAIN]);
+    const videoOrch = await orchestrator(["-transcoder", "-pricePerUnit=9", ...NO_CHAIN]);
+    const gw = await gateway([aiOrch.sim, videoOrch.sim], await gatewayOnChain());
+    // The node polls at start and every -liveAICapReportInterval; until one answered, 500.
+    let network: Awaited<ReturnType<typeof readNetworkCapabilities>> | undefined;
+    const deadline = Date.now() + 10_000;
+    while (network?.orchestrators.length !== 2) {
+      if (Date.now() > deadline) throw new Error("the gateway listed no two orchestrators within 10 s");
+      network = await readNetworkCapabilities(gw.sim.urls.cli).catch(() => undefined);
+      if (network?.orchestrators.length !== 2) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(network!.simulated).toBe(true);
+    expect(network!.capabilityNames[27]).toBe("Text to image");
+    // Each listed with the price it quoted this gateway (no overhead: -autoAdjustPrice=false).
+    const listed = network!.orchestrators.map((o) => [o.priceInfo?.pricePerUnit, o.capabilities.aiModels]);
+    expect(listed).toContainEqual([
+      "7",
+      [{ capability: 27, modelId: MODEL, warm: false, capacity: 2, capacityInUse: 0 }],
     ]);
-    expect(byUrl[videoOrch.sim.urls.http!]?.aiModels).toEqual([]);
-    expect(byUrl[videoOrch.sim.urls.http!]?.ids).toContain(0);
+    expect(listed).toContainEqual(["9", []]);
+    expect(network!.orchestrators.map((o) => o.orchUri)).toEqual([
+      "https://127.0.0.1:8935",
+      "https://127.0.0.1:8935",
+    ]);
+    expect(gw.lines.some((l) => l.includes("Using orchestrator pool with 2 orchestrators"))).toBe(true);
+
+    const offChain = await gateway([aiOrch.sim, videoOrch.sim]);
+    const answer = await fetch(`${offChain.sim.urls.cli}/getNetworkCapabilities`);
+    expect(answer.status).toBe(500);
+    const text = await answer.text();
+    expect(text.startsWith("network capabilities not available\n")).toBe(true);
+    expect(JSON.parse(text.slice(text.indexOf("\n") + 1))).toMatchObject({ orchestrators: null });
+    expect(
+      offChain.lines.some((l) =>
+        /HTTP Response Error statusCode=500 err=network capabilities not available$/.test(l),
+      ),
+    ).toBe(true);
   });
 
   it("a video-only orchestrator answers an AI job 503 insufficient capacity (silently, for the gateway)", async () => {
@@ -401,7 +452,7 @@ describe("AI through the simulated network", () => {
     ).toBe(true);
   });
 
-  it("applies -maxPricePerCapability: an orchestrator above the cap is skipped", async () => {
+  it("applies -maxPricePerCapability on chain: an orchestrator above the cap is skipped", async () => {
     const r = await runner();
     const models = aiModels([
       {
@@ -413,11 +464,14 @@ describe("AI through the simulated network", () => {
         pixels_per_unit: 1,
       },
     ]);
-    const orch = await orchestrator(["-aiWorker", `-aiModels=${models}`]);
+    const orch = await orchestrator(["-aiWorker", `-aiModels=${models}`, ...NO_CHAIN]);
     const cheap = JSON.stringify({
       capabilities_prices: [{ pipeline: "text-to-image", model_id: MODEL, price_per_unit: 100 }],
     });
-    const capped = await gateway([orch.sim], [`-maxPricePerCapability=${cheap}`]);
+    const capped = await gateway(
+      [orch.sim],
+      [`-maxPricePerCapability=${cheap}`, ...(await gatewayOnChain())],
+    );
     expect(
       capped.lines.some((l) =>
         l.includes(
@@ -433,7 +487,7 @@ describe("AI through the simulated network", () => {
     const enough = JSON.stringify({
       capabilities_prices: [{ pipeline: "text-to-image", price_per_unit: 5000 }],
     });
-    const ok = await gateway([orch.sim], [`-maxPricePerCapability=${enough}`]);
+    const ok = await gateway([orch.sim], [`-maxPricePerCapability=${enough}`, ...(await gatewayOnChain())]);
     expect(
       (await textToImage(ok.sim.urls.http!, { prompt: "x", model_id: MODEL, width: 8, height: 8 })).status,
     ).toBe(200);

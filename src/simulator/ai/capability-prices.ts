@@ -94,13 +94,6 @@ export function applyCapabilityPrices(
     return;
   }
   for (const line of parsed.skipped) log("W", "starter.go:1204", line);
-  if (!onChain) {
-    log(
-      "I",
-      "simulator.go:23",
-      "Simulated: -maxPricePerCapability is applied off chain too (the node applies it only on chain, where orchestrators advertise prices)",
-    );
-  }
   for (const cap of parsed.caps) {
     const lower = cap.currency.toLowerCase();
     if (!onChain && lower !== "wei" && lower !== "eth") {

@@ -16,8 +16,7 @@ import type { BroadcastConfig } from "../gateway/broadcast-config.ts";
 import { callError, type OrchestratorConnections } from "../gateway/orchestrator-connections.ts";
 import type { OrchestratorPool } from "../gateway/orchestrator-pool.ts";
 import type { GlogLevel } from "../glog.ts";
-import { type Handler, sendJson, sendText } from "../http-server.ts";
-import { networkOrchestratorJson } from "../orchestrator-info-message.ts";
+import { type Handler, sendText } from "../http-server.ts";
 import { clientIp } from "../orchestrator-routes.ts";
 import { CAPABILITY_NAMES } from "../responses.ts";
 import {
@@ -74,27 +73,6 @@ export class GatewayAi {
         return;
       }
       return hls ? hls(req, res, url) : sendText(res, 404, "404 page not found");
-    };
-  }
-
-  /**
-   * The gateway's /getNetworkCapabilities with what its pool's orchestrators advertise (the node
-   * fills it from on-chain discovery; the simulator asks the pool, -orchAddr or webhook, each time).
-   * One that does not answer is listed without capabilities (discovery would leave it out).
-   */
-  extendCliRoutes(routes: Record<string, Handler>): void {
-    routes["/getNetworkCapabilities"] = async (_req, res) => {
-      const orchestrators = (await this.poolInfos()).map(({ url, info }) =>
-        info
-          ? {
-              address: info.address.some((b) => b !== 0) ? `0x${info.address.toString("hex")}` : "",
-              local_address: url,
-              orch_uri: info.transcoder || url,
-              ...networkOrchestratorJson(info),
-            }
-          : { address: "", local_address: url, orch_uri: url, capabilities: null },
-      );
-      sendJson(res, { capabilities_names: CAPABILITY_NAMES, orchestrators });
     };
   }
 

@@ -1,14 +1,14 @@
 // How a gateway gets a segment transcoded (server/broadcast.go processSegment, transcodeSegment,
 // selectOrchestrator; server/segment_rpc.go SubmitSegment): the stream keeps one orchestrator
 // session while it works; a new one is picked from the pool's orchestrators whose advertised price
-// per pixel is within the cap; a failure (OrchestratorCapped, a refused connection ...) suspends
+// per pixel is within the cap (on chain: off chain orchestrators quote no price and the node takes
+// them in order, server/selection.go selectUnknownSession); a failure (OrchestratorCapped, a refused connection ...) suspends
 // that orchestrator for the stream and the segment is tried again on the next one, up to
 // -maxAttempts times. The wire is the node's (segment-protocol.ts, orchestrator-connections.ts):
 // GetOrchestrator over gRPC/TLS, POST /segment with protobuf headers, renditions downloaded from
 // the URLs of the TranscodeResult, EndTranscodingSession when the stream ends. Differences from
 // the node, on purpose: orchestrators are tried in the pool's order (the node shuffles and sorts
-// by latency), the cap applies off chain too (the node applies it only on chain, where prices are
-// advertised), the simulator sends segments to the address it was given (the node to the
+// by latency), the simulator sends segments to the address it was given (the node to the
 // advertised service URI) and pays no tickets (Payment carries only the sender).
 import type { VideoPreset } from "../../media/presets.ts";
 import { compare, floatString, type Rational, rational } from "../../node/pricing/rational.ts";
@@ -57,6 +57,8 @@ export interface BroadcasterDeps {
   connections: OrchestratorConnections;
   maxAttempts: number;
   ignoreMaxPriceIfNeeded: boolean;
+  /** On chain the cap applies; off chain the node selects without prices. */
+  onChain: boolean;
   log: Log;
 }
 
@@ -165,7 +167,7 @@ export class Broadcaster {
   /** server/selection_algorithm.go filterByMaxPrice, with -ignoreMaxPriceIfNeeded. */
   private withinCap(found: OrchestratorAnswer[], context: LogContext): OrchestratorAnswer[] {
     const cap = this.d.config.weiCap;
-    if (!cap || !found.some((a) => a.price)) return found;
+    if (!this.d.onChain || !cap || !found.some((a) => a.price)) return found;
     const within = found.filter((a) => {
       if (a.price && compare(a.price, cap) <= 0) return true;
       this.d.log(

@@ -1,16 +1,19 @@
 // A simulated gateway and simulated orchestrators on loopback, talking real HTTP to each other and
 // to webhook servers of the test: streams in, HLS out, sessions, caps, discovery and auth.
 import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
+import path from "node:path";
 import { promisify } from "node:util";
 import { Wallet } from "ethers";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { pushStream } from "../../media/push-stream.ts";
 import { TestStream } from "../../media/test-stream.ts";
 import { LogClassifier } from "../../node/diagnosis/classifier.ts";
 import { type NodeSimulator, type NodeSimulatorOptions, startNodeSimulator } from "../simulator.ts";
+import { testAccountFlags } from "../testing/keystore.ts";
 import { getOrchestrator, priceOf } from "../testing/wire.ts";
 
 const running: NodeSimulator[] = [];
@@ -40,6 +43,23 @@ async function start(argv: string[], extra: Partial<NodeSimulatorOptions> = {}):
   running.push(sim);
   return { sim, lines, address: sim.urls.http ?? "" };
 }
+
+/** On chain with no chain behind -ethUrl: prices are quoted, ticket parameters left out. */
+const NO_CHAIN = [
+  "-network=devnet",
+  "-ethUrl=http://127.0.0.1:9",
+  "-ethController=0x77A0865438f2EfD65667362D4a8937537CA7a5EF",
+  `-ethKeystorePath=${tmpdir()}`,
+  "-ethPassword=secret",
+  "-autoAdjustPrice=false",
+];
+const accounts = mkdtempSync(path.join(tmpdir(), "gateway-accounts-"));
+afterAll(() => rmSync(accounts, { recursive: true, force: true }));
+/** An on-chain gateway with an account of its own: it signs its GetOrchestrator requests. */
+const gatewayOnChain = async () => [
+  ...NO_CHAIN.filter((f) => !/^-eth(KeystorePath|Password)=/.test(f)),
+  ...(await testAccountFlags(mkdtempSync(path.join(accounts, "gw-")))),
+];
 
 const orchestrator = (...flags: string[]) =>
   start([
@@ -239,10 +259,14 @@ describe("gateway simulator: a stream through the simulated network", () => {
     expect(g.lines.filter((l) => l.includes("OrchestratorCapped"))).toHaveLength(1);
   });
 
-  it("a cap below every price: no orchestrator is used, the node's lines say why; raised live, the next segment goes through", async () => {
-    const a = await orchestrator("-pricePerUnit=1000");
-    const b = await orchestrator("-pricePerUnit=1200");
-    const g = await gateway([`-orchAddr=${a.address},${b.address}`, "-maxPricePerUnit=100"]);
+  it("on chain, a cap below every price: no orchestrator is used, the node's lines say why; raised live, the next segment goes through", async () => {
+    const a = await orchestrator("-pricePerUnit=1000", ...NO_CHAIN);
+    const b = await orchestrator("-pricePerUnit=1200", ...NO_CHAIN);
+    const g = await gateway([
+      `-orchAddr=${a.address},${b.address}`,
+      "-maxPricePerUnit=100",
+      ...(await gatewayOnChain()),
+    ]);
     const refused = await push(g, "cheap");
     expect(refused.segments[0]).toMatchObject({ status: 503, body: "No sessions available\n" });
     const text = g.lines.join("\n");
@@ -261,6 +285,16 @@ describe("gateway simulator: a stream through the simulated network", () => {
       text: "",
     });
     expect((await push(g, "cheap", 1, 1)).segments[0]?.status).toBe(200);
+    expect((await json(`${a.sim.urls.cli}/__sim/state`)).currentSessions).toBe(1);
+    expect((await json(`${b.sim.urls.cli}/__sim/state`)).currentSessions).toBe(0);
+  });
+
+  it("off chain, orchestrators quote no price and the cap decides nothing: the first one is used, nothing is above max price", async () => {
+    const a = await orchestrator("-pricePerUnit=1000");
+    const b = await orchestrator("-pricePerUnit=1200");
+    const g = await gateway([`-orchAddr=${a.address},${b.address}`, "-maxPricePerUnit=100"]);
+    expect((await push(g, "free")).segments[0]?.status).toBe(200);
+    expect(g.lines.join("\n")).not.toContain("above max price");
     expect((await json(`${a.sim.urls.cli}/__sim/state`)).currentSessions).toBe(1);
     expect((await json(`${b.sim.urls.cli}/__sim/state`)).currentSessions).toBe(0);
   });

@@ -8,10 +8,12 @@ import type { SimulatedEthClient } from "../chain-client.ts";
 import { clogMessage, goDuration, goQuote, type LogContext } from "../clog.ts";
 import type { GlogLevel } from "../glog.ts";
 import type { NodeModel } from "../node-model.ts";
+import { durationMs } from "../scenario.ts";
 import type { SimulatorState } from "../state.ts";
 import { authenticateStream, redactedUrl } from "./auth-webhook.ts";
 import { Broadcaster, type SegmentIn, type TranscodeOutcome } from "./broadcast.ts";
 import { BroadcastConfig } from "./broadcast-config.ts";
+import { LIVE_AI_CAP_REPORT_INTERVAL_MS, NetworkCapabilities } from "./network-capabilities.ts";
 import { OrchestratorConnections } from "./orchestrator-connections.ts";
 import {
   type OrchestratorPool,
@@ -42,6 +44,8 @@ export class Gateway {
   readonly pool: OrchestratorPool | undefined;
   /** Kept connections to orchestrators (segments, AI jobs), closed on stop. */
   readonly connections: OrchestratorConnections;
+  /** /getNetworkCapabilities: on chain, what the pool's orchestrators quoted this gateway. */
+  readonly networkCapabilities: NetworkCapabilities;
   private readonly broadcaster: Broadcaster;
   private readonly authUrl: URL | undefined;
   private readonly state: SimulatorState;
@@ -73,13 +77,6 @@ export class Gateway {
       log,
     );
     this.config.logStartup(f.maxPricePerUnit ?? "0");
-    if (node.network === "offchain" && this.config.maxPrice) {
-      log(
-        "I",
-        "simulator.go:10",
-        "Simulated: -maxPricePerUnit is applied off chain too (the node applies it only on chain, where orchestrators advertise prices)",
-      );
-    }
     if (f.authWebhookUrl) {
       this.authUrl = new URL(f.authWebhookUrl);
       log("I", "starter.go:1616", `Using auth webhook URL ${redactedUrl(this.authUrl)}`);
@@ -105,12 +102,21 @@ export class Gateway {
       void pool.entries();
       this.pool = pool;
     }
+    this.networkCapabilities = new NetworkCapabilities(this.pool, this.connections, log);
+    // On chain the node polls its pool's orchestrators at start and every -liveAICapReportInterval
+    // (starter.go NewDBOrchestratorPoolCache); off chain it never does.
+    if (node.network !== "offchain") {
+      this.networkCapabilities.start(
+        durationMs(f.liveAICapReportInterval ?? "") ?? LIVE_AI_CAP_REPORT_INTERVAL_MS,
+      );
+    }
     this.broadcaster = new Broadcaster({
       pool: this.pool,
       config: this.config,
       connections: this.connections,
       maxAttempts: Number(f.maxAttempts ?? 3) || 3,
       ignoreMaxPriceIfNeeded: f.ignoreMaxPriceIfNeeded === true,
+      onChain: node.network !== "offchain",
       log,
     });
     this.streams = new StreamRegistry(state, timings.streamTimeoutMs ?? HTTP_PUSH_TIMEOUT_MS, log, (s) =>
@@ -237,6 +243,7 @@ export class Gateway {
     // The node ends its sessions as it stops; connections close once those calls are answered.
     const ends = this.streams.all().map((s) => this.broadcaster.endSessions(s));
     this.streams.stop();
+    this.networkCapabilities.stop();
     void Promise.all(ends).finally(() => this.connections.closeAll());
   }
 }
