@@ -28,6 +28,12 @@ export const ConditionType = {
    * knows (False: older or newer than the supported range; Unknown: the tag names no release).
    */
   NodeVersionSupported: "NodeVersionSupported",
+  /**
+   * Orchestrators and Gateways: True while some node pod runs an older rendering than the spec
+   * asks (the reason says what the rollout waits for: sessions on a pod, a manual delete, a pod
+   * becoming Ready); False once every pod runs the current one.
+   */
+  RolloutPending: "RolloutPending",
   /** Webhooks: whether the endpoint takes deliveries now (False: failing, or turned off by 410 Gone). */
   Delivering: "Delivering",
 } as const;
@@ -68,7 +74,7 @@ export const ConditionSchema = z
       .max(316)
       .regex(/^[A-Z][A-Za-z0-9]*$/)
       .describe(
-        "Condition type in PascalCase: Ready (summary), Scheduled, NodeReachable, ChainHealthy, Registered, Funded, PriceCompatible, RewardCurrent, Simulated, NodeVersionSupported or Delivering (webhooks).",
+        "Condition type in PascalCase: Ready (summary), Scheduled, NodeReachable, ChainHealthy, Registered, Funded, PriceCompatible, RewardCurrent, Simulated, NodeVersionSupported, RolloutPending or Delivering (webhooks).",
       ),
     status: z.enum(CONDITION_STATUSES).describe("True, False or Unknown (not yet known)."),
     reason: z

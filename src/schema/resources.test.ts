@@ -23,6 +23,7 @@ describe("Orchestrator spec", () => {
       network: "offchain",
       pixelsPerUnit: 1,
       service: { type: "ClusterIP", port: 8935 },
+      rollout: { strategy: "whenIdle" },
     });
   });
 
@@ -221,6 +222,7 @@ describe("status", () => {
       "AIReady",
       "RewardCurrent",
       "NodeVersionSupported",
+      "RolloutPending",
       "Delivering",
     ]);
   });

@@ -231,6 +231,12 @@ export class NodeDoctor {
     for (const key of [...this.#patients.keys()]) if (!keep(key)) this.forget(key);
   }
 
+  /** The latest reading of each Ready pod of a resource, by pod uid (what a rollout asks before a restart). */
+  latestReadings(key: ObjectKey): Map<string, NodeReading> {
+    const states = [...(this.#patients.get(key)?.pods.values() ?? [])];
+    return new Map(states.flatMap((s) => (s.target.ready && s.reading ? [[s.target.uid, s.reading]] : [])));
+  }
+
   tracking(key: ObjectKey): boolean {
     return this.#patients.has(key);
   }
@@ -498,6 +504,8 @@ function fingerprint(r: DoctorReport): string {
       x.price,
       x.withheld,
       x.health,
+      // A pod becoming idle (or busy) matters to a rollout waiting for its sessions to end.
+      x.sessions === 0,
     ]),
     r.findings,
   ]);

@@ -11,6 +11,7 @@ import {
   Pods,
   Secrets,
   Services,
+  StatefulSets,
 } from "../../kube/index.ts";
 import type { ChainReads } from "../../node/chain/index.ts";
 import type { StoredGateway } from "../../schema/gateway.ts";
@@ -27,10 +28,12 @@ import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
 import { nodeObservers } from "../node-status/observers.ts";
 import { OwnedSecrets } from "../node-status/owned-secrets.ts";
+import { carryOutRollout, type PodRolloutPlan, planPodRollout } from "../node-status/pod-rollout.ts";
 import { revisitAfter } from "../node-status/revisit.ts";
 import { NodeRollout } from "../node-status/rollout.ts";
 import { nodeTargets } from "../node-status/targets.ts";
 import { PORTS as ORCHESTRATOR_PORTS } from "../orchestrator/names.ts";
+import { type RolloutStatefulSet, recoverStuckRollouts } from "../orchestrator/rollout-recovery.ts";
 import { INSTANCE_INDEX } from "../orchestrator/watch.ts";
 import {
   type CacheReader,
@@ -39,6 +42,7 @@ import {
   type ReconcileContext,
   type ReconcileResult,
   type Reconciler,
+  type Recorder,
   requeueAfter,
   type SetupContext,
   type StatusNews,
@@ -70,6 +74,8 @@ export interface GatewayOptions {
   chain?: ChainReads;
   /** Bound on one live CLI call (default 5 s). */
   liveCallTimeoutMs?: number;
+  /** How long a pod of an old revision may stay unready before it is replaced (default 60 s). */
+  stuckPodGraceMs?: number;
 }
 
 interface Run {
@@ -80,6 +86,12 @@ interface Run {
   signal: AbortSignal;
   /** Pods a live change did not reach: restarted once the ConfigMap holds the new value. */
   restart: PodFacts[];
+  /** Which pod the rollout replaces next, or what it waits for (spec.rollout). */
+  rollout?: PodRolloutPlan;
+  /** Pods the rollout deleted this time. */
+  replaced: string[];
+  /** Look again after this many ms (a deadline, a grace period, a fresh reading). */
+  recheckAfterMs?: number;
 }
 
 type Step = (gw: StoredGateway, run: Run) => Promise<void>;
@@ -91,6 +103,7 @@ const NEWS: StatusNews = {
     PriceCompatible: "ComparePrices",
     ChainHealthy: "ReadChain",
     Funded: "ReadChain",
+    RolloutPending: "Rollout",
     Ready: "Reconcile",
   },
 };
@@ -99,6 +112,7 @@ export class GatewayReconciler implements Reconciler {
   readonly #client: KubeClient;
   readonly #cache: CacheReader;
   readonly #options: GatewayOptions;
+  readonly #events: Recorder;
   readonly #children: ChildApplier;
   readonly doctor: NodeDoctor;
   /** Reads what the chain says of each node once a doctor period; wakes a Gateway when it changed. */
@@ -116,6 +130,7 @@ export class GatewayReconciler implements Reconciler {
     this.#client = ctx.client;
     this.#cache = ctx.cache;
     this.#options = options;
+    this.#events = ctx.events;
     this.#children = new ChildApplier(ctx.client, ctx.cache);
     this.#streamEnds = new StreamEndReporter({
       hookUrl: hooksSecretUrl(ctx.client),
@@ -157,6 +172,8 @@ export class GatewayReconciler implements Reconciler {
         ),
     ],
     ["pods the live change missed", (g, r) => this.#rollout.restart(g, r.restart)],
+    ["pods on an older rendering, one at a time, each once idle", (g, r) => this.#podRollout(g, r)],
+    ["stuck rollout recovery", (g, r) => this.#recoverStuckRollouts(g, r)],
   ];
 
   async reconcile(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {
@@ -213,11 +230,12 @@ export class GatewayReconciler implements Reconciler {
         chain,
         duties,
         ...(hookTokenDigest ? { hookTokenDigest } : {}),
+        ...(run.rollout ? { rollout: run.rollout } : {}),
       },
       new Date(),
     );
     await this.#status.write(gw, ownedGatewayStatus(gw), status, ctx.log);
-    const next = revisitAfter(status.conditions, undefined, Math.random());
+    const next = revisitAfter(status.conditions, run.recheckAfterMs, Math.random());
     return next === undefined ? done : requeueAfter(next);
   }
 
@@ -236,7 +254,49 @@ export class GatewayReconciler implements Reconciler {
       ...(hookTokenDigest ? { hookTokenDigest } : {}),
       recorded: this.#cache.get(ConfigMaps, keyFor(ns, names.config))?.metadata?.annotations ?? {},
     });
-    return { plan, devnet, pods, signal, restart: [] };
+    return { plan, devnet, pods, signal, restart: [], replaced: [] };
+  }
+
+  #statefulSet(gw: StoredGateway): (RolloutStatefulSet & KubeObject)[] {
+    const sts = this.#cache.get<RolloutStatefulSet & KubeObject>(
+      StatefulSets,
+      keyFor(gw.metadata?.namespace, gatewayChildNames(gw.metadata?.name ?? "").statefulSet),
+    );
+    return sts ? [sts] : [];
+  }
+
+  /** Replaces the next pod on an older rendering when spec.rollout allows it (status says what it waits for). */
+  async #podRollout(gw: StoredGateway, run: Run): Promise<void> {
+    const periodMs = this.#options.doctor?.periodMs ?? 30_000;
+    run.rollout = planPodRollout({
+      spec: gw.spec.rollout,
+      previous: gw.status?.rollout,
+      statefulSets: this.#statefulSet(gw),
+      pods: run.pods,
+      readings: this.doctor.latestReadings(keyFor(gw.metadata?.namespace, gw.metadata?.name ?? "")),
+      now: Date.now(),
+      freshMs: 2 * periodMs,
+    });
+    if (run.rollout.recheckAfterMs !== undefined) run.recheckAfterMs = run.rollout.recheckAfterMs;
+    await this.#rollout.unlessHeld(run.plan, async () => {
+      if (run.rollout)
+        run.replaced = await carryOutRollout(gw, run.rollout, { client: this.#client, events: this.#events });
+    });
+  }
+
+  async #recoverStuckRollouts(gw: StoredGateway, run: Run): Promise<void> {
+    // onDelete: no pod goes but by the user's hand.
+    if (gw.spec.rollout?.strategy === "onDelete") return;
+    const recheck = await recoverStuckRollouts({
+      owner: gw,
+      statefulSets: this.#statefulSet(gw),
+      pods: run.pods.filter((p) => !run.replaced.includes(p.metadata?.name ?? "")),
+      now: Date.now(),
+      graceMs: this.#options.stuckPodGraceMs ?? 60_000,
+      client: this.#client,
+      events: this.#events,
+    });
+    if (recheck !== undefined) run.recheckAfterMs = Math.min(run.recheckAfterMs ?? Infinity, recheck + 1_000);
   }
 
   #addressing(ns: string): AddressMode {

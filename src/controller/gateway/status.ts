@@ -13,6 +13,7 @@ import { nodeImageOf } from "../node-pod/index.ts";
 import type { ChainStatus } from "../node-status/chain-status.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
+import type { PodRolloutPlan } from "../node-status/pod-rollout.ts";
 import { podsScheduled, simulatedVerdict, withSince } from "../node-status/pods.ts";
 import { nodeReady, warningsNote } from "../node-status/ready.ts";
 import { conditionTime, ensureConditions, setCondition, type Verdict } from "../runtime/index.ts";
@@ -30,6 +31,8 @@ export interface GatewaySeen {
   /** The funding guard (absent: not kept); its Funded verdict, when it has one, wins over the chain's. */
   duties?: GatewayDutyStatus;
   hookTokenDigest?: string;
+  /** What the rollout of a changed rendering does or waits for (absent: not planned). */
+  rollout?: PodRolloutPlan;
 }
 
 export type GatewayOwnedStatus = Pick<
@@ -46,6 +49,7 @@ export type GatewayOwnedStatus = Pick<
   | "reserve"
   | "balance"
   | "funding"
+  | "rollout"
 >;
 
 export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwnedStatus {
@@ -67,6 +71,7 @@ export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwned
     ["NodeVersionSupported", nodeVersionSupport(nodeImageOf(plan.node.statefulSet))],
     ...(seen.chain?.conditions ?? []),
     ...(seen.duties?.conditions ?? []),
+    ...(seen.rollout ? [["RolloutPending", seen.rollout.verdict] as const] : []),
   ] as const) {
     conditions = setCondition(conditions, { type, ...verdict }, ctx);
   }
@@ -84,6 +89,7 @@ export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwned
     ...(seen.duties?.funding && Object.keys(seen.duties.funding).length
       ? { funding: seen.duties.funding }
       : {}),
+    ...(seen.rollout ? { rollout: seen.rollout.status } : {}),
   };
 }
 
@@ -103,6 +109,7 @@ export function ownedGatewayStatus(gateway: StoredGateway): GatewayOwnedStatus {
     ...(s.reserve !== undefined ? { reserve: s.reserve } : {}),
     ...(s.balance !== undefined ? { balance: s.balance } : {}),
     ...(s.funding !== undefined ? { funding: s.funding } : {}),
+    ...(s.rollout !== undefined ? { rollout: s.rollout } : {}),
   };
 }
 

@@ -12,6 +12,7 @@ import { nodeImageOf } from "../node-pod/index.ts";
 import type { ChainStatus } from "../node-status/chain-status.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
+import type { PodRolloutPlan } from "../node-status/pod-rollout.ts";
 import { podsScheduled, simulatedVerdict, withSince } from "../node-status/pods.ts";
 import { nodeReady, warningsNote } from "../node-status/ready.ts";
 import { conditionTime, ensureConditions, setCondition, type Verdict } from "../runtime/index.ts";
@@ -31,6 +32,8 @@ export interface Seen {
   ai?: { runnerPods: PodFacts[]; report: DoctorReport };
   /** Reward assurance and declared on-chain settings (absent: not kept). */
   duties?: OrchestratorDutyStatus;
+  /** What the rollout of a changed rendering does or waits for (absent: not planned). */
+  rollout?: PodRolloutPlan;
 }
 
 export function scheduled(seen: Seen): Verdict {
@@ -136,6 +139,7 @@ export type OwnedStatus = Pick<
   | "ai"
   | "reward"
   | "onchain"
+  | "rollout"
 >;
 
 export function computeStatus(seen: Seen, now: Date): OwnedStatus {
@@ -163,6 +167,7 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     ["NodeVersionSupported", nodeVersionSupport(nodeImageOf(seen.plan.statefulSets?.[0]))],
     ...(seen.chain?.conditions ?? []),
     ...(seen.duties?.conditions ?? []),
+    ...(seen.rollout ? [["RolloutPending", seen.rollout.verdict] as const] : []),
   ] as const) {
     conditions = setCondition(conditions, { type, ...verdict }, ctx);
   }
@@ -187,6 +192,7 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     ...(ai ? { ai } : {}),
     ...(seen.duties?.reward && Object.keys(seen.duties.reward).length ? { reward: seen.duties.reward } : {}),
     ...(seen.duties?.onchain ? { onchain: seen.duties.onchain } : {}),
+    ...(seen.rollout ? { rollout: seen.rollout.status } : {}),
   };
 }
 

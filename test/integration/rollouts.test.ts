@@ -1,0 +1,325 @@
+// Session-aware rollouts on the real control plane: kwok pods on loopback IPs served by node
+// simulators, the Orchestrator controller in-process with a fast node doctor. A test opens a real
+// transcode session on an orchestrator pod over the node's wire protocol (GetOrchestrator, then a
+// segment on POST /segment; EndTranscodingSession ends it), which the node reports in /metrics
+// (livepeer_current_sessions_total) and the controller's doctor reads. Then the spec changes what
+// the node runs (its renditions): the StatefulSet (updateStrategy OnDelete) gets a new revision and
+// spec.rollout decides when each pod takes it.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
+import type { OrchestratorReconciler } from "../../src/controller/orchestrator/reconcile.ts";
+import type { Manager } from "../../src/controller/runtime/index.ts";
+import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
+import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
+import { waitFor } from "../../src/dev/cluster/process.ts";
+import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
+import { KubeClient, keyFor, PooledKubeConfig } from "../../src/kube/index.ts";
+import { TestStream } from "../../src/media/test-stream.ts";
+import { NodeConnection } from "../../src/node/wire/connection.ts";
+import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
+import { encodeHeader, segmentHash } from "../../src/simulator/segment-protocol.ts";
+import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
+import { installCrds } from "./support/crds.ts";
+import { eventsAbout } from "./support/events.ts";
+import { startTestManager } from "./support/manager.ts";
+import { condition, isServing, orchestratorKit } from "./support/orchestrators.ts";
+
+const kc = new PooledKubeConfig();
+kc.loadFromFile(inject("kubeconfig"));
+const client = new KubeClient(kc);
+let ns: Awaited<ReturnType<typeof testNamespace>>;
+let manager: Manager;
+let reconciler: OrchestratorReconciler | undefined;
+let pool: NodePool;
+let sims: SimulatorFleet;
+const simDir = mkdtempSync(path.join(tmpdir(), "rollouts-sims-"));
+const simLog: string[] = [];
+const controllerLog: string[] = [];
+const sessions: Session[] = [];
+
+beforeAll(async () => {
+  ns = await testNamespace("rollouts");
+  await installCrds(kubectl);
+  pool = await createNodePool(kubeConfig(), `${ns.name}-cpu`, [
+    defaultFleet.find((n) => n.name === "cpu-only")!,
+  ]);
+  // A session lasts until the test ends it (the node's own timeout is 70 s without a segment).
+  sims = startSimulatorFleet(kubeConfig(), simDir, (l) => simLog.push(l), {
+    namespace: ns.name,
+    timings: { sessionTimeoutMs: 600_000 },
+  });
+  const def = orchestratorController({
+    defaultImage: "livepeer/go-livepeer:test",
+    doctor: { periodMs: 1_000, retryMs: 500, tickMs: 100, endpointTimeoutMs: 1_000 },
+  });
+  const setup = def.setup;
+  manager = await startTestManager(
+    "rollouts-test",
+    ns.name,
+    [{ ...def, setup: (ctx) => (reconciler = setup(ctx) as OrchestratorReconciler) }],
+    controllerLog,
+  );
+});
+afterEach((ctx) => {
+  for (const s of sessions.splice(0)) s.close();
+  if (ctx.task.result?.state === "fail") {
+    process.stderr.write(
+      `--- controller ---\n${controllerLog.slice(-40).join("\n")}\n--- simulators ---\n${simLog.slice(-20).join("\n")}\n`,
+    );
+  }
+  controllerLog.length = 0;
+  simLog.length = 0;
+});
+afterAll(async () => {
+  await manager?.stop("tests done");
+  await sims?.stop();
+  await pool?.delete();
+  await ns?.remove();
+  await kc.close();
+  rmSync(simDir, { recursive: true, force: true });
+});
+
+const kit = orchestratorKit(
+  client,
+  () => ns.name,
+  () => controllerLog.slice(-10).join("\n"),
+);
+const { until } = kit;
+const apply = (name: string, spec: Record<string, unknown>) => kit.apply(name, spec, pool);
+/** A change in what the node runs (its renditions): a new revision of its StatefulSet. */
+const CHANGED = { transcodingOptions: "P240p30fps16x9" };
+
+interface PodView {
+  uid: string;
+  ip: string;
+  ready: boolean;
+  revision: string;
+}
+
+async function pod(name: string): Promise<PodView | undefined> {
+  const out = await kubectl(["get", "pod", name, "-n", ns.name, "-o", "json"]).catch(() => "");
+  if (!out) return undefined;
+  const p = JSON.parse(out);
+  if (p.metadata.deletionTimestamp) return undefined;
+  return {
+    uid: p.metadata.uid,
+    ip: p.status?.podIP ?? "",
+    ready: (p.status?.conditions ?? []).some(
+      (c: { type: string; status: string }) => c.type === "Ready" && c.status === "True",
+    ),
+    revision: p.metadata.labels?.["controller-revision-hash"] ?? "",
+  };
+}
+
+async function untilPod(name: string, ok: (p: PodView) => boolean, what: string): Promise<PodView> {
+  let last: PodView | undefined;
+  await waitFor(
+    `pod ${name}: ${what}`,
+    async () => {
+      last = await pod(name);
+      return !!last && ok(last);
+    },
+    60_000,
+    () => JSON.stringify(last),
+  );
+  return last!;
+}
+
+async function updateRevision(sts: string): Promise<string> {
+  return JSON.parse(await kubectl(["get", "sts", sts, "-n", ns.name, "-o", "json"])).status.updateRevision;
+}
+
+async function untilEvent(name: string, reason: string, pattern: RegExp): Promise<string> {
+  let notes: string[] = [];
+  await waitFor(
+    `an Event ${reason} about ${name} matching ${pattern}`,
+    async () => {
+      notes = (await eventsAbout(client, ns.name, name))
+        .filter((e) => e.reason === reason)
+        .map((e) => e.note ?? "");
+      return notes.some((n) => pattern.test(n));
+    },
+    30_000,
+    () => JSON.stringify(notes),
+  );
+  return notes.find((n) => pattern.test(n))!;
+}
+
+interface Session {
+  end(): Promise<void>;
+  close(): void;
+}
+
+/** A transcode session on an orchestrator pod, as a gateway opens one: its first segment. */
+async function openSession(ip: string): Promise<Session> {
+  const connection = new NodeConnection(`https://${ip}:8935`, "any");
+  const info = await connection.call(
+    "GetOrchestrator",
+    { type: "OrchestratorRequest", value: { address: Buffer.alloc(0) } },
+    "OrchestratorInfo",
+  );
+  const body = Buffer.from(new TestStream({ segmentSeconds: 2 }).segment(0));
+  const headers = {
+    "content-type": "video/MP2T",
+    "livepeer-segment": encodeHeader("SegData", {
+      manifestId: Buffer.from("rollout-test"),
+      seq: 0,
+      hash: segmentHash(body),
+      duration: 2000,
+      ...(info.authToken ? { authToken: info.authToken } : {}),
+      fullProfiles3: [
+        { name: "P240p30fps16x9", width: 426, height: 240, bitrate: 600_000, fps: 30, fpsDen: 1 },
+      ],
+    }),
+    "livepeer-payment": encodeHeader("Payment", {
+      sender: Buffer.from("3333333333333333333333333333333333333333", "hex"),
+    }),
+  };
+  const r = await connection.request("POST", "/segment", headers, body);
+  expect(r.status).toBe(200);
+  const session = {
+    end: async () => {
+      await connection.call(
+        "EndTranscodingSession",
+        { type: "EndTranscodingSessionRequest", value: { authToken: info.authToken } },
+        "EndTranscodingSessionResponse",
+      );
+    },
+    close: () => connection.close(),
+  };
+  sessions.push(session);
+  return session;
+}
+
+/** Waits until the controller's own node doctor has read `sessions` on the pod (its freshest reading). */
+async function untilDoctorReads(orch: string, podName: string, sessions: number): Promise<void> {
+  await waitFor(
+    `the node doctor reads ${sessions} session(s) on ${podName}`,
+    async () =>
+      [...reconciler!.doctor.latestReadings(keyFor(ns.name, orch)).values()].some(
+        (r) => r.pod === podName && r.sessions === sessions,
+      ),
+    30_000,
+  );
+}
+
+const rollout = (o: StoredOrchestrator) => condition(o, "RolloutPending");
+const atGeneration = (o: StoredOrchestrator) => o.status?.observedGeneration === o.metadata?.generation;
+
+/** Two Orchestrators Ready, one of them with a session open; returns their pods. */
+async function busyAndIdle(busy: string, idle: string, spec: Record<string, unknown>) {
+  await Promise.all([apply(busy, spec), apply(idle, spec)]);
+  await Promise.all([until(busy, isServing), until(idle, isServing)]);
+  const [busyPod, idlePod] = [await pod(`${busy}-0`), await pod(`${idle}-0`)];
+  const session = await openSession(busyPod!.ip);
+  await untilDoctorReads(busy, `${busy}-0`, 1);
+  return { busyPod: busyPod!, idlePod: idlePod!, session };
+}
+
+describe("spec.rollout.strategy whenIdle (the default)", () => {
+  it("replaces the idle pod at once; the busy one keeps its revision while its session is open, and rolls once it ends", async () => {
+    const { busyPod, idlePod, session } = await busyAndIdle("busy", "idle", {});
+    await Promise.all([apply("busy", CHANGED), apply("idle", CHANGED)]);
+
+    // The idle one rolls: a new pod on the StatefulSet's new revision, and the rollout is over.
+    const newRevision = await updateRevision("idle");
+    expect(newRevision).not.toBe(idlePod.revision);
+    const replaced = await untilPod("idle-0", (p) => p.uid !== idlePod.uid && p.ready, "replaced, Ready");
+    expect(replaced.revision).toBe(newRevision);
+    await until("idle", (o) => atGeneration(o) && rollout(o)?.status === "False");
+    expect(
+      await untilEvent("idle", "RolloutPodReplaced", /replaced pod idle-0 .*it carried no session/),
+    ).toMatch(/0 more pod\(s\) to go/);
+
+    // The busy one: the controller has reconciled this generation and says it waits for the session.
+    const waiting = await until(
+      "busy",
+      (o) =>
+        atGeneration(o) &&
+        rollout(o)?.reason === "SessionsOpen" &&
+        /1 session\(s\) open/.test(rollout(o)!.message),
+    );
+    expect(rollout(waiting)?.message).toMatch(
+      /^sessions open on pod busy-0 \(1 session\(s\) open\): waiting for them to end since \S+Z, with no deadline/,
+    );
+    expect(waiting.status?.rollout).toMatchObject({ replicas: 1, updatedReplicas: 0 });
+    expect(waiting.status?.rollout?.pendingSince).toMatch(/Z$/);
+    const kept = await pod("busy-0");
+    expect(kept).toMatchObject({ uid: busyPod.uid, revision: busyPod.revision });
+    expect(kept?.revision).not.toBe(await updateRevision("busy"));
+
+    // The session ends: the pod goes and comes back on the new revision.
+    await session.end();
+    const rolled = await untilPod("busy-0", (p) => p.uid !== busyPod.uid && p.ready, "replaced once idle");
+    expect(rolled.revision).toBe(await updateRevision("busy"));
+    const done = await until(
+      "busy",
+      (o) => rollout(o)?.status === "False" && o.status?.rollout?.updatedReplicas === 1,
+    );
+    expect(rollout(done)?.reason).toBe("UpToDate");
+    expect(done.status?.rollout?.pendingSince).toBeUndefined();
+    await untilEvent("busy", "RolloutPodReplaced", /replaced pod busy-0 .*it carried no session/);
+  });
+
+  it("maxWait: a busy pod is replaced anyway once the deadline passes, with a Warning", async () => {
+    await apply("deadline", { rollout: { maxWait: "3s" } });
+    await until("deadline", isServing);
+    const before = (await pod("deadline-0"))!;
+    await openSession(before.ip);
+    await untilDoctorReads("deadline", "deadline-0", 1);
+    await apply("deadline", { rollout: { maxWait: "3s" }, ...CHANGED });
+    const forced = await untilPod(
+      "deadline-0",
+      (p) => p.uid !== before.uid && p.ready,
+      "replaced at the deadline",
+    );
+    expect(forced.revision).toBe(await updateRevision("deadline"));
+    expect(
+      await untilEvent("deadline", "RolloutForced", /replaced pod deadline-0 with 1 session\(s\) open/),
+    ).toMatch(/spec.rollout.maxWait passed since/);
+  });
+});
+
+describe("spec.rollout.strategy immediate", () => {
+  it("replaces a pod with a session open at once", async () => {
+    await apply("now", { rollout: { strategy: "immediate" } });
+    await until("now", isServing);
+    const before = (await pod("now-0"))!;
+    await openSession(before.ip);
+    await untilDoctorReads("now", "now-0", 1);
+    await apply("now", { rollout: { strategy: "immediate" }, ...CHANGED });
+    const after = await untilPod("now-0", (p) => p.uid !== before.uid && p.ready, "replaced");
+    expect(after.revision).toBe(await updateRevision("now"));
+    await untilEvent("now", "RolloutPodReplaced", /replaced pod now-0 .*spec.rollout.strategy is immediate/);
+  });
+});
+
+describe("spec.rollout.strategy onDelete", () => {
+  it("never replaces an idle pod by itself; says so; the pod deleted by hand comes back on the new revision", async () => {
+    await apply("manual", { rollout: { strategy: "onDelete" } });
+    await until("manual", isServing);
+    const before = (await pod("manual-0"))!;
+    await untilDoctorReads("manual", "manual-0", 0);
+    await apply("manual", { rollout: { strategy: "onDelete" }, ...CHANGED });
+    const waiting = await until(
+      "manual",
+      (o) => atGeneration(o) && rollout(o)?.reason === "WaitingForDelete",
+    );
+    expect(rollout(waiting)?.message).toMatch(
+      /pod\(s\) manual-0 run an older rendering.*kubectl delete pod manual-0/,
+    );
+    // Idle and read as idle (a whenIdle rollout would have replaced it): still the same pod.
+    await untilDoctorReads("manual", "manual-0", 0);
+    const again = await until("manual", (o) => atGeneration(o) && rollout(o)?.reason === "WaitingForDelete");
+    expect(again.status?.rollout?.updatedReplicas).toBe(0);
+    expect(await pod("manual-0")).toMatchObject({ uid: before.uid, revision: before.revision });
+
+    await kubectl(["delete", "pod", "manual-0", "-n", ns.name, "--wait=false"]);
+    const after = await untilPod("manual-0", (p) => p.uid !== before.uid && p.ready, "re-created");
+    expect(after.revision).toBe(await updateRevision("manual"));
+    await until("manual", (o) => rollout(o)?.status === "False" && o.status?.rollout?.updatedReplicas === 1);
+  });
+});
