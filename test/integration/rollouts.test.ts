@@ -34,6 +34,7 @@ let ns: Awaited<ReturnType<typeof testNamespace>>;
 let manager: Manager;
 let reconciler: OrchestratorReconciler | undefined;
 let pool: NodePool;
+let gpuPool: NodePool;
 let sims: SimulatorFleet;
 const simDir = mkdtempSync(path.join(tmpdir(), "rollouts-sims-"));
 const simLog: string[] = [];
@@ -45,6 +46,9 @@ beforeAll(async () => {
   await installCrds(kubectl);
   pool = await createNodePool(kubeConfig(), `${ns.name}-cpu`, [
     defaultFleet.find((n) => n.name === "cpu-only")!,
+  ]);
+  gpuPool = await createNodePool(kubeConfig(), `${ns.name}-gpu`, [
+    defaultFleet.find((n) => n.name === "gpu-rtx3090-a")!,
   ]);
   // A session lasts until the test ends it (the node's own timeout is 70 s without a segment).
   sims = startSimulatorFleet(kubeConfig(), simDir, (l) => simLog.push(l), {
@@ -77,6 +81,7 @@ afterAll(async () => {
   await manager?.stop("tests done");
   await sims?.stop();
   await pool?.delete();
+  await gpuPool?.delete();
   await ns?.remove();
   await kc.close();
   rmSync(simDir, { recursive: true, force: true });
@@ -280,6 +285,38 @@ describe("spec.rollout.strategy whenIdle (the default)", () => {
     expect(
       await untilEvent("deadline", "RolloutForced", /replaced pod deadline-0 with 1 session\(s\) open/),
     ).toMatch(/spec.rollout.maxWait passed since/);
+  });
+});
+
+describe("a rollout does not give a pod's GPUs away", () => {
+  it("whenIdle: an idle GPU pod waits while another pod waits for GPUs, and rolls once that one is gone", async () => {
+    const gpu = (count: number) => ({ gpu: { count, product: "NVIDIA-GeForce-RTX-3090" } });
+    await kit.apply("held", gpu(2), gpuPool);
+    await until("held", isServing);
+    await kit.apply("queued", gpu(1), gpuPool);
+    const queued = await until("queued", (o) => condition(o, "Scheduled")?.reason === "Unschedulable");
+    expect(condition(queued, "Scheduled")?.message).toMatch(/Insufficient nvidia.com\/gpu/);
+    const before = (await pod("held-0"))!;
+    await untilDoctorReads("held", "held-0", 0);
+
+    await kit.apply("held", { ...gpu(2), ...CHANGED }, gpuPool);
+    const waiting = await until("held", (o) => atGeneration(o) && rollout(o)?.reason === "GpuContested");
+    expect(rollout(waiting)?.message).toMatch(
+      /^replacing pod held-0 would free its GPU\(s\) while pod\(s\) queued-0 wait for GPUs .*with no deadline/,
+    );
+    // Idle and read as idle after the change: without the GPU check it would have gone.
+    await untilDoctorReads("held", "held-0", 0);
+    await until("held", (o) => atGeneration(o) && rollout(o)?.reason === "GpuContested");
+    expect(await pod("held-0")).toMatchObject({ uid: before.uid, revision: before.revision });
+
+    await kubectl(["delete", "orchestrator", "queued", "-n", ns.name, "--wait=false"]);
+    const after = await untilPod(
+      "held-0",
+      (p) => p.uid !== before.uid && p.ready,
+      "replaced once no pod waits",
+    );
+    expect(after.revision).toBe(await updateRevision("held"));
+    await until("held", (o) => rollout(o)?.status === "False" && isServing(o));
   });
 });
 

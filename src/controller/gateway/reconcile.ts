@@ -28,7 +28,13 @@ import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
 import { nodeObservers } from "../node-status/observers.ts";
 import { OwnedSecrets } from "../node-status/owned-secrets.ts";
-import { carryOutRollout, type PodRolloutPlan, planPodRollout } from "../node-status/pod-rollout.ts";
+import {
+  carryOutRollout,
+  gpuStatefulSetsOf,
+  gpuWaitersAmong,
+  type PodRolloutPlan,
+  planPodRollout,
+} from "../node-status/pod-rollout.ts";
 import { revisitAfter } from "../node-status/revisit.ts";
 import { NodeRollout } from "../node-status/rollout.ts";
 import { nodeTargets } from "../node-status/targets.ts";
@@ -276,6 +282,8 @@ export class GatewayReconciler implements Reconciler {
       readings: this.doctor.latestReadings(keyFor(gw.metadata?.namespace, gw.metadata?.name ?? "")),
       now: Date.now(),
       freshMs: 2 * periodMs,
+      gpuStatefulSets: gpuStatefulSetsOf([run.plan.node.statefulSet]),
+      gpuWaiters: gpuWaitersAmong(this.#cache.list<PodFacts>(Pods)),
     });
     if (run.rollout.recheckAfterMs !== undefined) run.recheckAfterMs = run.rollout.recheckAfterMs;
     await this.#rollout.unlessHeld(run.plan, async () => {

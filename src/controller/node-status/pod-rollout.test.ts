@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { NodeReading } from "../doctor/index.ts";
 import type { PodFacts } from "./facts.ts";
-import { planPodRollout, type RolloutStatefulSetFacts } from "./pod-rollout.ts";
+import { gpuWaitersAmong, planPodRollout, type RolloutStatefulSetFacts } from "./pod-rollout.ts";
 
 const T0 = Date.parse("2026-11-28T01:00:00Z");
 const sts = (name: string, replicas: number, o: { seen?: boolean } = {}): RolloutStatefulSetFacts => ({
@@ -102,6 +102,35 @@ describe("planPodRollout: status.rollout and RolloutPending", () => {
     expect(plan.verdict.reason).toBe("WaitingForDelete");
     expect(plan.verdict.message).toMatch(/kubectl delete pod g-0/);
     expect(plan.status.deadline).toBeUndefined();
+  });
+
+  it("GPUs contested: GpuContested naming the pending pods; the resource's own pods never count", () => {
+    const waiting = { ...pod("other-0", "other", "x", false) };
+    waiting.status = {
+      conditions: [
+        {
+          type: "PodScheduled",
+          status: "False",
+          message: "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.",
+        },
+      ],
+    };
+    const plan = planPodRollout({
+      spec: undefined,
+      previous: undefined,
+      statefulSets: [sts("o", 1)],
+      pods: [pod("o-0", "o", "o-old")],
+      readings: new Map([reading("o-0", 0)]),
+      now: T0,
+      freshMs: 60_000,
+      gpuStatefulSets: new Set(["o"]),
+      gpuWaiters: gpuWaitersAmong([waiting, pod("o-0", "o", "o-old")]),
+    });
+    expect(plan.verdict.reason).toBe("GpuContested");
+    expect(plan.verdict.message).toMatch(
+      /^replacing pod o-0 would free its GPU\(s\) while pod\(s\) other-0 wait for GPUs/,
+    );
+    expect(plan.recheckAfterMs).toBe(60_000);
   });
 
   it("a StatefulSet whose new revision is not recorded yet is not called pending", () => {

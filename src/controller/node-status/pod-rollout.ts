@@ -29,6 +29,10 @@ export interface PodRolloutInput {
   now: number;
   /** How old a reading may be and still tell a pod's sessions. */
   freshMs: number;
+  /** StatefulSets (by name) whose pods request GPUs. */
+  gpuStatefulSets?: ReadonlySet<string>;
+  /** Pods (of any resource the controller sees) the scheduler cannot place for lack of GPUs. */
+  gpuWaiters?: readonly string[];
 }
 
 export interface PodRolloutPlan {
@@ -78,6 +82,8 @@ export function planPodRollout(i: PodRolloutInput): PodRolloutPlan {
       now: i.now,
       pendingSince,
       maxWaitMs,
+      usesGpu: i.gpuStatefulSets?.has(name) ?? false,
+      gpuWaiters: (i.gpuWaiters ?? []).filter((w) => !pods.some((p) => p.metadata?.name === w)),
     });
     return { statefulSet: name, updateRevision, step };
   });
@@ -91,7 +97,7 @@ export function planPodRollout(i: PodRolloutInput): PodRolloutPlan {
     ...(pending ? { pendingSince: iso(pendingSince) } : {}),
     ...(deadline !== undefined && strategy === "whenIdle" ? { deadline: iso(deadline) } : {}),
   };
-  const waiting = steps.some((s) => s.step.kind === "waitForSessions");
+  const waiting = steps.some((s) => s.step.kind === "waitForSessions" || s.step.kind === "waitForGpu");
   const recheck = waiting
     ? Math.min(i.freshMs, ...(deadline !== undefined ? [Math.max(0, deadline - i.now) + 1_000] : []))
     : undefined;
@@ -125,6 +131,13 @@ export function rolloutVerdict(
           : `waiting for pod ${step.pod} (${step.state}) before replacing the next, one at a time`;
       case "replace":
         return `replacing pod ${step.pod.name} (${step.why === "deadline" ? "maxWait passed" : step.why}); ${step.remaining} more to go`;
+      case "waitForGpu": {
+        const until =
+          deadline !== undefined
+            ? `until ${iso(deadline)} (spec.rollout.maxWait), then replaced anyway`
+            : "with no deadline (set spec.rollout.maxWait to bound it, or delete the pod to roll now)";
+        return `replacing pod ${step.pod} would free its GPU(s) while pod(s) ${step.waiters.join(", ")} wait for GPUs (Insufficient nvidia.com/gpu), and its replacement could stay Pending: waiting until they are placed or gone ${since}, ${until}`;
+      }
       case "waitForSessions": {
         const busy = step.busy
           .map(
@@ -145,12 +158,45 @@ export function rolloutVerdict(
   const kinds = new Set(open.map((s) => s.step.kind));
   const reason = kinds.has("waitForSessions")
     ? "SessionsOpen"
-    : kinds.has("manual")
-      ? "WaitingForDelete"
-      : kinds.has("replace")
-        ? "ReplacingPod"
-        : "WaitingForPod";
+    : kinds.has("waitForGpu")
+      ? "GpuContested"
+      : kinds.has("manual")
+        ? "WaitingForDelete"
+        : kinds.has("replace")
+          ? "ReplacingPod"
+          : "WaitingForPod";
   return { status: "True", reason, message: `${messages.join("; ")} (pending ${since})` };
+}
+
+/** Pods the scheduler cannot place for lack of GPUs (PodScheduled False: Insufficient nvidia.com/gpu). */
+export function gpuWaitersAmong(pods: readonly PodFacts[]): string[] {
+  return pods
+    .filter((p) =>
+      p.status?.conditions?.some(
+        (c) =>
+          c.type === "PodScheduled" &&
+          c.status === "False" &&
+          /Insufficient nvidia\.com\/gpu/.test(c.message ?? ""),
+      ),
+    )
+    .map((p) => p.metadata?.name ?? "")
+    .sort();
+}
+
+/** Names of the planned StatefulSets whose pods request GPUs. */
+export function gpuStatefulSetsOf(
+  statefulSets: readonly {
+    metadata?: { name?: string };
+    spec?: { template: { spec?: { containers: { resources?: { limits?: Record<string, unknown> } }[] } } };
+  }[],
+): Set<string> {
+  return new Set(
+    statefulSets
+      .filter((s) =>
+        s.spec?.template.spec?.containers.some((c) => c.resources?.limits?.["nvidia.com/gpu"] !== undefined),
+      )
+      .map((s) => s.metadata?.name ?? ""),
+  );
 }
 
 /** Carries out each StatefulSet's step: the pod to replace is deleted (uid-guarded) and an Event says why. */

@@ -39,6 +39,8 @@ function summary(i: RolloutInput): string {
       return `wait for sessions ${s.busy.map((b) => `${b.pod}=${b.sessions ?? "?"}`).join(",")}${s.deadline ? ` until +${(s.deadline - T0) / HOUR}h` : ""}`;
     case "manual":
       return `manual ${s.pods.join(",")}`;
+    case "waitForGpu":
+      return `wait for GPUs: ${s.pod} idle, ${s.waiters.join(",")} pending${s.deadline ? ` until +${(s.deadline - T0) / HOUR}h` : ""}`;
     default:
       return s.kind;
   }
@@ -122,6 +124,33 @@ describe("nextRolloutStep: which pod goes next", () => {
         pods: [pod("g-0", { sessions: 4 }), pod("g-1", { revision: NEW, ready: false })],
       },
       "wait for g-1 not Ready",
+    ],
+    [
+      "whenIdle, a GPU pod idle while another pod waits for GPUs: not freed for it",
+      { replicas: 1, usesGpu: true, gpuWaiters: ["other-0"], pods: [pod("g-0")], maxWaitMs: HOUR },
+      "wait for GPUs: g-0 idle, other-0 pending until +1h",
+    ],
+    [
+      "whenIdle, GPUs contested past the deadline: replaced anyway",
+      {
+        replicas: 1,
+        usesGpu: true,
+        gpuWaiters: ["other-0"],
+        pods: [pod("g-0")],
+        maxWaitMs: HOUR,
+        now: T0 + HOUR,
+      },
+      "replace g-0 (deadline, 0 left)",
+    ],
+    [
+      "whenIdle, a CPU pod is not held back by pods waiting for GPUs",
+      { replicas: 1, usesGpu: false, gpuWaiters: ["other-0"], pods: [pod("g-0")] },
+      "replace g-0 (idle, 0 left)",
+    ],
+    [
+      "immediate does not wait for a GPU slot",
+      { strategy: "immediate", replicas: 1, usesGpu: true, gpuWaiters: ["other-0"], pods: [pod("g-0")] },
+      "replace g-0 (immediate, 0 left)",
     ],
     [
       "onDelete: never by itself, whatever the sessions",

@@ -4,6 +4,9 @@
 // Ready and none is going. whenIdle replaces a pod once the node doctor's latest fresh reading says
 // it carries no session, and after the deadline (spec.rollout.maxWait from when the change was
 // first seen) the least busy one anyway; immediate replaces without asking; onDelete never.
+// A GPU pod is a new pod on the scheduler's terms: while another pod waits for GPUs (unschedulable,
+// Insufficient nvidia.com/gpu), whenIdle does not free this pod's GPUs for it before the deadline:
+// the replacement could stay Pending (seen: a price edit left an orchestrator without its GPU).
 // A pod that is not Ready on an old revision is left to the stuck-rollout recovery (it serves
 // nothing, and is replaced after its grace period) and holds the next replacement back meanwhile.
 import type { RolloutStrategy } from "../../schema/rollout.ts";
@@ -30,6 +33,10 @@ export interface RolloutInput {
   /** When the pending change was first seen (ms since epoch). */
   pendingSince: number;
   maxWaitMs: number | undefined;
+  /** The StatefulSet's pods request GPUs. */
+  usesGpu?: boolean;
+  /** Other pods the scheduler cannot place for lack of GPUs (they could take the freed ones). */
+  gpuWaiters?: readonly string[];
 }
 
 export type RolloutStep =
@@ -51,6 +58,8 @@ export type RolloutStep =
       busy: { pod: string; sessions: number | undefined }[];
       deadline: number | undefined;
     }
+  /** The pod is idle, but a pending pod waits for GPUs and could take the ones it frees. */
+  | { kind: "waitForGpu"; pod: string; waiters: readonly string[]; deadline: number | undefined }
   | { kind: "manual"; pods: string[] };
 
 /** What to do next for one StatefulSet's pods. */
@@ -73,10 +82,19 @@ export function nextRolloutStep(i: RolloutInput): RolloutStep {
   const first = order[0]!;
   const remaining = outdated.length - 1;
   if (i.strategy === "immediate") return { kind: "replace", pod: first, why: "immediate", remaining };
-  if (first.sessions === 0) return { kind: "replace", pod: first, why: "idle", remaining };
   const deadline = i.maxWaitMs === undefined ? undefined : i.pendingSince + i.maxWaitMs;
-  if (deadline !== undefined && i.now >= deadline)
-    return { kind: "replace", pod: first, why: "deadline", remaining };
+  const pastDeadline = deadline !== undefined && i.now >= deadline;
+  if (first.sessions === 0) {
+    if (i.usesGpu && i.gpuWaiters?.length && !pastDeadline)
+      return { kind: "waitForGpu", pod: first.name, waiters: i.gpuWaiters, deadline };
+    return {
+      kind: "replace",
+      pod: first,
+      why: pastDeadline && i.usesGpu && i.gpuWaiters?.length ? "deadline" : "idle",
+      remaining,
+    };
+  }
+  if (pastDeadline) return { kind: "replace", pod: first, why: "deadline", remaining };
   return {
     kind: "waitForSessions",
     busy: order.map((p) => ({ pod: p.name, sessions: p.sessions })),

@@ -31,7 +31,13 @@ import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
 import { nodeObservers } from "../node-status/observers.ts";
 import { OwnedSecrets } from "../node-status/owned-secrets.ts";
-import { carryOutRollout, type PodRolloutPlan, planPodRollout } from "../node-status/pod-rollout.ts";
+import {
+  carryOutRollout,
+  gpuStatefulSetsOf,
+  gpuWaitersAmong,
+  type PodRolloutPlan,
+  planPodRollout,
+} from "../node-status/pod-rollout.ts";
 import { revisitAfter } from "../node-status/revisit.ts";
 import { NodeRollout } from "../node-status/rollout.ts";
 import {
@@ -312,6 +318,8 @@ export class OrchestratorReconciler implements Reconciler {
       readings: this.doctor.latestReadings(keyFor(orch.metadata?.namespace, orch.metadata?.name ?? "")),
       now: Date.now(),
       freshMs: 2 * periodMs,
+      gpuStatefulSets: gpuStatefulSetsOf(run.plan.statefulSets),
+      gpuWaiters: gpuWaitersAmong(this.#cache.list<PodFacts>(Pods)),
     });
     if (run.rollout.recheckAfterMs !== undefined)
       run.recheckAfterMs = Math.min(run.recheckAfterMs ?? Infinity, run.rollout.recheckAfterMs);
