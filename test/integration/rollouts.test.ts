@@ -9,6 +9,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { gatewayController } from "../../src/controller/gateway/controller.ts";
+import type { GatewayReconciler } from "../../src/controller/gateway/reconcile.ts";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
 import type { OrchestratorReconciler } from "../../src/controller/orchestrator/reconcile.ts";
 import type { Manager } from "../../src/controller/runtime/index.ts";
@@ -17,9 +19,12 @@ import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
 import { KubeClient, keyFor, PooledKubeConfig } from "../../src/kube/index.ts";
+import { pushStream } from "../../src/media/push-stream.ts";
 import { TestStream } from "../../src/media/test-stream.ts";
 import { NodeConnection } from "../../src/node/wire/connection.ts";
+import type { StoredGateway } from "../../src/schema/gateway.ts";
 import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
+import { Gateways } from "../../src/schema/resources.ts";
 import { encodeHeader, segmentHash } from "../../src/simulator/segment-protocol.ts";
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
@@ -33,6 +38,7 @@ const client = new KubeClient(kc);
 let ns: Awaited<ReturnType<typeof testNamespace>>;
 let manager: Manager;
 let reconciler: OrchestratorReconciler | undefined;
+let gatewayReconciler: GatewayReconciler | undefined;
 let pool: NodePool;
 let gpuPool: NodePool;
 let sims: SimulatorFleet;
@@ -53,17 +59,19 @@ beforeAll(async () => {
   // A session lasts until the test ends it (the node's own timeout is 70 s without a segment).
   sims = startSimulatorFleet(kubeConfig(), simDir, (l) => simLog.push(l), {
     namespace: ns.name,
-    timings: { sessionTimeoutMs: 600_000 },
+    // A gateway's stream ends 3 s after its last segment.
+    timings: { sessionTimeoutMs: 600_000, streamTimeoutMs: 3_000 },
   });
-  const def = orchestratorController({
-    defaultImage: "livepeer/go-livepeer:test",
-    doctor: { periodMs: 1_000, retryMs: 500, tickMs: 100, endpointTimeoutMs: 1_000 },
-  });
-  const setup = def.setup;
+  const doctor = { periodMs: 1_000, retryMs: 500, tickMs: 100, endpointTimeoutMs: 1_000 };
+  const def = orchestratorController({ defaultImage: "livepeer/go-livepeer:test", doctor });
+  const gw = gatewayController({ defaultImage: "livepeer/go-livepeer:test", doctor });
   manager = await startTestManager(
     "rollouts-test",
     ns.name,
-    [{ ...def, setup: (ctx) => (reconciler = setup(ctx) as OrchestratorReconciler) }],
+    [
+      { ...def, setup: (ctx) => (reconciler = def.setup(ctx) as OrchestratorReconciler) },
+      { ...gw, setup: (ctx) => (gatewayReconciler = gw.setup(ctx) as GatewayReconciler) },
+    ],
     controllerLog,
   );
 });
@@ -317,6 +325,83 @@ describe("a rollout does not give a pod's GPUs away", () => {
     );
     expect(after.revision).toBe(await updateRevision("held"));
     await until("held", (o) => rollout(o)?.status === "False" && isServing(o));
+  });
+});
+
+describe("a Gateway with a stream live", () => {
+  it("whenIdle: keeps its pod while the stream runs, and rolls once the stream has ended", async () => {
+    await apply("upstream", {});
+    await until("upstream", isServing);
+    const orchIp = (await pod("upstream-0"))!.ip;
+    const gatewaySpec = (addresses: string[]) => ({
+      apiVersion: "livepeer.org/v1alpha1",
+      kind: "Gateway",
+      metadata: { name: "gw", namespace: ns.name },
+      spec: {
+        orchestrators: { addresses },
+        podTemplate: { nodeSelector: pool.nodeSelector, tolerations: pool.tolerations },
+      },
+    });
+    const applyGateway = (addresses: string[]) =>
+      kubectl(
+        ["apply", "--server-side", "--field-manager=test", "-f", "-"],
+        JSON.stringify(gatewaySpec(addresses)),
+      );
+    const readGateway = () => client.get<StoredGateway>(Gateways, ns.name, "gw");
+    await applyGateway([`${orchIp}:8935`]);
+    const before = await untilPod("gw-0", (p) => p.ready, "Ready");
+    /** Waits until the controller's doctor has read `n` live streams on gw-0 (its node answers then). */
+    const gatewayStreams = (n: number) =>
+      waitFor(
+        `the node doctor reads ${n} live stream(s) on gw-0`,
+        async () =>
+          [...gatewayReconciler!.doctor.latestReadings(keyFor(ns.name, "gw")).values()].some(
+            (r) => r.pod === "gw-0" && r.sessions === n,
+          ),
+        30_000,
+      );
+    await gatewayStreams(0);
+
+    // A stream pushed in real time until the test stops it: the gateway lists it in /status Manifests.
+    const stop = new AbortController();
+    const pushing = pushStream({
+      gateway: `http://${before.ip}:8935`,
+      name: "live-during-rollout",
+      segments: 1_000,
+      segmentSeconds: 1,
+      signal: stop.signal,
+    }).catch((err: Error) => (stop.signal.aborted ? undefined : Promise.reject(err)));
+    try {
+      await gatewayStreams(1);
+      await applyGateway([`${orchIp}:8935`, "127.0.0.1:8935"]);
+      let last: StoredGateway | undefined;
+      await waitFor(
+        "the Gateway waits for its stream at the new generation",
+        async () => {
+          last = await readGateway();
+          const c = last.status?.conditions?.find((x) => x.type === "RolloutPending");
+          return (
+            last.status?.observedGeneration === last.metadata?.generation &&
+            c?.reason === "SessionsOpen" &&
+            /gw-0 \(1 session\(s\) open\)/.test(c.message)
+          );
+        },
+        30_000,
+        () => JSON.stringify(last?.status?.conditions),
+      );
+      expect(await pod("gw-0")).toMatchObject({ uid: before.uid, revision: before.revision });
+    } finally {
+      stop.abort();
+      await pushing;
+    }
+    // The stream ends (no segment for the node's stream timeout): the pod goes.
+    const after = await untilPod(
+      "gw-0",
+      (p) => p.uid !== before.uid && p.ready,
+      "replaced once the stream ended",
+    );
+    expect(after.revision).toBe(await updateRevision("gw"));
+    await untilEvent("gw", "RolloutPodReplaced", /replaced pod gw-0 .*it carried no session/);
   });
 });
 
