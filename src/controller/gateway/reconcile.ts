@@ -283,7 +283,8 @@ export class GatewayReconciler implements Reconciler {
       now: Date.now(),
       freshMs: 2 * periodMs,
       gpuStatefulSets: gpuStatefulSetsOf([run.plan.node.statefulSet]),
-      gpuWaiters: gpuWaitersAmong(this.#cache.list<PodFacts>(Pods)),
+      // Every cached pod: read only when an idle GPU pod is about to go.
+      gpuWaiters: () => gpuWaitersAmong(this.#cache.list<PodFacts>(Pods)),
     });
     if (run.rollout.recheckAfterMs !== undefined) run.recheckAfterMs = run.rollout.recheckAfterMs;
     await this.#rollout.unlessHeld(run.plan, async () => {

@@ -124,7 +124,7 @@ describe("planPodRollout: status.rollout and RolloutPending", () => {
       now: T0,
       freshMs: 60_000,
       gpuStatefulSets: new Set(["o"]),
-      gpuWaiters: gpuWaitersAmong([waiting, pod("o-0", "o", "o-old")]),
+      gpuWaiters: () => gpuWaitersAmong([waiting, pod("o-0", "o", "o-old")]),
     });
     expect(plan.verdict.reason).toBe("GpuContested");
     expect(plan.verdict.message).toMatch(

@@ -31,8 +31,8 @@ export interface PodRolloutInput {
   freshMs: number;
   /** StatefulSets (by name) whose pods request GPUs. */
   gpuStatefulSets?: ReadonlySet<string>;
-  /** Pods (of any resource the controller sees) the scheduler cannot place for lack of GPUs. */
-  gpuWaiters?: readonly string[];
+  /** Pods (of any resource the controller sees) the scheduler cannot place for lack of GPUs; asked only when a GPU pod is about to go. */
+  gpuWaiters?: () => readonly string[];
 }
 
 export interface PodRolloutPlan {
@@ -83,7 +83,7 @@ export function planPodRollout(i: PodRolloutInput): PodRolloutPlan {
       pendingSince,
       maxWaitMs,
       usesGpu: i.gpuStatefulSets?.has(name) ?? false,
-      gpuWaiters: (i.gpuWaiters ?? []).filter((w) => !pods.some((p) => p.metadata?.name === w)),
+      gpuWaiters: () => (i.gpuWaiters?.() ?? []).filter((w) => !pods.some((p) => p.metadata?.name === w)),
     });
     return { statefulSet: name, updateRevision, step };
   });

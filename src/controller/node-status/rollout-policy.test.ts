@@ -127,7 +127,7 @@ describe("nextRolloutStep: which pod goes next", () => {
     ],
     [
       "whenIdle, a GPU pod idle while another pod waits for GPUs: not freed for it",
-      { replicas: 1, usesGpu: true, gpuWaiters: ["other-0"], pods: [pod("g-0")], maxWaitMs: HOUR },
+      { replicas: 1, usesGpu: true, gpuWaiters: () => ["other-0"], pods: [pod("g-0")], maxWaitMs: HOUR },
       "wait for GPUs: g-0 idle, other-0 pending until +1h",
     ],
     [
@@ -135,7 +135,7 @@ describe("nextRolloutStep: which pod goes next", () => {
       {
         replicas: 1,
         usesGpu: true,
-        gpuWaiters: ["other-0"],
+        gpuWaiters: () => ["other-0"],
         pods: [pod("g-0")],
         maxWaitMs: HOUR,
         now: T0 + HOUR,
@@ -144,12 +144,18 @@ describe("nextRolloutStep: which pod goes next", () => {
     ],
     [
       "whenIdle, a CPU pod is not held back by pods waiting for GPUs",
-      { replicas: 1, usesGpu: false, gpuWaiters: ["other-0"], pods: [pod("g-0")] },
+      { replicas: 1, usesGpu: false, gpuWaiters: () => ["other-0"], pods: [pod("g-0")] },
       "replace g-0 (idle, 0 left)",
     ],
     [
       "immediate does not wait for a GPU slot",
-      { strategy: "immediate", replicas: 1, usesGpu: true, gpuWaiters: ["other-0"], pods: [pod("g-0")] },
+      {
+        strategy: "immediate",
+        replicas: 1,
+        usesGpu: true,
+        gpuWaiters: () => ["other-0"],
+        pods: [pod("g-0")],
+      },
       "replace g-0 (immediate, 0 left)",
     ],
     [

@@ -35,8 +35,8 @@ export interface RolloutInput {
   maxWaitMs: number | undefined;
   /** The StatefulSet's pods request GPUs. */
   usesGpu?: boolean;
-  /** Other pods the scheduler cannot place for lack of GPUs (they could take the freed ones). */
-  gpuWaiters?: readonly string[];
+  /** Other pods the scheduler cannot place for lack of GPUs (they could take the freed ones); asked only when it matters. */
+  gpuWaiters?: () => readonly string[];
 }
 
 export type RolloutStep =
@@ -85,14 +85,9 @@ export function nextRolloutStep(i: RolloutInput): RolloutStep {
   const deadline = i.maxWaitMs === undefined ? undefined : i.pendingSince + i.maxWaitMs;
   const pastDeadline = deadline !== undefined && i.now >= deadline;
   if (first.sessions === 0) {
-    if (i.usesGpu && i.gpuWaiters?.length && !pastDeadline)
-      return { kind: "waitForGpu", pod: first.name, waiters: i.gpuWaiters, deadline };
-    return {
-      kind: "replace",
-      pod: first,
-      why: pastDeadline && i.usesGpu && i.gpuWaiters?.length ? "deadline" : "idle",
-      remaining,
-    };
+    const waiters = i.usesGpu ? (i.gpuWaiters?.() ?? []) : [];
+    if (waiters.length && !pastDeadline) return { kind: "waitForGpu", pod: first.name, waiters, deadline };
+    return { kind: "replace", pod: first, why: waiters.length ? "deadline" : "idle", remaining };
   }
   if (pastDeadline) return { kind: "replace", pod: first, why: "deadline", remaining };
   return {

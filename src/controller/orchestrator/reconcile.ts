@@ -319,7 +319,8 @@ export class OrchestratorReconciler implements Reconciler {
       now: Date.now(),
       freshMs: 2 * periodMs,
       gpuStatefulSets: gpuStatefulSetsOf(run.plan.statefulSets),
-      gpuWaiters: gpuWaitersAmong(this.#cache.list<PodFacts>(Pods)),
+      // Every cached pod: read only when an idle GPU pod is about to go.
+      gpuWaiters: () => gpuWaitersAmong(this.#cache.list<PodFacts>(Pods)),
     });
     if (run.rollout.recheckAfterMs !== undefined)
       run.recheckAfterMs = Math.min(run.recheckAfterMs ?? Infinity, run.rollout.recheckAfterMs);
