@@ -273,7 +273,6 @@ export class GatewayReconciler implements Reconciler {
 
   /** Replaces the next pod on an older rendering when spec.rollout allows it (status says what it waits for). */
   async #podRollout(gw: StoredGateway, run: Run): Promise<void> {
-    const periodMs = this.#options.doctor?.periodMs ?? 30_000;
     run.rollout = planPodRollout({
       spec: gw.spec.rollout,
       previous: gw.status?.rollout,
@@ -281,7 +280,8 @@ export class GatewayReconciler implements Reconciler {
       pods: run.pods,
       readings: this.doctor.latestReadings(keyFor(gw.metadata?.namespace, gw.metadata?.name ?? "")),
       now: Date.now(),
-      freshMs: 2 * periodMs,
+      // Two looks' worth: one look may be in flight or delayed.
+      freshMs: 2 * this.doctor.lookIntervalMs(),
       gpuStatefulSets: gpuStatefulSetsOf([run.plan.node.statefulSet]),
       // Every cached pod: read only when an idle GPU pod is about to go.
       gpuWaiters: () => gpuWaitersAmong(this.#cache.list<PodFacts>(Pods)),

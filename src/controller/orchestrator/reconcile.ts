@@ -309,7 +309,6 @@ export class OrchestratorReconciler implements Reconciler {
 
   /** Replaces the next pod on an older rendering when spec.rollout allows it (status says what it waits for). */
   async #podRollout(orch: Orchestrator, run: Run): Promise<void> {
-    const periodMs = this.#options.doctor?.periodMs ?? 30_000;
     run.rollout = planPodRollout({
       spec: orch.spec.rollout,
       previous: orch.status?.rollout,
@@ -317,7 +316,8 @@ export class OrchestratorReconciler implements Reconciler {
       pods: run.pods,
       readings: this.doctor.latestReadings(keyFor(orch.metadata?.namespace, orch.metadata?.name ?? "")),
       now: Date.now(),
-      freshMs: 2 * periodMs,
+      // Two looks' worth: one look may be in flight or delayed.
+      freshMs: 2 * this.doctor.lookIntervalMs(),
       gpuStatefulSets: gpuStatefulSetsOf(run.plan.statefulSets),
       // Every cached pod: read only when an idle GPU pod is about to go.
       gpuWaiters: () => gpuWaitersAmong(this.#cache.list<PodFacts>(Pods)),
