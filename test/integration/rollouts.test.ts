@@ -438,6 +438,10 @@ describe("spec.rollout.strategy onDelete", () => {
     const again = await until("manual", (o) => atGeneration(o) && rollout(o)?.reason === "WaitingForDelete");
     expect(again.status?.rollout?.updatedReplicas).toBe(0);
     expect(await pod("manual-0")).toMatchObject({ uid: before.uid, revision: before.revision });
+    // What kubectl users see: -o wide shows the pods on the current rendering and what the rollout waits for.
+    const wide = (await kubectl(["get", "orchestrator", "manual", "-n", ns.name, "-o", "wide"])).split("\n");
+    expect(wide[0]).toMatch(/\bUPDATED\s+ROLLOUT\b/);
+    expect(wide[1]).toMatch(/\s0\s+WaitingForDelete\s/);
 
     await kubectl(["delete", "pod", "manual-0", "-n", ns.name, "--wait=false"]);
     const after = await untilPod("manual-0", (p) => p.uid !== before.uid && p.ready, "re-created");
