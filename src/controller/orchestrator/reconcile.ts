@@ -345,7 +345,7 @@ export class OrchestratorReconciler implements Reconciler {
       client: this.#client,
       events: this.#events,
     });
-    if (recheck !== undefined) run.recheckAfterMs = recheck + 1_000;
+    if (recheck !== undefined) run.recheckAfterMs = Math.min(run.recheckAfterMs ?? Infinity, recheck + 1_000);
   }
 }
 
