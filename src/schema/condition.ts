@@ -33,6 +33,12 @@ export const ConditionType = {
    * False holds the Gateway's rollout.
    */
   RemoteSignerReady: "RemoteSignerReady",
+  /**
+   * Orchestrators and Gateways: True while some node pod runs an older rendering than the spec
+   * asks (the reason says what the rollout waits for: sessions on a pod, a manual delete, a pod
+   * becoming Ready); False once every pod runs the current one.
+   */
+  RolloutPending: "RolloutPending",
   /** Webhooks: whether the endpoint takes deliveries now (False: failing, or turned off by 410 Gone). */
   Delivering: "Delivering",
 } as const;
@@ -82,7 +88,7 @@ export const ConditionSchema = z
       .max(316)
       .regex(/^[A-Z][A-Za-z0-9]*$/)
       .describe(
-        "Condition type in PascalCase: Ready (summary), Scheduled, NodeReachable, ChainHealthy, Registered, Funded, PriceCompatible, RewardCurrent, Simulated, NodeVersionSupported, RemoteSignerReady (keyless gateways) or Delivering (webhooks).",
+        "Condition type in PascalCase: Ready (summary), Scheduled, NodeReachable, ChainHealthy, Registered, Funded, PriceCompatible, RewardCurrent, Simulated, NodeVersionSupported, RemoteSignerReady (keyless gateways), RolloutPending or Delivering (webhooks).",
       ),
     status: z.enum(CONDITION_STATUSES).describe("True, False or Unknown (not yet known)."),
     reason: z

@@ -6,6 +6,7 @@ import { customResourceSchema, type Stored } from "./custom-resource.ts";
 import { FundingSpecSchema, FundingStatusSchema } from "./duties.ts";
 import { objectName, SecretKeySchema } from "./kubernetes-fields.ts";
 import { priceSchema } from "./price.ts";
+import { RolloutStatusSchema, rolloutField } from "./rollout.ts";
 import { commonStatusFields, statusFacts } from "./status.ts";
 import { serviceSpecSchema, storageImmutable, workloadFields } from "./workload.ts";
 
@@ -251,6 +252,7 @@ const GatewaySpecBase = z
     funding: FundingSpecSchema.optional(),
     service: serviceSpecSchema(GATEWAY_HTTP_PORT, "HTTP ingest and AI requests").prefault({}),
     ...workloadFields,
+    ...rolloutField,
   })
   .describe("The desired gateway.");
 
@@ -377,6 +379,7 @@ export const GatewayStatusSchema = z
     reserve: statusFacts.reserve,
     balance: statusFacts.balance,
     funding: FundingStatusSchema.optional(),
+    rollout: RolloutStatusSchema.optional(),
   })
   .describe("What the operator observed: conditions, diagnoses and facts.");
 

@@ -12,6 +12,7 @@ import {
 } from "./duties.ts";
 import { GpuSpecSchema } from "./gpu.ts";
 import { priceSchema } from "./price.ts";
+import { RolloutStatusSchema, rolloutField } from "./rollout.ts";
 import { commonStatusFields, statusFacts } from "./status.ts";
 import { serviceSpecSchema, storageImmutable, workloadFields } from "./workload.ts";
 
@@ -87,6 +88,7 @@ const OrchestratorSpecBase = z
     rewardAssurance: RewardAssuranceSpecSchema.optional(),
     onchain: OnchainSettingsSpecSchema.optional(),
     ...workloadFields,
+    ...rolloutField,
   })
   .describe("The desired orchestrator.");
 
@@ -139,6 +141,7 @@ export const OrchestratorStatusSchema = z
     ai: AiStatusSchema.optional(),
     reward: RewardStatusSchema.optional(),
     onchain: OnchainStatusSchema.optional(),
+    rollout: RolloutStatusSchema.optional(),
   })
   .describe("What the operator observed: conditions, diagnoses and facts.");
 

@@ -23,6 +23,7 @@ describe("Orchestrator spec", () => {
       network: "offchain",
       pixelsPerUnit: 1,
       service: { type: "ClusterIP", port: 8935 },
+      rollout: { strategy: "whenIdle" },
     });
   });
 
@@ -222,6 +223,7 @@ describe("status", () => {
       "RewardCurrent",
       "NodeVersionSupported",
       "RemoteSignerReady",
+      "RolloutPending",
       "Delivering",
     ]);
   });

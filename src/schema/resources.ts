@@ -38,6 +38,18 @@ const network: PrinterColumn = {
   priority: 1,
 };
 
+/** -o wide: how many pods run the current rendering, and what a pending change waits for. */
+const rolloutColumns: PrinterColumn[] = [
+  {
+    name: "Updated",
+    type: "integer",
+    jsonPath: ".status.rollout.updatedReplicas",
+    description: "Node pods running the current rendering.",
+    priority: 1,
+  },
+  conditionColumn(ConditionType.RolloutPending, "reason", "Rollout", 1),
+];
+
 export const OrchestratorCrd: CrdDefinition = {
   kind: "Orchestrator",
   plural: "orchestrators",
@@ -70,6 +82,7 @@ export const OrchestratorCrd: CrdDefinition = {
     conditionColumn(ConditionType.Ready, "reason", "Reason", 1),
     // AI (spec.ai): -o wide.
     conditionColumn(ConditionType.AIReady, "status", "AI", 1),
+    ...rolloutColumns,
     network,
     age,
   ],
@@ -94,6 +107,7 @@ export const GatewayCrd: CrdDefinition = {
     },
     conditionColumn(ConditionType.PriceCompatible, "status", "Price"),
     conditionColumn(ConditionType.Funded, "status", "Funded"),
+    ...rolloutColumns,
     {
       name: "Deposit",
       type: "string",

@@ -89,6 +89,21 @@ describe("node doctor look rate", () => {
     doctor.stop();
   });
 
+  it("lookIntervalMs: the period, or pods / rate once the rate cannot look at every pod each period", () => {
+    const doctor = new NodeDoctor({
+      logs: new MemoryPodLogs(),
+      wake: () => {},
+      looksPerSecond: 2,
+      periodMs: 1_000,
+    });
+    expect(doctor.lookIntervalMs()).toBe(1_000);
+    doctor.observe("ns/a", [target("a-0")], { namespace: "ns" });
+    expect(doctor.lookIntervalMs()).toBe(1_000);
+    doctor.observe("ns/b", [target("b-0"), target("b-1"), target("b-2"), target("b-3")], { namespace: "ns" });
+    expect(doctor.lookIntervalMs()).toBe(2_500);
+    doctor.stop();
+  });
+
   it("looks at the longest overdue pods first, and at a pod that changed at once", async () => {
     vi.useFakeTimers();
     const logs = new MemoryPodLogs();

@@ -231,6 +231,22 @@ export class NodeDoctor {
     for (const key of [...this.#patients.keys()]) if (!keep(key)) this.forget(key);
   }
 
+  /**
+   * How often each pod is looked at now: the period, or longer once there are more pods than
+   * looksPerSecond allows in one (a reading older than twice this is stale).
+   */
+  lookIntervalMs(): number {
+    let pods = 0;
+    for (const p of this.#patients.values()) pods += p.pods.size;
+    return Math.max(this.#o.periodMs, Math.ceil((pods / this.#o.looksPerSecond) * 1000));
+  }
+
+  /** The latest reading of each Ready pod of a resource, by pod uid (what a rollout asks before a restart). */
+  latestReadings(key: ObjectKey): Map<string, NodeReading> {
+    const states = [...(this.#patients.get(key)?.pods.values() ?? [])];
+    return new Map(states.flatMap((s) => (s.target.ready && s.reading ? [[s.target.uid, s.reading]] : [])));
+  }
+
   tracking(key: ObjectKey): boolean {
     return this.#patients.has(key);
   }
@@ -499,6 +515,8 @@ function fingerprint(r: DoctorReport): string {
       x.withheld,
       x.health,
       x.quotes,
+      // A pod becoming idle (or busy) matters to a rollout waiting for its sessions to end.
+      x.sessions === 0,
     ]),
     r.findings,
   ]);

@@ -55,6 +55,13 @@ export interface NodeReading {
   /** A `Simulated: true` marker in an answer. */
   simulated: boolean;
   metrics?: { currentSessions: number | undefined; maxSessions: number | undefined };
+  /**
+   * Sessions the node carries now, which a restart would cut (undefined: not known): a gateway's
+   * live streams (/status Manifests), an orchestrator's transcode sessions (/metrics
+   * livepeer_current_sessions_total); a transcoder holds none of its own (its orchestrator moves
+   * its segments to another transcoder), unless its /metrics counts some.
+   */
+  sessions?: number;
   gpus?: GpuMemory[];
   capabilities?: number[];
   /** The price the orchestrator advertises (its orchestrator info), as gateways see it. */
@@ -134,6 +141,7 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
     const status = await readStatus(cli, request);
     reading.answered.push("/status");
     reading.simulated = status.simulated;
+    if (target.role === "gateway") reading.sessions = status.manifests.length;
   } catch (err) {
     reading.failed = failure(err, cli, "/status");
     return reading;
@@ -192,6 +200,9 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
     );
   }
   await Promise.all(reads);
+  if (target.role === "orchestrator" && reading.metrics?.currentSessions !== undefined)
+    reading.sessions = reading.metrics.currentSessions;
+  if (target.role === "transcoder") reading.sessions = reading.metrics?.currentSessions ?? 0;
   const order = ["/status", "/metrics", GET_ORCHESTRATOR, NETWORK_CAPABILITIES];
   reading.answered.sort((a, b) => order.indexOf(a) - order.indexOf(b));
   return reading;

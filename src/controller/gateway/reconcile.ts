@@ -11,6 +11,7 @@ import {
   Pods,
   Secrets,
   Services,
+  StatefulSets,
 } from "../../kube/index.ts";
 import type { ChainReads } from "../../node/chain/index.ts";
 import type { StoredGateway } from "../../schema/gateway.ts";
@@ -28,10 +29,18 @@ import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
 import { nodeObservers } from "../node-status/observers.ts";
 import { OwnedSecrets } from "../node-status/owned-secrets.ts";
+import {
+  carryOutRollout,
+  gpuStatefulSetsOf,
+  gpuWaitersAmong,
+  type PodRolloutPlan,
+  planPodRollout,
+} from "../node-status/pod-rollout.ts";
 import { revisitAfter } from "../node-status/revisit.ts";
 import { NodeRollout } from "../node-status/rollout.ts";
 import { nodeTargets } from "../node-status/targets.ts";
 import { PORTS as ORCHESTRATOR_PORTS } from "../orchestrator/names.ts";
+import { type RolloutStatefulSet, recoverStuckRollouts } from "../orchestrator/rollout-recovery.ts";
 import { INSTANCE_INDEX } from "../orchestrator/watch.ts";
 import { COMPONENT as SIGNER_COMPONENT } from "../remote-signer/names.ts";
 import {
@@ -41,6 +50,7 @@ import {
   type ReconcileContext,
   type ReconcileResult,
   type Reconciler,
+  type Recorder,
   requeueAfter,
   type SetupContext,
   type StatusNews,
@@ -72,6 +82,8 @@ export interface GatewayOptions {
   chain?: ChainReads;
   /** Bound on one live CLI call (default 5 s). */
   liveCallTimeoutMs?: number;
+  /** How long a pod of an old revision may stay unready before it is replaced (default 60 s). */
+  stuckPodGraceMs?: number;
 }
 
 interface Run {
@@ -84,6 +96,12 @@ interface Run {
   signal: AbortSignal;
   /** Pods a live change did not reach: restarted once the ConfigMap holds the new value. */
   restart: PodFacts[];
+  /** Which pod the rollout replaces next, or what it waits for (spec.rollout). */
+  rollout?: PodRolloutPlan;
+  /** Pods the rollout deleted this time. */
+  replaced: string[];
+  /** Look again after this many ms (a deadline, a grace period, a fresh reading). */
+  recheckAfterMs?: number;
 }
 
 type Step = (gw: StoredGateway, run: Run) => Promise<void>;
@@ -95,6 +113,7 @@ const NEWS: StatusNews = {
     PriceCompatible: "ComparePrices",
     ChainHealthy: "ReadChain",
     Funded: "ReadChain",
+    RolloutPending: "Rollout",
     Ready: "Reconcile",
   },
 };
@@ -103,6 +122,7 @@ export class GatewayReconciler implements Reconciler {
   readonly #client: KubeClient;
   readonly #cache: CacheReader;
   readonly #options: GatewayOptions;
+  readonly #events: Recorder;
   readonly #children: ChildApplier;
   readonly doctor: NodeDoctor;
   /** Reads what the chain says of each node once a doctor period; wakes a Gateway when it changed. */
@@ -120,6 +140,7 @@ export class GatewayReconciler implements Reconciler {
     this.#client = ctx.client;
     this.#cache = ctx.cache;
     this.#options = options;
+    this.#events = ctx.events;
     this.#children = new ChildApplier(ctx.client, ctx.cache);
     this.#streamEnds = new StreamEndReporter({
       hookUrl: hooksSecretUrl(ctx.client),
@@ -161,6 +182,8 @@ export class GatewayReconciler implements Reconciler {
         ),
     ],
     ["pods the live change missed", (g, r) => this.#rollout.restart(g, r.restart)],
+    ["pods on an older rendering, one at a time, each once idle", (g, r) => this.#podRollout(g, r)],
+    ["stuck rollout recovery", (g, r) => this.#recoverStuckRollouts(g, r)],
   ];
 
   async reconcile(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {
@@ -222,11 +245,12 @@ export class GatewayReconciler implements Reconciler {
         duties,
         ...(hookTokenDigest ? { hookTokenDigest } : {}),
         ...(run.signer ? { signer: run.signer } : {}),
+        ...(run.rollout ? { rollout: run.rollout } : {}),
       },
       new Date(),
     );
     await this.#status.write(gw, ownedGatewayStatus(gw), status, ctx.log);
-    const next = revisitAfter(status.conditions, undefined, Math.random());
+    const next = revisitAfter(status.conditions, run.recheckAfterMs, Math.random());
     return next === undefined ? done : requeueAfter(next);
   }
 
@@ -260,7 +284,7 @@ export class GatewayReconciler implements Reconciler {
       quotes,
       now: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
     });
-    return { plan, devnet, pods, signal, restart: [], ...(signer ? { signer } : {}) };
+    return { plan, devnet, pods, signal, restart: [], replaced: [], ...(signer ? { signer } : {}) };
   }
 
   /** A keyless gateway's signer: its Ready and Funded conditions, address and URL. */
@@ -294,6 +318,51 @@ export class GatewayReconciler implements Reconciler {
       )
       .sort((a, b) => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? ""))[0];
     return pod ? `http://${pod.status?.podIP}:${s.spec.port}` : undefined;
+  }
+
+  #statefulSet(gw: StoredGateway): (RolloutStatefulSet & KubeObject)[] {
+    const sts = this.#cache.get<RolloutStatefulSet & KubeObject>(
+      StatefulSets,
+      keyFor(gw.metadata?.namespace, gatewayChildNames(gw.metadata?.name ?? "").statefulSet),
+    );
+    return sts ? [sts] : [];
+  }
+
+  /** Replaces the next pod on an older rendering when spec.rollout allows it (status says what it waits for). */
+  async #podRollout(gw: StoredGateway, run: Run): Promise<void> {
+    run.rollout = planPodRollout({
+      spec: gw.spec.rollout,
+      previous: gw.status?.rollout,
+      statefulSets: this.#statefulSet(gw),
+      pods: run.pods,
+      readings: this.doctor.latestReadings(keyFor(gw.metadata?.namespace, gw.metadata?.name ?? "")),
+      now: Date.now(),
+      // Two looks' worth: one look may be in flight or delayed.
+      freshMs: 2 * this.doctor.lookIntervalMs(),
+      gpuStatefulSets: gpuStatefulSetsOf([run.plan.node.statefulSet]),
+      // Every cached pod: read only when an idle GPU pod is about to go.
+      gpuWaiters: () => gpuWaitersAmong(this.#cache.list<PodFacts>(Pods)),
+    });
+    if (run.rollout.recheckAfterMs !== undefined) run.recheckAfterMs = run.rollout.recheckAfterMs;
+    await this.#rollout.unlessHeld(run.plan, async () => {
+      if (run.rollout)
+        run.replaced = await carryOutRollout(gw, run.rollout, { client: this.#client, events: this.#events });
+    });
+  }
+
+  async #recoverStuckRollouts(gw: StoredGateway, run: Run): Promise<void> {
+    // onDelete: no pod goes but by the user's hand.
+    if (gw.spec.rollout?.strategy === "onDelete") return;
+    const recheck = await recoverStuckRollouts({
+      owner: gw,
+      statefulSets: this.#statefulSet(gw),
+      pods: run.pods.filter((p) => !run.replaced.includes(p.metadata?.name ?? "")),
+      now: Date.now(),
+      graceMs: this.#options.stuckPodGraceMs ?? 60_000,
+      client: this.#client,
+      events: this.#events,
+    });
+    if (recheck !== undefined) run.recheckAfterMs = Math.min(run.recheckAfterMs ?? Infinity, recheck + 1_000);
   }
 
   #addressing(ns: string): AddressMode {

@@ -13,6 +13,7 @@ import { nodeImageOf } from "../node-pod/index.ts";
 import type { ChainStatus } from "../node-status/chain-status.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
+import type { PodRolloutPlan } from "../node-status/pod-rollout.ts";
 import { podsScheduled, simulatedVerdict, withSince } from "../node-status/pods.ts";
 import { nodeReady, warningsNote } from "../node-status/ready.ts";
 import { conditionTime, ensureConditions, setCondition, type Verdict } from "../runtime/index.ts";
@@ -32,6 +33,8 @@ export interface GatewaySeen {
   hookTokenDigest?: string;
   /** spec.remoteSigner: the signer as observed (absent: not found). */
   signer?: SignerSeen;
+  /** What the rollout of a changed rendering does or waits for (absent: not planned). */
+  rollout?: PodRolloutPlan;
 }
 
 export type GatewayOwnedStatus = Pick<
@@ -49,6 +52,7 @@ export type GatewayOwnedStatus = Pick<
   | "balance"
   | "funding"
   | "remoteSigner"
+  | "rollout"
 >;
 
 export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwnedStatus {
@@ -72,6 +76,7 @@ export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwned
     ...(seen.duties?.conditions ?? []),
     // Keyless: the signer's word, said last (Funded reads through, whatever the node's own chain says).
     ...signerConditions(seen),
+    ...(seen.rollout ? [["RolloutPending", seen.rollout.verdict] as const] : []),
   ] as const) {
     conditions = setCondition(conditions, { type, ...verdict }, ctx);
   }
@@ -100,6 +105,7 @@ export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwned
           },
         }
       : {}),
+    ...(seen.rollout ? { rollout: seen.rollout.status } : {}),
   };
 }
 
@@ -167,6 +173,7 @@ export function ownedGatewayStatus(gateway: StoredGateway): GatewayOwnedStatus {
     ...(s.balance !== undefined ? { balance: s.balance } : {}),
     ...(s.funding !== undefined ? { funding: s.funding } : {}),
     ...(s.remoteSigner !== undefined ? { remoteSigner: s.remoteSigner } : {}),
+    ...(s.rollout !== undefined ? { rollout: s.rollout } : {}),
   };
 }
 

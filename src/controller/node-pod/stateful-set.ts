@@ -100,6 +100,9 @@ export function buildNodeStatefulSet(input: NodeStatefulSetInput): V1StatefulSet
       serviceName: input.serviceName,
       selector: { matchLabels: input.labels },
       podManagementPolicy: "Parallel",
+      // The operator replaces pods itself, one at a time and each once its sessions have ended
+      // (spec.rollout, node-status/pod-rollout.ts): the StatefulSet must not roll them mid-stream.
+      updateStrategy: { type: "OnDelete" },
       ...(claims
         ? {
             volumeClaimTemplates: claims,

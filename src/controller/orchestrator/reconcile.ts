@@ -32,6 +32,13 @@ import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
 import { nodeObservers } from "../node-status/observers.ts";
 import { OwnedSecrets } from "../node-status/owned-secrets.ts";
+import {
+  carryOutRollout,
+  gpuStatefulSetsOf,
+  gpuWaitersAmong,
+  type PodRolloutPlan,
+  planPodRollout,
+} from "../node-status/pod-rollout.ts";
 import { revisitAfter } from "../node-status/revisit.ts";
 import { NodeRollout } from "../node-status/rollout.ts";
 import {
@@ -81,6 +88,10 @@ interface Run {
   restart: PodFacts[];
   /** Look again after this many ms (a pod's grace period ends). */
   recheckAfterMs?: number;
+  /** Which pod the rollout replaces next, or what it waits for (spec.rollout). */
+  rollout?: PodRolloutPlan;
+  /** Pods the rollout deleted this time. */
+  replaced: string[];
 }
 
 type Step = (orch: Orchestrator, run: Run) => Promise<void>;
@@ -92,6 +103,7 @@ const NEWS: StatusNews = {
     ChainHealthy: "ReadChain",
     Registered: "ReadChain",
     AIReady: "RunAIRunners",
+    RolloutPending: "Rollout",
     Ready: "Reconcile",
   },
 };
@@ -167,6 +179,7 @@ export class OrchestratorReconciler implements Reconciler {
         this.#rollout.unlessHeld(r.plan, () => this.#rollout.statefulSets(o, r.plan, r.plan.statefulSets)),
     ],
     ["pods the live change missed", (o, r) => this.#rollout.restart(o, r.restart)],
+    ["pods on an older rendering, one at a time, each once idle", (o, r) => this.#podRollout(o, r)],
     ["stuck rollout recovery", (o, r) => this.#recoverStuckRollouts(o, r)],
   ];
 
@@ -219,7 +232,7 @@ export class OrchestratorReconciler implements Reconciler {
       aiTokens: await this.#ai.tokens(orch),
       newToken: newSecretValue,
     });
-    return { plan, devnet, pods, runnerPods, signal: ctx.signal, restart: [] };
+    return { plan, devnet, pods, runnerPods, signal: ctx.signal, restart: [], replaced: [] };
   }
 
   /** What the status reads besides the plan: the node doctor's latest report and the keystore. */
@@ -259,6 +272,7 @@ export class OrchestratorReconciler implements Reconciler {
       chain: chainStatus("orchestrator", subject, report),
       duties: this.duties.observe(key, { orch, subject, report, pods: run.pods, cliPort: PORTS.cli }),
       gateways: this.#cache.list<StoredGateway>(Gateways, orch.metadata?.namespace),
+      ...(run.rollout ? { rollout: run.rollout } : {}),
     };
   }
 
@@ -285,23 +299,55 @@ export class OrchestratorReconciler implements Reconciler {
     });
   }
 
-  async #recoverStuckRollouts(orch: Orchestrator, run: Run): Promise<void> {
+  /** The StatefulSets as cached (their revisions), in the plan's order. */
+  #statefulSets(orch: Orchestrator, run: Run): (RolloutStatefulSet & KubeObject)[] {
     const ns = orch.metadata?.namespace;
-    const statefulSets = run.plan.statefulSets
+    return run.plan.statefulSets
       .map((s) =>
         this.#cache.get<RolloutStatefulSet & KubeObject>(StatefulSets, keyFor(ns, s.metadata?.name ?? "")),
       )
       .filter((s): s is RolloutStatefulSet & KubeObject => !!s);
-    const recheck = await recoverStuckRollouts({
-      orch,
-      statefulSets,
+  }
+
+  /** Replaces the next pod on an older rendering when spec.rollout allows it (status says what it waits for). */
+  async #podRollout(orch: Orchestrator, run: Run): Promise<void> {
+    run.rollout = planPodRollout({
+      spec: orch.spec.rollout,
+      previous: orch.status?.rollout,
+      statefulSets: this.#statefulSets(orch, run),
       pods: run.pods,
+      readings: this.doctor.latestReadings(keyFor(orch.metadata?.namespace, orch.metadata?.name ?? "")),
+      now: Date.now(),
+      // Two looks' worth: one look may be in flight or delayed.
+      freshMs: 2 * this.doctor.lookIntervalMs(),
+      gpuStatefulSets: gpuStatefulSetsOf(run.plan.statefulSets),
+      // Every cached pod: read only when an idle GPU pod is about to go.
+      gpuWaiters: () => gpuWaitersAmong(this.#cache.list<PodFacts>(Pods)),
+    });
+    if (run.rollout.recheckAfterMs !== undefined)
+      run.recheckAfterMs = Math.min(run.recheckAfterMs ?? Infinity, run.rollout.recheckAfterMs);
+    await this.#rollout.unlessHeld(run.plan, async () => {
+      if (run.rollout)
+        run.replaced = await carryOutRollout(orch, run.rollout, {
+          client: this.#client,
+          events: this.#events,
+        });
+    });
+  }
+
+  async #recoverStuckRollouts(orch: Orchestrator, run: Run): Promise<void> {
+    // onDelete: no pod goes but by the user's hand.
+    if (orch.spec.rollout?.strategy === "onDelete") return;
+    const recheck = await recoverStuckRollouts({
+      owner: orch,
+      statefulSets: this.#statefulSets(orch, run),
+      pods: run.pods.filter((p) => !run.replaced.includes(p.metadata?.name ?? "")),
       now: Date.now(),
       graceMs: this.#options.stuckPodGraceMs ?? 60_000,
       client: this.#client,
       events: this.#events,
     });
-    if (recheck !== undefined) run.recheckAfterMs = recheck + 1_000;
+    if (recheck !== undefined) run.recheckAfterMs = Math.min(run.recheckAfterMs ?? Infinity, recheck + 1_000);
   }
 }
 
@@ -328,5 +374,6 @@ function ownedStatus(orch: Orchestrator): OwnedStatus {
     ...(s.ai !== undefined ? { ai: s.ai } : {}),
     ...(s.reward !== undefined ? { reward: s.reward } : {}),
     ...(s.onchain !== undefined ? { onchain: s.onchain } : {}),
+    ...(s.rollout !== undefined ? { rollout: s.rollout } : {}),
   };
 }

@@ -7,8 +7,7 @@
 // operator does that delete: a pod on a revision other than the StatefulSet's update revision,
 // not Ready for longer than a grace period, is replaced. Such a pod serves nothing and the
 // StatefulSet would replace it anyway once it were healthy, so deleting it loses nothing.
-import type { KubeClient } from "../../kube/index.ts";
-import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
+import type { KubeClient, KubeObject } from "../../kube/index.ts";
 import type { PodCondition } from "../node-status/facts.ts";
 import { restartPod } from "../node-status/pod-restart.ts";
 import type { Recorder } from "../runtime/index.ts";
@@ -126,7 +125,8 @@ export function stuckPodMessage(statefulSet: string, p: StuckPod): string {
 
 /** Deletes the stuck pods of these StatefulSets; returns when to look again (ms), if ever. */
 export async function recoverStuckRollouts(i: {
-  orch: StoredOrchestrator;
+  /** The Orchestrator or Gateway the StatefulSets belong to. */
+  owner: KubeObject;
   statefulSets: RolloutStatefulSet[];
   pods: RolloutPod[];
   now: number;
@@ -140,9 +140,9 @@ export async function recoverStuckRollouts(i: {
     if (found.recheckAfterMs !== undefined)
       recheck = Math.min(recheck ?? found.recheckAfterMs, found.recheckAfterMs);
     for (const pod of found.stuck) {
-      const deleted = await restartPod(i.client, i.orch.metadata?.namespace ?? "default", pod.name, pod.uid);
+      const deleted = await restartPod(i.client, i.owner.metadata?.namespace ?? "default", pod.name, pod.uid);
       if (!deleted) continue;
-      i.events.event(i.orch, {
+      i.events.event(i.owner, {
         type: "Warning",
         reason: "StuckRolloutRecovered",
         message: stuckPodMessage(sts.metadata?.name ?? "", pod),

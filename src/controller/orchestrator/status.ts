@@ -13,6 +13,7 @@ import { nodeImageOf } from "../node-pod/index.ts";
 import type { ChainStatus } from "../node-status/chain-status.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { type KeystoreState, keystoreVerdict } from "../node-status/keystore.ts";
+import type { PodRolloutPlan } from "../node-status/pod-rollout.ts";
 import { podsScheduled, simulatedVerdict, withSince } from "../node-status/pods.ts";
 import { nodeReady, warningsNote } from "../node-status/ready.ts";
 import { conditionTime, ensureConditions, setCondition, type Verdict } from "../runtime/index.ts";
@@ -35,6 +36,8 @@ export interface Seen {
   duties?: OrchestratorDutyStatus;
   /** The Gateways of its namespace (what each says this orchestrator quoted it). */
   gateways?: readonly StoredGateway[];
+  /** What the rollout of a changed rendering does or waits for (absent: not planned). */
+  rollout?: PodRolloutPlan;
 }
 
 export function scheduled(seen: Seen): Verdict {
@@ -142,6 +145,7 @@ export type OwnedStatus = Pick<
   | "ai"
   | "reward"
   | "onchain"
+  | "rollout"
 >;
 
 export function computeStatus(seen: Seen, now: Date): OwnedStatus {
@@ -169,6 +173,7 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     ["NodeVersionSupported", nodeVersionSupport(nodeImageOf(seen.plan.statefulSets?.[0]))],
     ...(seen.chain?.conditions ?? []),
     ...(seen.duties?.conditions ?? []),
+    ...(seen.rollout ? [["RolloutPending", seen.rollout.verdict] as const] : []),
   ] as const) {
     conditions = setCondition(conditions, { type, ...verdict }, ctx);
   }
@@ -194,5 +199,6 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     ...(ai ? { ai } : {}),
     ...(seen.duties?.reward && Object.keys(seen.duties.reward).length ? { reward: seen.duties.reward } : {}),
     ...(seen.duties?.onchain ? { onchain: seen.duties.onchain } : {}),
+    ...(seen.rollout ? { rollout: seen.rollout.status } : {}),
   };
 }

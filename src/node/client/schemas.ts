@@ -19,6 +19,8 @@ export const StatusSchema = z
     RegisteredTranscodersNumber: z.number().optional(),
     RegisteredTranscoders: list(z.object({ Address: z.string(), Capacity: z.number() }).loose()),
     LocalTranscoding: z.boolean().optional(),
+    // Go writes a nil map as null.
+    Manifests: z.record(z.string(), z.unknown()).nullish(),
     Simulated: z.boolean().optional(),
   })
   .loose();

@@ -11,6 +11,11 @@ export interface NodeStatus {
   orchestratorPool: string[];
   registeredTranscoders: { address: string; capacity: number }[];
   localTranscoding: boolean | undefined;
+  /**
+   * A gateway's live streams: the manifest IDs of its RTMP/HTTP ingests (server/mediaserver.go
+   * GetNodeStatus lists one Manifests entry per live stream); an orchestrator lists none.
+   */
+  manifests: string[];
   /** True when the answer comes from livepeer-operator's node simulator. */
   simulated: boolean;
   raw: Record<string, unknown>;
@@ -33,6 +38,7 @@ export async function readStatus(baseUrl: string, options: StatusOptions = {}): 
     orchestratorPool: s.OrchestratorPool,
     registeredTranscoders: s.RegisteredTranscoders.map((t) => ({ address: t.Address, capacity: t.Capacity })),
     localTranscoding: s.LocalTranscoding,
+    manifests: Object.keys(s.Manifests ?? {}),
     simulated: s.Simulated === true,
     raw: s as Record<string, unknown>,
   };

@@ -1,0 +1,150 @@
+import { describe, expect, it } from "vitest";
+import type { NodeReading } from "../doctor/index.ts";
+import type { PodFacts } from "./facts.ts";
+import { gpuWaitersAmong, planPodRollout, type RolloutStatefulSetFacts } from "./pod-rollout.ts";
+
+const T0 = Date.parse("2026-11-28T01:00:00Z");
+const sts = (name: string, replicas: number, o: { seen?: boolean } = {}): RolloutStatefulSetFacts => ({
+  metadata: { name, generation: 2 },
+  spec: { replicas },
+  status: { observedGeneration: o.seen === false ? 1 : 2, updateRevision: `${name}-new` },
+});
+const pod = (name: string, owner: string, revision: string, ready = true): PodFacts =>
+  ({
+    metadata: {
+      name,
+      uid: `${name}-uid`,
+      labels: { "controller-revision-hash": revision },
+      ownerReferences: [{ kind: "StatefulSet", name: owner, controller: true }],
+    },
+    status: { conditions: [{ type: "Ready", status: ready ? "True" : "False" }] },
+  }) as unknown as PodFacts;
+const reading = (pod: string, sessions: number, at = T0): [string, NodeReading] => [
+  `${pod}-uid`,
+  { pod, at: new Date(at), answered: ["/status", "/metrics"], simulated: true, sessions },
+];
+
+describe("planPodRollout: status.rollout and RolloutPending", () => {
+  it("up to date: False, every pod counted as updated", () => {
+    const plan = planPodRollout({
+      spec: { strategy: "whenIdle" },
+      previous: undefined,
+      statefulSets: [sts("o", 1), sts("o-transcoder", 2)],
+      pods: [
+        pod("o-0", "o", "o-new"),
+        pod("t-0", "o-transcoder", "o-transcoder-new"),
+        pod("t-1", "o-transcoder", "o-transcoder-new"),
+      ],
+      readings: new Map(),
+      now: T0,
+      freshMs: 60_000,
+    });
+    expect(plan.status).toEqual({ replicas: 3, updatedReplicas: 3 });
+    expect(plan.verdict).toMatchObject({ status: "False", reason: "UpToDate" });
+    expect(plan.steps.map((s) => s.step.kind)).toEqual(["upToDate", "upToDate"]);
+    expect(plan.recheckAfterMs).toBeUndefined();
+  });
+
+  it("a busy pod: SessionsOpen naming the pod, its sessions, since when and until when; rechecked", () => {
+    const plan = planPodRollout({
+      spec: { strategy: "whenIdle", maxWait: "2h" },
+      previous: { replicas: 1, updatedReplicas: 0, pendingSince: "2026-11-28T00:30:00Z" },
+      statefulSets: [sts("o", 1)],
+      pods: [pod("o-0", "o", "o-old")],
+      readings: new Map([reading("o-0", 2)]),
+      now: T0,
+      freshMs: 60_000,
+    });
+    expect(plan.status).toEqual({
+      replicas: 1,
+      updatedReplicas: 0,
+      pendingSince: "2026-11-28T00:30:00Z",
+      deadline: "2026-11-28T02:30:00Z",
+    });
+    expect(plan.verdict.status).toBe("True");
+    expect(plan.verdict.reason).toBe("SessionsOpen");
+    expect(plan.verdict.message).toBe(
+      "sessions open on pod o-0 (2 session(s) open): waiting for them to end since 2026-11-28T00:30:00Z, until 2026-11-28T02:30:00Z (spec.rollout.maxWait), then replaced anyway (pending since 2026-11-28T00:30:00Z)",
+    );
+    expect(plan.recheckAfterMs).toBe(60_000);
+  });
+
+  it("a stale reading is not an idle pod; a fresh one is", () => {
+    const input = {
+      spec: undefined,
+      previous: undefined,
+      statefulSets: [sts("o", 1)],
+      pods: [pod("o-0", "o", "o-old")],
+      now: T0,
+      freshMs: 60_000,
+    };
+    const stale = planPodRollout({ ...input, readings: new Map([reading("o-0", 0, T0 - 61_000)]) });
+    expect(stale.steps[0]?.step).toMatchObject({ kind: "waitForSessions" });
+    expect(stale.verdict.message).toMatch(
+      /o-0 \(sessions not read yet\).*with no deadline \(set spec.rollout.maxWait/,
+    );
+    const fresh = planPodRollout({ ...input, readings: new Map([reading("o-0", 0, T0 - 1_000)]) });
+    expect(fresh.steps[0]?.step).toMatchObject({ kind: "replace", why: "idle" });
+    expect(fresh.verdict).toMatchObject({ status: "True", reason: "ReplacingPod" });
+    expect(fresh.status.pendingSince).toBe("2026-11-28T01:00:00Z");
+  });
+
+  it("onDelete: WaitingForDelete with the command; no deadline in status", () => {
+    const plan = planPodRollout({
+      spec: { strategy: "onDelete", maxWait: "1m" },
+      previous: undefined,
+      statefulSets: [sts("g", 1)],
+      pods: [pod("g-0", "g", "g-old")],
+      readings: new Map([reading("g-0", 0)]),
+      now: T0,
+      freshMs: 60_000,
+    });
+    expect(plan.verdict.reason).toBe("WaitingForDelete");
+    expect(plan.verdict.message).toMatch(/kubectl delete pod g-0/);
+    expect(plan.status.deadline).toBeUndefined();
+  });
+
+  it("GPUs contested: GpuContested naming the pending pods; the resource's own pods never count", () => {
+    const waiting = { ...pod("other-0", "other", "x", false) };
+    waiting.status = {
+      conditions: [
+        {
+          type: "PodScheduled",
+          status: "False",
+          message: "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.",
+        },
+      ],
+    };
+    const plan = planPodRollout({
+      spec: undefined,
+      previous: undefined,
+      statefulSets: [sts("o", 1)],
+      pods: [pod("o-0", "o", "o-old")],
+      readings: new Map([reading("o-0", 0)]),
+      now: T0,
+      freshMs: 60_000,
+      gpuStatefulSets: new Set(["o"]),
+      gpuWaiters: () => gpuWaitersAmong([waiting, pod("o-0", "o", "o-old")]),
+    });
+    expect(plan.verdict.reason).toBe("GpuContested");
+    expect(plan.verdict.message).toMatch(
+      /^replacing pod o-0 would free its GPU\(s\) while pod\(s\) other-0 wait for GPUs/,
+    );
+    expect(plan.recheckAfterMs).toBe(60_000);
+  });
+
+  it("a StatefulSet whose new revision is not recorded yet is not called pending", () => {
+    const plan = planPodRollout({
+      spec: undefined,
+      previous: undefined,
+      statefulSets: [sts("o", 1, { seen: false })],
+      pods: [pod("o-0", "o", "o-old")],
+      readings: new Map(),
+      now: T0,
+      freshMs: 60_000,
+    });
+    expect(plan.steps[0]?.step.kind).toBe("unknownRevision");
+    expect(plan.verdict.status).toBe("False");
+    expect(plan.status.pendingSince).toBeUndefined();
+  });
+});

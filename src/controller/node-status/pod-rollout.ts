@@ -1,0 +1,235 @@
+// A node resource's session-aware rollout, shared by the Orchestrator and Gateway reconcilers:
+// what each StatefulSet's next step is (rollout-policy.ts), the RolloutPending verdict and
+// status.rollout that say so (pure), and the step carried out (one pod deleted, an Event).
+import type { KubeClient, KubeObject } from "../../kube/index.ts";
+import { durationMs, type RolloutSpec, type RolloutStatus } from "../../schema/rollout.ts";
+import type { NodeReading } from "../doctor/index.ts";
+import type { Recorder, Verdict } from "../runtime/index.ts";
+import type { PodFacts } from "./facts.ts";
+import { restartPod } from "./pod-restart.ts";
+import { podReady } from "./pods.ts";
+import { nextRolloutStep, type RolloutStep, sessionsIfFresh } from "./rollout-policy.ts";
+
+const REVISION_LABEL = "controller-revision-hash";
+
+export interface RolloutStatefulSetFacts {
+  metadata?: { name?: string; generation?: number };
+  spec?: { replicas?: number };
+  status?: { observedGeneration?: number; updateRevision?: string };
+}
+
+export interface PodRolloutInput {
+  spec: RolloutSpec | undefined;
+  /** status.rollout as written last (its pendingSince carries over). */
+  previous: RolloutStatus | undefined;
+  statefulSets: readonly RolloutStatefulSetFacts[];
+  pods: readonly PodFacts[];
+  /** The node doctor's latest reading of each Ready pod, by pod uid. */
+  readings: ReadonlyMap<string, NodeReading>;
+  now: number;
+  /** How old a reading may be and still tell a pod's sessions. */
+  freshMs: number;
+  /** StatefulSets (by name) whose pods request GPUs. */
+  gpuStatefulSets?: ReadonlySet<string>;
+  /** Pods (of any resource the controller sees) the scheduler cannot place for lack of GPUs; asked only when a GPU pod is about to go. */
+  gpuWaiters?: () => readonly string[];
+}
+
+export interface PodRolloutPlan {
+  steps: { statefulSet: string; updateRevision: string | undefined; step: RolloutStep }[];
+  status: RolloutStatus;
+  verdict: Verdict;
+  /** Look again after this many ms (the deadline, or the next reading while waiting). */
+  recheckAfterMs?: number;
+}
+
+const ownedBy = (pod: PodFacts, sts: string) =>
+  pod.metadata?.ownerReferences?.some((r) => r.kind === "StatefulSet" && r.name === sts && r.controller) ??
+  false;
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
+
+export function planPodRollout(i: PodRolloutInput): PodRolloutPlan {
+  const strategy = i.spec?.strategy ?? "whenIdle";
+  const maxWaitMs = i.spec?.maxWait ? durationMs(i.spec.maxWait) : undefined;
+  const carried = i.previous?.pendingSince ? Date.parse(i.previous.pendingSince) : Number.NaN;
+  const pendingSince = Number.isNaN(carried) ? i.now : carried;
+  let replicas = 0;
+  let updated = 0;
+  const steps = i.statefulSets.map((sts) => {
+    const name = sts.metadata?.name ?? "";
+    const seen = (sts.status?.observedGeneration ?? -1) >= (sts.metadata?.generation ?? 0);
+    const updateRevision = seen ? sts.status?.updateRevision : undefined;
+    const pods = i.pods.filter((p) => ownedBy(p, name));
+    replicas += sts.spec?.replicas ?? 0;
+    // Until the StatefulSet controller records the new revision, count against the one it has.
+    const counted = sts.status?.updateRevision;
+    updated += pods.filter(
+      (p) => !p.metadata?.deletionTimestamp && counted && p.metadata?.labels?.[REVISION_LABEL] === counted,
+    ).length;
+    const step = nextRolloutStep({
+      strategy,
+      updateRevision,
+      replicas: sts.spec?.replicas ?? 0,
+      pods: pods.map((p) => ({
+        name: p.metadata?.name ?? "",
+        uid: p.metadata?.uid,
+        revision: p.metadata?.labels?.[REVISION_LABEL],
+        ready: podReady(p),
+        going: !!p.metadata?.deletionTimestamp,
+        sessions: sessionsIfFresh(i.readings.get(p.metadata?.uid ?? ""), i.now, i.freshMs),
+      })),
+      now: i.now,
+      pendingSince,
+      maxWaitMs,
+      usesGpu: i.gpuStatefulSets?.has(name) ?? false,
+      gpuWaiters: () => (i.gpuWaiters?.() ?? []).filter((w) => !pods.some((p) => p.metadata?.name === w)),
+    });
+    return { statefulSet: name, updateRevision, step };
+  });
+  // A revision not recorded yet is a moment after each apply: the StatefulSet's status update
+  // brings the owner back, so it is neither pending nor rechecked.
+  const pending = steps.some((s) => !settled(s.step));
+  const deadline = maxWaitMs !== undefined && pending ? pendingSince + maxWaitMs : undefined;
+  const status: RolloutStatus = {
+    replicas,
+    updatedReplicas: updated,
+    ...(pending ? { pendingSince: iso(pendingSince) } : {}),
+    ...(deadline !== undefined && strategy === "whenIdle" ? { deadline: iso(deadline) } : {}),
+  };
+  const waiting = steps.some((s) => s.step.kind === "waitForSessions" || s.step.kind === "waitForGpu");
+  const recheck = waiting
+    ? Math.min(i.freshMs, ...(deadline !== undefined ? [Math.max(0, deadline - i.now) + 1_000] : []))
+    : undefined;
+  return {
+    steps,
+    status,
+    verdict: rolloutVerdict(steps, pendingSince, deadline),
+    ...(recheck !== undefined ? { recheckAfterMs: recheck } : {}),
+  };
+}
+
+const settled = (step: RolloutStep) => step.kind === "upToDate" || step.kind === "unknownRevision";
+
+/** RolloutPending: what the change waits for, since when and until when. */
+export function rolloutVerdict(
+  steps: PodRolloutPlan["steps"],
+  pendingSince: number,
+  deadline: number | undefined,
+): Verdict {
+  const open = steps.filter((s) => !settled(s.step));
+  if (!open.length)
+    return { status: "False", reason: "UpToDate", message: "every node pod runs the current rendering" };
+  const since = `since ${iso(pendingSince)}`;
+  const messages = open.map(({ statefulSet, step }) => {
+    switch (step.kind) {
+      case "manual":
+        return `pod(s) ${step.pods.join(", ")} run an older rendering; spec.rollout.strategy is onDelete: delete them to roll (kubectl delete pod ${step.pods[0]})`;
+      case "waitForPod":
+        return step.state === "not created yet"
+          ? `StatefulSet ${statefulSet}: waiting for a pod to be created before replacing the next`
+          : `waiting for pod ${step.pod} (${step.state}) before replacing the next, one at a time`;
+      case "replace":
+        return `replacing pod ${step.pod.name} (${step.why === "deadline" ? "maxWait passed" : step.why}); ${step.remaining} more to go`;
+      case "waitForGpu": {
+        const until =
+          deadline !== undefined
+            ? `until ${iso(deadline)} (spec.rollout.maxWait), then replaced anyway`
+            : "with no deadline (set spec.rollout.maxWait to bound it, or delete the pod to roll now)";
+        return `replacing pod ${step.pod} would free its GPU(s) while pod(s) ${step.waiters.join(", ")} wait for GPUs (Insufficient nvidia.com/gpu), and its replacement could stay Pending: waiting until they are placed or gone ${since}, ${until}`;
+      }
+      case "waitForSessions": {
+        const busy = step.busy
+          .map(
+            (b) =>
+              `${b.pod} (${b.sessions === undefined ? "sessions not read yet" : `${b.sessions} session(s) open`})`,
+          )
+          .join(", ");
+        const until =
+          deadline !== undefined
+            ? `until ${iso(deadline)} (spec.rollout.maxWait), then replaced anyway`
+            : "with no deadline (set spec.rollout.maxWait to bound it, or delete the pod to roll now)";
+        return `sessions open on pod ${busy}: waiting for them to end ${since}, ${until}`;
+      }
+      default:
+        return "";
+    }
+  });
+  const kinds = new Set(open.map((s) => s.step.kind));
+  const reason = kinds.has("waitForSessions")
+    ? "SessionsOpen"
+    : kinds.has("waitForGpu")
+      ? "GpuContested"
+      : kinds.has("manual")
+        ? "WaitingForDelete"
+        : kinds.has("replace")
+          ? "ReplacingPod"
+          : "WaitingForPod";
+  return { status: "True", reason, message: `${messages.join("; ")} (pending ${since})` };
+}
+
+/** Pods the scheduler cannot place for lack of GPUs (PodScheduled False: Insufficient nvidia.com/gpu). */
+export function gpuWaitersAmong(pods: readonly PodFacts[]): string[] {
+  return pods
+    .filter((p) =>
+      p.status?.conditions?.some(
+        (c) =>
+          c.type === "PodScheduled" &&
+          c.status === "False" &&
+          /Insufficient nvidia\.com\/gpu/.test(c.message ?? ""),
+      ),
+    )
+    .map((p) => p.metadata?.name ?? "")
+    .sort();
+}
+
+/** Names of the planned StatefulSets whose pods request GPUs. */
+export function gpuStatefulSetsOf(
+  statefulSets: readonly {
+    metadata?: { name?: string };
+    spec?: { template: { spec?: { containers: { resources?: { limits?: Record<string, unknown> } }[] } } };
+  }[],
+): Set<string> {
+  return new Set(
+    statefulSets
+      .filter((s) =>
+        s.spec?.template.spec?.containers.some((c) => c.resources?.limits?.["nvidia.com/gpu"] !== undefined),
+      )
+      .map((s) => s.metadata?.name ?? ""),
+  );
+}
+
+/** Carries out each StatefulSet's step: the pod to replace is deleted (uid-guarded) and an Event says why. */
+export async function carryOutRollout(
+  owner: KubeObject,
+  plan: PodRolloutPlan,
+  o: { client: KubeClient; events: Recorder },
+): Promise<string[]> {
+  const replaced: string[] = [];
+  for (const { statefulSet, updateRevision, step } of plan.steps) {
+    if (step.kind !== "replace") continue;
+    const { pod } = step;
+    const deleted = await restartPod(o.client, owner.metadata?.namespace ?? "default", pod.name, pod.uid);
+    if (!deleted) continue;
+    replaced.push(pod.name);
+    const to = `StatefulSet ${statefulSet} revision ${pod.revision} -> ${updateRevision}`;
+    const rest = `${step.remaining} more pod(s) to go`;
+    o.events.event(
+      owner,
+      step.why === "deadline"
+        ? {
+            type: "Warning",
+            reason: "RolloutForced",
+            message: `replaced pod ${pod.name} with ${pod.sessions === undefined ? "an unknown number of" : pod.sessions} session(s) open (${to}): spec.rollout.maxWait passed since ${plan.status.pendingSince}; ${rest}`,
+            action: "DeletePod",
+          }
+        : {
+            type: "Normal",
+            reason: "RolloutPodReplaced",
+            message: `replaced pod ${pod.name} (${to}): ${step.why === "idle" ? "it carried no session" : "spec.rollout.strategy is immediate"}; ${rest}`,
+            action: "DeletePod",
+          },
+    );
+  }
+  return replaced;
+}
