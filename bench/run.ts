@@ -54,6 +54,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     what: "Orchestrator Ready -> a running gateway's pool (short refresh; the real node's 60 s is the floor), the discovery hook under 1,000 gateways vs a bare route (CPU/request, p99)",
     quick: ["--orchestrators", "5", "--refresh-ms", "1000", "--gateways", "1000", "--seconds", "30"],
   },
+  "remote-signer-signatures": {
+    what: "the simulated remote signer's ECDSA signatures per second: bare, over /sign-orchestrator-info, and per live payment (a figure)",
+    quick: ["--seconds", "2", "--concurrency", "8"],
+  },
   transport: {
     what: "the Kubernetes client's transport vs client-node's stock client",
     quick: ["--n", "1000", "--concurrency", "16"],

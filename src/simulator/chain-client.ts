@@ -34,7 +34,7 @@ export interface SimulatedEthClient {
 }
 
 /** -ethPassword is a file's path or the password itself, as the node reads it. */
-function passwordOf(value: string | undefined): string {
+export function passwordOf(value: string | undefined): string {
   if (!value) return "";
   try {
     if (statSync(value).isFile()) return readFileSync(value, "utf8");

@@ -5,7 +5,7 @@
 import { formOf, type Handler, sendText } from "./http-server.ts";
 import type { RouteContext } from "./route-context.ts";
 
-type Answer = { status: number; text: string };
+export type Answer = { status: number; text: string };
 const ok = (text = ""): Answer => ({ status: 200, text });
 const errorText = (err: unknown) => (err as Error).message;
 
@@ -63,7 +63,11 @@ function parseBigInt(value: string): bigint | undefined {
   return /^[+-]?\d+$/.test(value) ? BigInt(value) : undefined;
 }
 
-async function fundDepositAndReserve(c: RouteContext, form: URLSearchParams): Promise<Answer> {
+/** As fundDepositAndReserveHandler (also a remote signer's: its account holds the deposit). */
+export async function fundDepositAndReserve(
+  c: Pick<RouteContext, "eth">,
+  form: URLSearchParams,
+): Promise<Answer> {
   for (const field of ["depositAmount", "reserveAmount"]) {
     if ((form.get(field) ?? "") === "") return { status: 400, text: `missing form param: ${field}` };
   }

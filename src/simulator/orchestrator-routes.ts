@@ -79,6 +79,13 @@ export function orchestratorSegmentRoutes(
       const durationMs = seg.duration || 2000;
       const manifestID = seg.manifestId.toString("utf8");
       context = { standard: { manifestID }, extra: context.extra ?? [] };
+      // On chain the segment's signature must recover to the payment's sender (verifySegCreds): a
+      // segment with no sender (a gateway without a key of its own, e.g. a keyless one with a
+      // remote signer) can never pass. Signatures of named senders are not checked.
+      if (c.eth && (senderBytes.length === 0 || senderBytes.every((b) => b === 0))) {
+        c.log("E", "segment_rpc.go:421", clogMessage(context, "Sig check failed"));
+        return credsFailed("ErrSegSig");
+      }
       if (!seg.authToken) return credsFailed("missing auth token");
       if (!o.tokens.verify(seg.authToken)) return credsFailed("invalid auth token");
       const sessionId = seg.authToken.sessionId;

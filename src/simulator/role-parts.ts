@@ -5,6 +5,7 @@
 import type { SimulatedEthClient } from "./chain-client.ts";
 import { BroadcastConfig } from "./gateway/broadcast-config.ts";
 import { Gateway } from "./gateway/gateway.ts";
+import type { RemoteSignerLink } from "./gateway/remote-signer-client.ts";
 import type { GlogLevel } from "./glog.ts";
 import type { NodeModel } from "./node-model.ts";
 import { OrchestratorSessions, TRANSCODE_LOOP_TIMEOUT_MS } from "./orchestrator-sessions.ts";
@@ -39,6 +40,7 @@ export function roleParts(
   log: Log,
   timings: RoleTimings,
   eth?: SimulatedEthClient,
+  signer?: RemoteSignerLink,
 ): RoleParts {
   const setupLines: StartupLine[] = [];
   let started = false;
@@ -49,7 +51,7 @@ export function roleParts(
     for (const [level, where, message] of setupLines.splice(0)) log(level, where, message);
   };
   if (node.role === "gateway") {
-    const gateway = new Gateway(node, state, held, timings, eth);
+    const gateway = new Gateway(node, state, held, timings, eth, signer);
     return { broadcast: gateway.config, gateway, setupLines, release, stop: () => gateway.stop() };
   }
   release();

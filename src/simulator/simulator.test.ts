@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Wallet } from "ethers";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { LogClassifier } from "../node/diagnosis/classifier.ts";
 import { NodeConnection } from "../node/wire/connection.ts";
@@ -372,7 +373,9 @@ describe("node simulator: CLI port changes a running node", () => {
     });
     expect(r.status).toBe(200);
     expect((await json(`${on.sim.urls.cli}/status`)).body.PricePerUnit).toBe(250);
-    expect((await getOrchestrator(on.sim.urls.http!)).transcoder).toBe("https://o.example:8935");
+    // On chain only a signed request is answered (core/orchestrator.go VerifySig).
+    const asker = Wallet.createRandom() as unknown as Wallet;
+    expect((await getOrchestrator(on.sim.urls.http!, asker)).transcoder).toBe("https://o.example:8935");
     expect(
       (await form(`${on.sim.urls.cli}/setOrchestratorConfig`, { pricePerUnit: "x", pixelsPerUnit: "1" }))
         .status,

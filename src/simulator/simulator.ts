@@ -24,6 +24,11 @@ import { GatewayAi } from "./ai/gateway-ai.ts";
 import { OrchestratorAi, OrchestratorAiStartError } from "./ai/orchestrator-ai.ts";
 import { simulatedEthClient } from "./chain-client.ts";
 import { chainFileProblems } from "./chain-files.ts";
+import {
+  queryRemoteSigner,
+  type RemoteSignerLink,
+  RemoteSignerQueryError,
+} from "./gateway/remote-signer-client.ts";
 import { gatewayRtmpServer } from "./gateway/rtmp-ingest.ts";
 import { formatGlog, type GlogLevel, looksLikeNodeLine } from "./glog.ts";
 import { closeServer, listen, nodeServer } from "./http-server.ts";
@@ -36,6 +41,7 @@ import type { RouteContext } from "./route-context.ts";
 import { cliRoutes, httpRoutes } from "./routes.ts";
 import { playScenario, type Scenario } from "./scenario.ts";
 import { serviceServer } from "./service-server.ts";
+import { SignerStartError, startRemoteSigner } from "./signer/remote-signer.ts";
 import { startupLines } from "./startup.ts";
 import { controlFor, type SimulatorControl, SimulatorState } from "./state.ts";
 import { usageText, versionText } from "./usage.ts";
@@ -89,7 +95,8 @@ export interface NodeSimulatorOptions {
 }
 
 export interface NodeSimulator {
-  role: NodeRole;
+  /** The node type: a role, or a -remoteSigner node (signer/). */
+  role: NodeRole | "remoteSigner";
   flags: NodeFlags;
   urls: { cli: string; http?: string; rtmp?: string };
   control: SimulatorControl;
@@ -135,6 +142,7 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
   const chain = chainFileProblems(flags, options.cwd ?? process.cwd());
   for (const [level, where, message] of chain.lines) log(level, where, message);
   if (chain.fatal) throw new NodeStartError(chain.lines.map((l) => l[2]).join("\n"), 1);
+  if (flags.remoteSigner) return startSignerNode(flags, options, log, sink, version);
 
   let node: NodeModel;
   try {
@@ -170,7 +178,17 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
   const onError = (err: unknown) => log("E", "simulator.go:4", `simulator error: ${(err as Error).message}`);
   if (node.role === "orchestrator" || node.role === "gateway") warmWire();
   const eth = node.network !== OFFCHAIN ? simulatedEthClient(flags) : undefined;
-  const parts = roleParts(node, state, log, options.timings ?? {}, eth);
+  // A keyless gateway asks its remote signer first and does not start without it (starter.go).
+  let signer: RemoteSignerLink | undefined;
+  if (node.role === "gateway" && flags.remoteSignerUrl) {
+    try {
+      signer = await queryRemoteSigner(flags.remoteSignerUrl, flags.remoteSignerHeaders, log);
+    } catch (err) {
+      if (err instanceof RemoteSignerQueryError) throw new NodeStartError(err.message, 1);
+      throw err;
+    }
+  }
+  const parts = roleParts(node, state, log, options.timings ?? {}, eth, signer);
   const orchestrator =
     node.role === "orchestrator" ? orchestratorParts(node, state, version, eth, log) : undefined;
   const ctx: RouteContext = {
@@ -284,6 +302,51 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
   );
 
   return { role: node.role, flags, urls, control, exited, stop: () => stop(0) };
+}
+
+/** A -remoteSigner node: the key, signatures, tickets and discovery (signer/remote-signer.ts). */
+async function startSignerNode(
+  flags: NodeFlags,
+  options: NodeSimulatorOptions,
+  log: (l: GlogLevel, w: string, m: string) => void,
+  sink: (line: string) => void,
+  version: string,
+): Promise<NodeSimulator> {
+  const hostFor = (hp: HostPort) =>
+    options.podNetwork
+      ? hp.host || "0.0.0.0"
+      : (options.host ?? (LOOPBACK.test(hp.host) ? hp.host : "127.0.0.1"));
+  let signer: Awaited<ReturnType<typeof startRemoteSigner>>;
+  try {
+    signer = await startRemoteSigner({
+      flags,
+      log,
+      hostFor,
+      version,
+      ...(options.timings?.orchWebhookRefreshMs
+        ? { discoveryIntervalMs: options.timings.orchWebhookRefreshMs }
+        : {}),
+    });
+  } catch (err) {
+    if (err instanceof SignerStartError) throw new NodeStartError(err.message, err.exitCode);
+    throw err;
+  }
+  const state = new SimulatorState({ sessionLimit: 0, pricePerUnit: "0", pixelsPerUnit: "1", gpuIds: [] });
+  const control = controlFor(state, (lines) => {
+    for (const line of lines) sink(looksLikeNodeLine(line) ? line : formatGlog("I", "simulator.go:3", line));
+  });
+  let resolveExit!: (code: number) => void;
+  const exited = new Promise<number>((resolve) => {
+    resolveExit = resolve;
+  });
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return exited.then(() => undefined);
+    stopped = true;
+    await signer.stop();
+    resolveExit(0);
+  };
+  return { role: "remoteSigner", flags, urls: signer.urls, control, exited, stop };
 }
 
 function readFlags(

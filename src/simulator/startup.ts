@@ -79,7 +79,7 @@ export function startupLines(
     }
   }
   if (node.role === "gateway") {
-    if (node.orchAddrs.length === 0 && !f.orchWebhookUrl && node.network === OFFCHAIN) {
+    if (node.orchAddrs.length === 0 && !f.orchWebhookUrl && !f.remoteSignerUrl && node.network === OFFCHAIN) {
       out.push(["E", "starter.go:1745", "No orchestrator specified; transcoding will not happen"]);
     }
     if (!node.httpIngest && f.httpIngest === undefined) {

@@ -207,8 +207,9 @@ describe("reward assurance on a devnet", () => {
       timeoutMs: 60_000,
     });
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(1);
-    // The node's own words, through the SDK's error (a signer's funded address is the way: #30).
-    expect((JSON.parse(r.stdout) as { error: string }).error).toMatch(/insufficient sender reserve/);
+    // The node's own words, through the SDK's error: an anonymous request fails the signature check
+    // (a signer's funded address is the way: test/integration/remote-signer-sdk.test.ts).
+    expect((JSON.parse(r.stdout) as { error: string }).error).toMatch(/orchestrator req sig check failed/);
   });
 
   it("a call the node cannot pay for (no gas) is RewardFailed with the node's answer; funded, it succeeds", async () => {

@@ -256,7 +256,11 @@ export class Broadcaster {
               fpsDen: 1,
             })),
           }),
-          [PAYMENT_HEADER.toLowerCase()]: encodeHeader("Payment", { sender: identity.address }),
+          // Without a key of its own (off chain, or keyless with a remote signer) the node has no
+          // ticket sender and sends an empty payment (genPayment returns "").
+          [PAYMENT_HEADER.toLowerCase()]: this.d.connections.ownKey
+            ? encodeHeader("Payment", { sender: identity.address })
+            : "",
         },
         Buffer.from(seg.data),
         { timeoutMs: httpTimeout },

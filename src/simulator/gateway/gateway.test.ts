@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { promisify } from "node:util";
+import { Wallet } from "ethers";
 import { afterEach, describe, expect, it } from "vitest";
 import { pushStream } from "../../media/push-stream.ts";
 import { TestStream } from "../../media/test-stream.ts";
@@ -479,7 +480,10 @@ describe("simulators: live price changes on the CLI port show in /status", () =>
   });
 
   it("an orchestrator's prices: /setPriceForBroadcaster (any network) and /setOrchestratorConfig (on chain) reach /status and GetOrchestrator", async () => {
-    const gatewayAddress = "0x1111111111111111111111111111111111111111";
+    // On chain the orchestrator answers only signed requests: the gateway and anyone else sign.
+    const gatewayWallet = Wallet.createRandom() as unknown as Wallet;
+    const gatewayAddress = gatewayWallet.address.toLowerCase();
+    const anyone = Wallet.createRandom() as unknown as Wallet;
     // On chain with no chain behind -ethUrl: prices still answer (ticket parameters are left out).
     const o = await orchestrator(
       "-network=devnet",
@@ -490,7 +494,7 @@ describe("simulators: live price changes on the CLI port show in /status", () =>
       "-pricePerUnit=1200",
       "-pixelsPerUnit=1",
     );
-    const info = (address?: string) => getOrchestrator(o.sim.urls.http!, address).then(priceOf);
+    const info = (asker: Wallet = anyone) => getOrchestrator(o.sim.urls.http!, asker).then(priceOf);
     // On chain, -autoAdjustPrice (default on) adds the nominal 1 % ticket overhead.
     expect(await info()).toEqual({ pricePerUnit: 1212, pixelsPerUnit: 1 });
     expect(
@@ -507,7 +511,7 @@ describe("simulators: live price changes on the CLI port show in /status", () =>
       default: "1200",
       [gatewayAddress]: "900",
     });
-    expect(await info(gatewayAddress)).toEqual({ pricePerUnit: 909, pixelsPerUnit: 1 });
+    expect(await info(gatewayWallet)).toEqual({ pricePerUnit: 909, pixelsPerUnit: 1 });
     expect(
       await form(`${o.sim.urls.cli}/setOrchestratorConfig`, { pricePerUnit: "3000", pixelsPerUnit: "4" }),
     ).toMatchObject({ status: 200 });

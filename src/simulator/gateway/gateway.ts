@@ -19,6 +19,7 @@ import {
   WEBHOOK_REFRESH_INTERVAL_MS,
   WebhookPool,
 } from "./orchestrator-pool.ts";
+import type { RemoteSignerLink } from "./remote-signer-client.ts";
 import { HTTP_PUSH_TIMEOUT_MS, type Stream, StreamRegistry } from "./streams.ts";
 
 type Log = (level: GlogLevel, where: string, message: string) => void;
@@ -53,10 +54,14 @@ export class Gateway {
     timings: GatewayTimings = {},
     /** On chain: the node's account, to ask orchestrators as itself. */
     eth?: SimulatedEthClient,
+    /** -remoteSignerUrl: the signer's answer, asked at start (remote-signer-client.ts). */
+    signer?: RemoteSignerLink,
   ) {
     this.state = state;
     this.log = log;
-    this.connections = new OrchestratorConnections(eth);
+    this.connections = signer
+      ? new OrchestratorConnections(undefined, async () => signer.identity)
+      : new OrchestratorConnections(eth);
     const f: NodeFlags = node.flags;
     this.config = new BroadcastConfig(
       {
@@ -87,6 +92,18 @@ export class Gateway {
       this.pool = pool;
     } else if (node.orchAddrs.length > 0) {
       this.pool = staticPool(node.orchAddrs);
+    } else if (signer) {
+      // The signer's discovery, with the signer's headers (starter.go).
+      const url = new URL("/discover-orchestrators", signer.url);
+      log("I", "starter.go:1716", `Using remote signer orchestrator discovery endpoint ${url}`);
+      const pool = new WebhookPool(
+        url,
+        timings.orchWebhookRefreshMs ?? WEBHOOK_REFRESH_INTERVAL_MS,
+        log,
+        signer.headers,
+      );
+      void pool.entries();
+      this.pool = pool;
     }
     this.broadcaster = new Broadcaster({
       pool: this.pool,

@@ -16,9 +16,15 @@ export class OrchestratorConnections {
   readonly #connections = new Map<string, NodeConnection>();
   readonly #eth: SimulatedEthClient | undefined;
   #identity: Promise<OrchestratorIdentity> | undefined;
+  readonly #identityFrom: (() => Promise<OrchestratorIdentity>) | undefined;
 
-  constructor(eth: SimulatedEthClient | undefined) {
+  /**
+   * `identityFrom`: where the identity comes from instead of the keystore: a remote signer's
+   * /sign-orchestrator-info answer (a keyless gateway), or a signer's own key.
+   */
+  constructor(eth: SimulatedEthClient | undefined, identityFrom?: () => Promise<OrchestratorIdentity>) {
     this.#eth = eth;
+    this.#identityFrom = identityFrom;
   }
 
   /** The connection to the origin of `url` (a service URI as written, or a URL on it). */
@@ -32,8 +38,14 @@ export class OrchestratorConnections {
     return connection;
   }
 
+  /** The gateway holds its own key (on chain): its segments name it as the payment's sender. */
+  get ownKey(): boolean {
+    return this.#identityFrom === undefined && this.#eth !== undefined;
+  }
+
   /** Who the gateway is when it asks (signed once, then kept). */
   identity(): Promise<OrchestratorIdentity> {
+    if (this.#identityFrom) return this.#identityFrom();
     const eth = this.#eth;
     if (!eth) return Promise.resolve(ANONYMOUS);
     this.#identity ??= eth.wallet().then(signedIdentity, () => {
@@ -43,11 +55,22 @@ export class OrchestratorConnections {
     return this.#identity;
   }
 
-  async getOrchestrator(url: string, timeoutMs: number): Promise<OrchestratorInfoMessage> {
+  async getOrchestrator(
+    url: string,
+    timeoutMs: number,
+    options: { ignoreCapacityCheck?: boolean } = {},
+  ): Promise<OrchestratorInfoMessage> {
     const identity = await this.identity();
     return this.to(url).call(
       "GetOrchestrator",
-      { type: "OrchestratorRequest", value: { address: identity.address, sig: identity.sig } },
+      {
+        type: "OrchestratorRequest",
+        value: {
+          address: identity.address,
+          sig: identity.sig,
+          ...(options.ignoreCapacityCheck ? { ignoreCapacityCheck: true } : {}),
+        },
+      },
       "OrchestratorInfo",
       { timeoutMs },
     );

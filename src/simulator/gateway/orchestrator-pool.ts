@@ -36,10 +36,14 @@ export class WebhookPool implements OrchestratorPool {
   private readonly refreshMs: number;
   private readonly log: Log;
 
-  constructor(url: URL, refreshMs: number, log: Log) {
+  private readonly headers: Record<string, string>;
+
+  /** `headers`: sent with each request (a remote signer's discovery gets -remoteSignerHeaders). */
+  constructor(url: URL, refreshMs: number, log: Log, headers: Record<string, string> = {}) {
     this.url = url;
     this.refreshMs = refreshMs;
     this.log = log;
+    this.headers = headers;
   }
 
   entries(): Promise<{ entries: PoolEntry[]; error?: string }> {
@@ -76,7 +80,11 @@ export class WebhookPool implements OrchestratorPool {
     const target = this.url.toString();
     let response: Response;
     try {
-      response = await fetch(target, { signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS), redirect: "follow" });
+      response = await fetch(target, {
+        headers: this.headers,
+        signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+        redirect: "follow",
+      });
     } catch (err) {
       const why = goClientError("Get", target, err);
       this.log("E", "wh_discovery.go:170", `Unable to make webhook request ${why}`);

@@ -1,22 +1,31 @@
 // Test helpers: ask a simulated orchestrator over the node's wire protocol (gRPC over TLS), as a
 // gateway does, with a connection opened and closed per call; start one on loopback.
+
+import type { Wallet } from "ethers";
 import { NodeConnection } from "../../node/wire/connection.ts";
 import type { OrchestratorInfoMessage } from "../../node/wire/messages.ts";
+import { signedIdentity } from "../../node/wire/signed-identity.ts";
 import { type NodeSimulator, startNodeSimulator } from "../simulator.ts";
 
-/** GetOrchestrator as `address` (0x..., unsigned: the simulator does not check signatures yet). */
+/**
+ * GetOrchestrator as `asker`: an address (0x..., unsigned: only off-chain orchestrators, which check
+ * no signature, answer it) or a wallet, which signs the request as a gateway does (on chain).
+ */
 export async function getOrchestrator(
   serviceUrl: string,
-  address?: string,
+  asker?: string | Wallet,
 ): Promise<OrchestratorInfoMessage> {
   const connection = new NodeConnection(serviceUrl, "any");
+  const identity =
+    asker === undefined
+      ? { address: Buffer.alloc(0) }
+      : typeof asker === "string"
+        ? { address: Buffer.from(asker.slice(2), "hex") }
+        : signedIdentity(asker);
   try {
     return await connection.call(
       "GetOrchestrator",
-      {
-        type: "OrchestratorRequest",
-        value: { address: address ? Buffer.from(address.slice(2), "hex") : Buffer.alloc(0) },
-      },
+      { type: "OrchestratorRequest", value: identity },
       "OrchestratorInfo",
     );
   } finally {
