@@ -2,7 +2,8 @@
 // simulator in -remoteSigner mode with devnet gateway account 0's keystore (funded by `devnet up`),
 // the controller reads the chain for the signer's account (ChainHealthy, Funded, deposit and
 // reserve), and a keyless Gateway rolls out through it: -remoteSignerUrl to a Ready signer pod,
-// its headers from a Secret, no key, Funded read through the signer.
+// its headers from a Secret, no key, Funded read through the signer. Drained, the signer is topped
+// up by the funding guard through its own node's CLI port (the key's holder pays).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -30,6 +31,7 @@ import { startTestApi, type TestApi } from "./api-harness.ts";
 import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { type DevnetBed, startDevnetBed } from "./support/devnet-bed.ts";
+import { eventsAbout } from "./support/events.ts";
 import { FAST_DOCTOR, startTestManager } from "./support/manager.ts";
 
 const kc = new PooledKubeConfig();
@@ -147,6 +149,7 @@ describe("a RemoteSigner on the devnet", () => {
         devnet: "dn",
         keystoreSecret: "signer-keystore",
         ethAcctAddr: a.address,
+        funding: { minDeposit: "1", minReserve: "1", topUpDeposit: "2", topUpReserve: "1.5", maxPerDay: "5" },
       },
     });
     const signer = await until(
@@ -216,5 +219,30 @@ describe("a RemoteSigner on the devnet", () => {
       name: "LP_REMOTESIGNERHEADERS",
       valueFrom: { secretKeyRef: { name: "gw-signer", key: "headers" } },
     });
+  });
+
+  it("drained, is topped up through its own node's CLI port, and its keyless Gateway reads Funded through", async () => {
+    expect(await bed.devnet("drain", "--account", "gateway-0")).toMatch(/withdrew/);
+    const signer = await until(
+      "the signer topped up",
+      () => client.get<StoredRemoteSigner>(RemoteSigners, ns.name, "signer"),
+      (s) =>
+        s.status?.deposit === "2" && s.status?.reserve === "1.5" && condition(s, "Funded")?.status === "True",
+    );
+    expect(signer.status?.funding?.topUps).toHaveLength(1);
+    expect(signer.status?.funding?.topUps?.[0]).toMatchObject({ deposit: "2", reserve: "1.5" });
+    await waitFor(
+      "a ToppedUp Event about the signer, done through its pod",
+      async () =>
+        (await eventsAbout(client, ns.name, "signer")).some(
+          (e) => e.reason === "ToppedUp" && /through pod signer-0/.test(e.note ?? ""),
+        ),
+      60_000,
+    );
+    await until(
+      "the keyless Gateway Funded again",
+      () => client.get<StoredGateway>(Gateways, ns.name, "keyless"),
+      (g) => condition(g, "Funded")?.status === "True",
+    );
   });
 });
