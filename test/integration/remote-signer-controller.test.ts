@@ -304,12 +304,7 @@ describe("a keyless Gateway", () => {
     // The hold was in force in the reconcile that wrote this status: no node pods made.
     expect(await exists(StatefulSets, "gw-b")).toBe(false);
 
-    await apply({
-      apiVersion: "v1",
-      kind: "Secret",
-      metadata: { name: "signer-b-keystore", namespace: ns() },
-      stringData: { "key.json": KEY_JSON, password: "devnet-gateway-0" },
-    });
+    // signer-b's keystore Secret is never made: the signer exists and cannot be Ready.
     await applySigner("signer-b", {});
     const waiting = await until(
       "gw-b woken by signer-b",

@@ -1,12 +1,13 @@
 // What the node hooks read: every Gateway's token digest, the orchestrators the controller
 // decided to give it and whose webhooks get its stream events, from an informer over Gateways in
-// all namespaces. Only those fields are kept (the rest of a Gateway is not needed to answer its node).
+// all namespaces; and the same of every RemoteSigner (its discovery feed, -orchWebhookUrl), from a
+// second informer. Only those fields are kept (the rest is not needed to answer a node).
 import { Informer, type InformerHealth } from "../../kube/informer.ts";
 import type { KubeClient } from "../../kube/kube-client.ts";
 import { type KubeObject, keyFor } from "../../kube/objects.ts";
 import type { Logger } from "../../process/log.ts";
 import type { GatewaySpec, GivenOrchestrator } from "../../schema/gateway.ts";
-import { Gateways } from "../../schema/resources.ts";
+import { Gateways, RemoteSigners } from "../../schema/resources.ts";
 
 export interface GatewayHooks extends KubeObject {
   spec?: { streamEvents?: GatewaySpec["streamEvents"] };
@@ -31,32 +32,50 @@ export function hooksFacts(obj: GatewayHooks): GatewayHooks {
 
 export class GatewayHooksCache {
   readonly #informer: Informer<GatewayHooks>;
+  /** RemoteSigners: the same fields (token digest, orchestrators offered), the same transform. */
+  readonly #signers: Informer<GatewayHooks>;
 
   constructor(client: KubeClient, log: Logger) {
     this.#informer = new Informer<GatewayHooks>(client, { resource: Gateways, transform: hooksFacts, log });
+    this.#signers = new Informer<GatewayHooks>(client, {
+      resource: RemoteSigners,
+      transform: hooksFacts,
+      log,
+    });
   }
 
   start(): void {
     this.#informer.start();
+    this.#signers.start();
   }
 
-  stop(): Promise<void> {
-    return this.#informer.stop();
+  async stop(): Promise<void> {
+    await Promise.all([this.#informer.stop(), this.#signers.stop()]);
   }
 
   synced(): boolean {
-    return this.#informer.hasSynced();
+    return this.#informer.hasSynced() && this.#signers.hasSynced();
   }
 
-  waitForSync(signal?: AbortSignal): Promise<boolean> {
-    return this.#informer.waitForSync(signal);
+  async waitForSync(signal?: AbortSignal): Promise<boolean> {
+    const [gateways, signers] = await Promise.all([
+      this.#informer.waitForSync(signal),
+      this.#signers.waitForSync(signal),
+    ]);
+    return gateways && signers;
   }
 
   health(): InformerHealth {
-    return this.#informer.health();
+    const gateways = this.#informer.health();
+    return gateways.lastError ? gateways : this.#signers.health();
   }
 
   get(namespace: string, name: string): GatewayHooks | undefined {
     return this.#informer.store.get(keyFor(namespace, name));
+  }
+
+  /** A RemoteSigner's hook facts (its -orchWebhookUrl feed). */
+  signer(namespace: string, name: string): GatewayHooks | undefined {
+    return this.#signers.store.get(keyFor(namespace, name));
   }
 }

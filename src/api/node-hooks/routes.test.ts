@@ -8,7 +8,7 @@ import type { FastifyInstance } from "fastify";
 import { Registry } from "prom-client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../process/log.ts";
-import { hookTokenDigest, nodeHookPath } from "../../schema/node-hooks.ts";
+import { hookTokenDigest, nodeHookPath, remoteSignerHookPath } from "../../schema/node-hooks.ts";
 import { createBaseApp } from "../app.ts";
 import {
   DeliveryEngine,
@@ -35,6 +35,7 @@ let store: DeliveryStore;
 let app: FastifyInstance;
 let registry: Registry;
 let gateways: Map<string, GatewayHooks>;
+let signers: Map<string, GatewayHooks>;
 let synced: boolean;
 let clock: number;
 let storeClosed: Promise<void> | undefined;
@@ -49,6 +50,18 @@ beforeEach(async () => {
   const engine = new DeliveryEngine({ store, resolveTarget: () => undefined, allow: LOOPBACK_ALLOWED });
   registry = new Registry();
   gateways = new Map([["video/gw", gateway({ enabled: true, userId: "alice" })]]);
+  signers = new Map([
+    [
+      "video/signer",
+      {
+        metadata: { name: "signer", namespace: "video", uid: "uid-2" },
+        status: {
+          hookTokenDigest: hookTokenDigest(TOKEN),
+          orchestrators: [{ name: "orch-a", address: "orch-a-0.orch-a-pods.video.svc.cluster.local:8935" }],
+        },
+      },
+    ],
+  ]);
   synced = true;
   clock = 1_000_000;
   logs.length = 0;
@@ -58,7 +71,11 @@ beforeEach(async () => {
     log: { level: "info", stream: { write: (l: string) => void logs.push(l) } },
   });
   await app.register(nodeHookRoutes, {
-    gateways: { synced: () => synced, get: (ns, name) => gateways.get(`${ns}/${name}`) },
+    gateways: {
+      synced: () => synced,
+      get: (ns, name) => gateways.get(`${ns}/${name}`),
+      signer: (ns, name) => signers.get(`${ns}/${name}`),
+    },
     streams: {
       recorder: new StreamEventRecorder({
         engine,
@@ -196,5 +213,35 @@ describe("the stream-events hook (the controller's end reports)", () => {
     expect(res.statusCode).toBe(503);
     expect(res.headers["retry-after"]).toBe("2");
     expect(res.json().errors[0]).toMatch(/send the same report again/);
+  });
+});
+
+describe("a remote signer's discovery feed (-orchWebhookUrl of -remoteDiscovery)", () => {
+  const feed = (name: string, token = TOKEN) =>
+    app.inject({
+      method: "GET",
+      url: `${remoteSignerHookPath("video", name, "orchestrators")}?token=${token}`,
+    });
+
+  it("answers with the Orchestrators offered to the signer, in the node's format", async () => {
+    const res = await feed("signer");
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual([{ address: "https://orch-a-0.orch-a-pods.video.svc.cluster.local:8935" }]);
+  });
+
+  it.each([
+    ["a wrong token", "signer", "x".repeat(43), 404],
+    ["an unknown signer", "nobody", TOKEN, 404],
+    // A gateway's name and token do not open a signer's feed.
+    ["a gateway's name", "gw", TOKEN, 404],
+  ])("%s: %i, the same answer for both", async (_, name, token, status) => {
+    const res = await feed(name, token);
+    expect(res.statusCode).toBe(status);
+    expect(res.json().errors[0]).toMatch(/no remote signer hook matches/);
+  });
+
+  it("503 until the cache has synced", async () => {
+    synced = false;
+    expect((await feed("signer")).statusCode).toBe(503);
   });
 });

@@ -7,6 +7,9 @@
 //   when the token matches and the Gateway sends stream events;
 // - `POST .../stream-events?token=` takes the controller's report of ended streams (from the
 //   node's log) and records stream.idle; 204 once durable, 503 for the controller to retry.
+// - `GET /node-hooks/v1/remote-signers/{ns}/{name}/orchestrators?token=` answers a RemoteSigner's
+//   -orchWebhookUrl (its -remoteDiscovery feed) with the Orchestrators the controller offers it, in
+//   the same format, checked against the signer's own token digest.
 // A wrong token and an unknown gateway get the same 404 (the auth hook: the same 200), so the
 // hooks tell nothing to a guesser.
 import type { FastifyInstance } from "fastify";
@@ -20,7 +23,7 @@ import { idleEvent, ingestStreamOf, startedEvent, streamEventTenant } from "./st
 import type { StreamStarts } from "./stream-starts.ts";
 
 export interface NodeHookRoutesOptions {
-  gateways: Pick<GatewayHooksCache, "synced" | "get">;
+  gateways: Pick<GatewayHooksCache, "synced" | "get"> & Partial<Pick<GatewayHooksCache, "signer">>;
   /** Stream events (absent: the auth and stream-events hooks are not served). */
   streams?: { recorder: StreamEventRecorder; open: StreamStarts; now?: () => number } | undefined;
 }
@@ -29,6 +32,7 @@ type GatewayParams = { namespace: string; name: string };
 type HookRequest = { Params: GatewayParams; Querystring: { token?: string } };
 
 const GATEWAY = `${NODE_HOOKS_PREFIX}/gateways/:namespace/:name`;
+const SIGNER = `${NODE_HOOKS_PREFIX}/remote-signers/:namespace/:name`;
 
 export async function nodeHookRoutes(app: FastifyInstance, opts: NodeHookRoutesOptions): Promise<void> {
   const allowedGateway = (p: GatewayParams, token: string | undefined) => {
@@ -50,6 +54,26 @@ export async function nodeHookRoutes(app: FastifyInstance, opts: NodeHookRoutesO
   app.get<HookRequest>(`${GATEWAY}/orchestrators`, async (req) =>
     discoveryAnswer(allowedGateway(req.params, req.query.token)),
   );
+
+  const signer = opts.gateways.signer?.bind(opts.gateways);
+  if (signer) {
+    app.get<HookRequest>(`${SIGNER}/orchestrators`, async (req) => {
+      const p = req.params;
+      if (!opts.gateways.synced()) {
+        throw serviceUnavailable(
+          "the API is starting: its node-hooks cache has not synced with the cluster yet",
+          2,
+        );
+      }
+      const found = signer(p.namespace, p.name);
+      if (!hookAllowed(found, req.query.token)) {
+        throw notFound(
+          `no remote signer hook matches ${p.namespace}/${p.name} with this token: the RemoteSigner was deleted, or its token changed and the node still has the old URL (its pods restart with the new one)`,
+        );
+      }
+      return discoveryAnswer(found!);
+    });
+  }
 
   const streams = opts.streams;
   if (!streams) return;

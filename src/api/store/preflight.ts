@@ -22,22 +22,27 @@ export async function preflight(client: KubeClient, namespace: string): Promise<
   }
 }
 
-/** Can this process list Gateways in every namespace (the node hooks' cache)? */
+/** Can this process list Gateways and RemoteSigners in every namespace (the node hooks' cache)? */
 export async function preflightNodeHooks(client: KubeClient): Promise<void> {
-  try {
-    await client.list(Gateways, { limit: 1 });
-  } catch (err) {
-    if (err instanceof KubeApiError && err.status === 404) {
-      throw new Error(
-        "the Gateway CRD (gateways.livepeer.org) is not installed in this cluster: kubectl apply --server-side -f deploy/crds/gateways.livepeer.org.yaml, or pass --no-node-hooks",
-      );
+  for (const [type, kind, crd] of [
+    [Gateways, "Gateways", "gateways.livepeer.org"],
+    [RemoteSigners, "RemoteSigners", "remotesigners.livepeer.org"],
+  ] as const) {
+    try {
+      await client.list(type, { limit: 1 });
+    } catch (err) {
+      if (err instanceof KubeApiError && err.status === 404) {
+        throw new Error(
+          `the ${kind.slice(0, -1)} CRD (${crd}) is not installed in this cluster: kubectl apply --server-side -f deploy/crds/${crd}.yaml, or pass --no-node-hooks`,
+        );
+      }
+      if (err instanceof KubeApiError && err.status === 403) {
+        throw new Error(
+          `this identity may not list ${kind} in all namespaces: grant list/watch on ${crd} cluster-wide (the Helm chart's API ClusterRole does), or pass --no-node-hooks (Gateways that select Orchestrators and RemoteSigners then cannot be served)`,
+        );
+      }
+      throw new Error(`cannot reach the Kubernetes API to list ${kind}: ${(err as Error).message}`);
     }
-    if (err instanceof KubeApiError && err.status === 403) {
-      throw new Error(
-        "this identity may not list Gateways in all namespaces: grant list/watch on gateways.livepeer.org cluster-wide (the Helm chart's API ClusterRole does), or pass --no-node-hooks (Gateways that select Orchestrators then cannot be served)",
-      );
-    }
-    throw new Error(`cannot reach the Kubernetes API to list Gateways: ${(err as Error).message}`);
   }
   try {
     await client.list(RemoteSigners, { limit: 1 });

@@ -61,7 +61,10 @@ export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwned
   const ctx = { generation, now };
   const findings = findingsOf(seen, conditionTime(now));
   let conditions: Condition[] = ensureConditions(
-    gateway.status?.conditions,
+    // A Gateway that no longer names a signer drops what was said of it.
+    gateway.spec.remoteSigner
+      ? gateway.status?.conditions
+      : gateway.status?.conditions?.filter((c) => c.type !== "RemoteSignerReady"),
     [...GATEWAY_CONDITION_TYPES],
     ctx,
   );

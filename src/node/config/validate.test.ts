@@ -121,8 +121,8 @@ const cases: [string, FlagValues, string, "error" | "warning", string, string][]
     { ...onchainGateway, remoteSigner: true },
     "remoteSigner,gateway",
     "error",
-    "cannot be combined",
-    "node of its own",
+    "node type of its own",
+    "its own node",
   ],
   [
     "remote signer without its keystore",

@@ -60,7 +60,7 @@ describe("a -remoteSigner node simulator", () => {
     [
       ["-remoteSigner", "-gateway", ...onChain],
       1,
-      "-remoteSigner with -gateway: a remote signer cannot be combined with another mode",
+      "-remoteSigner with -gateway: the remote signer is a node type of its own",
     ],
   ])("refuses %j (exit %i)", async (argv, code, message) => {
     const { error, lines } = await start(argv);

@@ -7,8 +7,18 @@ import { flagBool, flagText, isGiven } from "../read.ts";
 const ROLE_FLAGS = "-orchestrator, -gateway, -transcoder or -aiWorker";
 
 export const exactlyOneRole: FlagRule = ({ roles, values }) => {
-  // -remoteSigner is a mode of its own (starter.go: after -redeemer, before -orchestrator).
-  if (flagBool(values, "remoteSigner")) return remoteSignerAlone(roles);
+  // -remoteSigner is a node type of its own (doc/remote-signer.md: not combined with a mode flag).
+  if (flagBool(values, "remoteSigner")) {
+    if (roles.length === 0) return [];
+    return [
+      problem(
+        ["remoteSigner", ...roles].join(","),
+        "error",
+        `-remoteSigner with ${roles.map((r) => `-${r}`).join(" ")}: the remote signer is a node type of its own`,
+        "run the signer as its own node, without -orchestrator, -gateway, -transcoder or -aiWorker",
+      ),
+    ];
+  }
   if (roles.length === 0) {
     return [
       problem(
@@ -34,20 +44,6 @@ export const exactlyOneRole: FlagRule = ({ roles, values }) => {
     ),
   ];
 };
-
-function remoteSignerAlone(roles: readonly string[]) {
-  const others = roles.filter((r) => r !== "remoteSigner");
-  return others.length === 0
-    ? []
-    : [
-        problem(
-          ["remoteSigner", ...others].join(","),
-          "error",
-          `-remoteSigner with ${others.map((r) => `-${r}`).join(" ")}: a remote signer cannot be combined with another mode`,
-          "run the remote signer as a node of its own",
-        ),
-      ];
-}
 
 /** go-livepeer exits: "Remote signer mode requires on-chain network". */
 export const remoteSignerOnChain: FlagRule = ({ values, onChain }) =>
