@@ -123,8 +123,10 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       log: log.child("store"),
     });
     const service = new WebhookService({ repo, allowLoopbackTargets: opts.allowLoopbackTargets ?? false });
-    const gateways = nodeHooks ? new GatewayHooksCache(client, log.child("gateway-hooks")) : undefined;
     const signers = nodeHooks ? new RemoteSignerCache(client, log.child("remote-signers")) : undefined;
+    const gateways = nodeHooks
+      ? new GatewayHooksCache(client, log.child("gateway-hooks"), signers)
+      : undefined;
     delivery = await openDelivery({
       ...opts.delivery,
       client,

@@ -18,6 +18,7 @@ import {
 } from "../../src/kube/index.ts";
 import { pushStream } from "../../src/media/push-stream.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
+import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 import { Gateways } from "../../src/schema/resources.ts";
 import { kubectl } from "./support/cluster.ts";
 import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
@@ -85,7 +86,7 @@ async function nodeStatus(name: string): Promise<{ OrchestratorPool?: string[] }
   return (await res.json()) as { OrchestratorPool?: string[] };
 }
 
-const condition = (g: StoredGateway | undefined, type: string) =>
+const condition = (g: StoredGateway | StoredOrchestrator | undefined, type: string) =>
   g?.status?.conditions?.find((c) => c.type === type);
 async function untilEvent(regarding: string, reason: string, note: RegExp = /./): Promise<string> {
   let found = "";
@@ -300,7 +301,7 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
     });
   });
 
-  it("an on-chain Orchestrator's price edit is set live on its running node: same pod, the node reports the new price", async () => {
+  it("an on-chain Orchestrator's price edit is set live on its running node: same pod, no restart", async () => {
     await kubectl([
       "create",
       "secret",
@@ -319,15 +320,24 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
       pixelsPerUnit: 1,
     };
     await orchestrators.apply("orch-chain", { ...onChain, pricePerUnit: "1000" }, bed.pool);
-    // The node advertises its price with -autoAdjustPrice's overhead (1 %).
-    await orchestrators.until("orch-chain", (o) => o.status?.pricePerUnit === "1010", 60_000);
+    // On chain the node quotes only a signed asker with reserve (the controller asks with no
+    // address: "orchestrator req sig check failed"), and no on-chain Gateway here has been quoted:
+    // the status shows the configured price, as such.
+    await orchestrators.until(
+      "orch-chain",
+      (o) =>
+        o.status?.pricePerUnit === "1000" &&
+        o.status?.priceSource === "configured" &&
+        condition(o, "NodeReachable")?.status === "True",
+      60_000,
+    );
     const before = await client.get<PodView>(Pods, bed.ns.name, "orch-chain-0");
     await orchestrators.apply("orch-chain", { ...onChain, pricePerUnit: "2000" }, bed.pool);
     expect(await untilEvent("orch-chain", "PriceSetLive", /1000\/1 -> 2000\/1/)).toMatch(
       /price 1000\/1 -> 2000\/1 set live on orch-chain-0 \(POST \/setOrchestratorConfig on the CLI port\): no restart/,
     );
-    const o = await orchestrators.until("orch-chain", (x) => x.status?.pricePerUnit === "2020", 60_000);
-    expect(o.status?.pixelsPerUnit).toBe(1);
+    const o = await orchestrators.until("orch-chain", (x) => x.status?.pricePerUnit === "2000", 60_000);
+    expect(o.status).toMatchObject({ pixelsPerUnit: 1, priceSource: "configured" });
     const after = await client.get<PodView>(Pods, bed.ns.name, "orch-chain-0");
     expect(after.metadata?.uid).toBe(before.metadata?.uid);
     expect(after.status?.containerStatuses?.[0]?.restartCount).toBe(

@@ -1,13 +1,14 @@
 // What the node hooks read: every Gateway's token digest, the orchestrators the controller
 // decided to give it and whose webhooks get its stream events, from an informer over Gateways in
-// all namespaces; and the same of every RemoteSigner (its discovery feed, -orchWebhookUrl), from a
-// second informer. Only those fields are kept (the rest is not needed to answer a node).
+// all namespaces; and the same of every RemoteSigner (its discovery feed, -orchWebhookUrl), from the
+// API's one RemoteSigner cache (signer-auth/signer-cache.ts). Only those fields are kept (the rest
+// is not needed to answer a node).
 import { Informer, type InformerHealth } from "../../kube/informer.ts";
 import type { KubeClient } from "../../kube/kube-client.ts";
 import { type KubeObject, keyFor } from "../../kube/objects.ts";
 import type { Logger } from "../../process/log.ts";
 import type { GatewaySpec, GivenOrchestrator } from "../../schema/gateway.ts";
-import { Gateways, RemoteSigners } from "../../schema/resources.ts";
+import { Gateways } from "../../schema/resources.ts";
 
 export interface GatewayHooks extends KubeObject {
   spec?: { streamEvents?: GatewaySpec["streamEvents"] };
@@ -30,44 +31,39 @@ export function hooksFacts(obj: GatewayHooks): GatewayHooks {
   };
 }
 
+/** Where the RemoteSigners' feed facts come from (the API's RemoteSigner cache, started by its owner). */
+export interface SignerFeeds {
+  synced(): boolean;
+  feed(namespace: string, name: string): Pick<GatewayHooks, "metadata" | "status"> | undefined;
+}
+
 export class GatewayHooksCache {
   readonly #informer: Informer<GatewayHooks>;
-  /** RemoteSigners: the same fields (token digest, orchestrators offered), the same transform. */
-  readonly #signers: Informer<GatewayHooks>;
+  readonly #signers: SignerFeeds | undefined;
 
-  constructor(client: KubeClient, log: Logger) {
+  constructor(client: KubeClient, log: Logger, signers?: SignerFeeds) {
     this.#informer = new Informer<GatewayHooks>(client, { resource: Gateways, transform: hooksFacts, log });
-    this.#signers = new Informer<GatewayHooks>(client, {
-      resource: RemoteSigners,
-      transform: hooksFacts,
-      log,
-    });
+    this.#signers = signers;
   }
 
   start(): void {
     this.#informer.start();
-    this.#signers.start();
   }
 
-  async stop(): Promise<void> {
-    await Promise.all([this.#informer.stop(), this.#signers.stop()]);
+  stop(): Promise<void> {
+    return this.#informer.stop();
   }
 
   synced(): boolean {
-    return this.#informer.hasSynced() && this.#signers.hasSynced();
+    return this.#informer.hasSynced() && (this.#signers?.synced() ?? true);
   }
 
-  async waitForSync(signal?: AbortSignal): Promise<boolean> {
-    const [gateways, signers] = await Promise.all([
-      this.#informer.waitForSync(signal),
-      this.#signers.waitForSync(signal),
-    ]);
-    return gateways && signers;
+  waitForSync(signal?: AbortSignal): Promise<boolean> {
+    return this.#informer.waitForSync(signal);
   }
 
   health(): InformerHealth {
-    const gateways = this.#informer.health();
-    return gateways.lastError ? gateways : this.#signers.health();
+    return this.#informer.health();
   }
 
   get(namespace: string, name: string): GatewayHooks | undefined {
@@ -76,6 +72,6 @@ export class GatewayHooksCache {
 
   /** A RemoteSigner's hook facts (its -orchWebhookUrl feed). */
   signer(namespace: string, name: string): GatewayHooks | undefined {
-    return this.#signers.store.get(keyFor(namespace, name));
+    return this.#signers?.feed(namespace, name);
   }
 }
