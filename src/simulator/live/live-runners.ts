@@ -374,7 +374,7 @@ export class LiveRunnerRegistry {
     this.runners.delete(runner.runnerId);
     if (runner.o2r) this.o.trickle.close(runner.o2r);
     this.o.log(
-      slogLine("INFO", "live runner removed", [
+      slogLine("INFO", "live runner deregistered", [
         ["runner_id", runner.runnerId],
         ["app", runner.request.app],
         ["reason", reason],
@@ -385,7 +385,7 @@ export class LiveRunnerRegistry {
   private removeExpired(): void {
     const now = Date.now();
     for (const r of [...this.runners.values()])
-      if (!r.static && now - r.lastHeartbeat > this.ttlMs) this.remove(r, "heartbeat expired");
+      if (!r.static && now - r.lastHeartbeat > this.ttlMs) this.remove(r, "heartbeat timeout");
   }
 
   private async healthy(url: string, code: number): Promise<boolean> {

@@ -254,7 +254,7 @@ describe("live runners on the simulated orchestrator", () => {
       await expect
         .poll(() => o.lines.join("\n"))
         .toContain(
-          `INFO live runner removed runner_id=${silent.runner_id} app=a/b reason="heartbeat expired"`,
+          `INFO live runner deregistered runner_id=${silent.runner_id} app=a/b reason="heartbeat timeout"`,
         );
       expect(runner.snapshot()).toMatchObject({ registered: true, runnerId: "kept" });
     } finally {
