@@ -219,6 +219,7 @@ describe("status", () => {
       "PriceCompatible",
       "Simulated",
       "AIReady",
+      "LiveAIReady",
       "RewardCurrent",
       "NodeVersionSupported",
       "Delivering",

@@ -69,6 +69,8 @@ export const OrchestratorCrd: CrdDefinition = {
     conditionColumn(ConditionType.Ready, "reason", "Reason", 1),
     // AI (spec.ai): -o wide.
     conditionColumn(ConditionType.AIReady, "status", "AI", 1),
+    // Live AI (spec.ai.live): whether every app's runners are offered by the node; -o wide.
+    conditionColumn(ConditionType.LiveAIReady, "status", "Live", 1),
     network,
     age,
   ],

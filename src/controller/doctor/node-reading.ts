@@ -8,8 +8,10 @@
 import {
   type EndpointFailure,
   GET_ORCHESTRATOR,
+  type LiveRunnerSeen,
   NodeEndpointError,
   readHardwareStats,
+  readLiveDiscovery,
   readMetrics,
   readOrchestratorInfo,
   readRunnerHealth,
@@ -20,7 +22,7 @@ import {
 import type { GpuMemory } from "../../node/diagnosis/index.ts";
 import type { NodeConnection } from "../../node/wire/connection.ts";
 import type { OrchestratorIdentity } from "../../node/wire/identity.ts";
-import { type NodeTarget, nodeUrl } from "./target.ts";
+import { type NodeTarget, nodeUrl, serviceUrl } from "./target.ts";
 
 export interface EndpointFailureInfo {
   endpoint: string;
@@ -54,6 +56,11 @@ export interface NodeReading {
   withheld?: "at capacity" | "not quoted to the asker";
   /** An AI runner's /health status (OK, IDLE, LOADING, ERROR). */
   health?: string;
+  /**
+   * An orchestrator with live runners: what its GET /discovery offers (ready runners only);
+   * `notServed` when it answered 404 (the node runs without live runners).
+   */
+  live?: { runners: LiveRunnerSeen[] } | { notServed: true } | { failed: string };
 }
 
 export interface ReadOptions {
@@ -170,8 +177,23 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
       ),
     );
   }
+  if (target.liveExpected && target.servicePort !== undefined) {
+    const url = serviceUrl(target.ip, target.servicePort);
+    reads.push(
+      readLiveDiscovery(url, request).then(
+        (runners) => {
+          reading.answered.push("/discovery");
+          reading.live = { runners };
+        },
+        (err) => {
+          // The live registry's view is a fact for the status, not the node's reachability.
+          reading.live = notServed(err) ? { notServed: true } : { failed: (err as Error).message };
+        },
+      ),
+    );
+  }
   await Promise.all(reads);
-  const order = ["/status", "/metrics", GET_ORCHESTRATOR];
+  const order = ["/status", "/metrics", GET_ORCHESTRATOR, "/discovery"];
   reading.answered.sort((a, b) => order.indexOf(a) - order.indexOf(b));
   return reading;
 }

@@ -19,6 +19,8 @@ export interface NodeTarget {
   startedAt?: Date | undefined;
   /** AI work is expected of this node (spec.ai): advertising no AI capability is a finding. */
   aiExpected: boolean;
+  /** Live runners are registered with this orchestrator (spec.ai.live): its GET /discovery is read. */
+  liveExpected?: boolean;
 }
 
 /** http://ip:port, with brackets for IPv6. */

@@ -27,8 +27,11 @@ export interface OrchestratorView {
     serviceAddr?: string;
     pricePerUnit?: string;
     pixelsPerUnit?: number;
-    /** AI (spec.ai): the models its runners serve. */
-    ai?: { models?: { pipeline: string; modelId: string; ready: boolean }[] };
+    /** AI (spec.ai): the models its runners serve, and its live apps (spec.ai.live). */
+    ai?: {
+      models?: { pipeline: string; modelId: string; ready: boolean }[];
+      live?: { app: string; healthy: number; desired: number }[];
+    };
   };
 }
 
@@ -88,15 +91,27 @@ export function orchestratorPool(
     }
     const price = priceOf(o);
     const compatible = priceCheck(name, price);
+    const capabilities = capabilitiesOf(o);
     pool.given.push({
       name,
       address,
       ...(price.pricePerUnit !== undefined ? { pricePerUnit: price.pricePerUnit } : {}),
       ...(price.pixelsPerUnit !== undefined ? { pixelsPerUnit: price.pixelsPerUnit } : {}),
       ...(compatible !== undefined ? { priceCompatible: compatible } : {}),
+      ...(capabilities.length ? { capabilities } : {}),
     });
   }
   return pool;
+}
+
+/**
+ * What an orchestrator serves now in the SDK's discovery words (`<pipeline>/<model>`,
+ * livepeer_gateway capabilities_to_query): ready models, live apps with a healthy runner.
+ */
+export function capabilitiesOf(o: OrchestratorView): string[] {
+  const models = (o.status?.ai?.models ?? []).filter((m) => m.ready).map((m) => `${m.pipeline}/${m.modelId}`);
+  const live = (o.status?.ai?.live ?? []).filter((a) => a.healthy > 0).map((a) => a.app);
+  return [...new Set([...models, ...live])].slice(0, 64);
 }
 
 /** The node's own price when the doctor has read it, else what the spec asks for. */
