@@ -70,10 +70,10 @@ export function buildLiveRunners(i: LiveRunnersInput): LiveRunners {
             name: "RUNNER_URL",
             value: `http://$(POD_NAME).${i.name}.${i.namespace}.svc.cluster.local:${LIVE_RUNNER_PORT}`,
           },
-          { name: "RUNNER_APP", value: liveAppName(app.id) },
-          { name: "RUNNER_CAPACITY", value: "1" },
-          { name: "RUNNER_PRICE_USD", value: app.price.usd },
-          { name: "RUNNER_PRICE_UNIT", value: app.price.unit },
+          // The app is PIPELINE/MODEL_ID; one session at a time; the USD price the runner reports.
+          { name: "CAPACITY", value: "1" },
+          { name: "PRICE", value: app.price.usd },
+          { name: "PRICE_UNIT", value: app.price.unit },
         ]
       : []),
   ];
