@@ -15,6 +15,8 @@ import type { TicketParamsSource } from "./ticket-params.ts";
 import { INSUFFICIENT_SENDER_RESERVE } from "./ticket-params.ts";
 
 const GIB = 1024 ** 3;
+/** core.Capability_LiveVideoToVideo. */
+const LIVE_VIDEO_TO_VIDEO = 35;
 export const SIMULATED_GPU = { name: "Simulated GPU", memoryTotal: 24 * GIB };
 
 export interface InfoSource {
@@ -27,6 +29,15 @@ export interface InfoSource {
   tickets?: TicketParamsSource;
   /** Ticket parameters could not be worked out (the chain did not answer): sent without them. */
   onTicketError?: (err: unknown) => void;
+  /** Live AI models served by live runners (live/orchestrator-live.ts). */
+  liveModels?: () => LiveModel[];
+}
+
+export interface LiveModel {
+  modelId: string;
+  capacity: number;
+  inUse: number;
+  version: string;
 }
 
 /** `sender`: the asking gateway's address bytes (empty: anonymous). */
@@ -57,7 +68,7 @@ export async function orchestratorInfoMessage(
     ...(price ? { priceInfo: { pricePerUnit: price.pricePerUnit, pixelsPerUnit: price.pixelsPerUnit } } : {}),
     // Off chain the node's address is the zero address: 20 zero bytes (core/orchestrator.go Address).
     address: await source.address(),
-    capabilities: capabilitiesMessage(node, state, source.version),
+    capabilities: capabilitiesMessage(node, state, source.version, source.liveModels?.() ?? []),
     ...(authToken ? { authToken } : {}),
     hardware: hardwareMessage(node, state),
     capabilitiesPrices: node.aiModels.map((m) => ({
@@ -80,6 +91,7 @@ export function capabilitiesMessage(
   node: NodeModel,
   state: SimulatorState,
   version: string,
+  live: readonly LiveModel[] = [],
 ): MessageInput<"OrchestratorInfo">["capabilities"] {
   const capacities: Record<string, number> = {};
   for (const id of VIDEO_CAPABILITIES) capacities[id] = state.sessionLimit;
@@ -96,7 +108,22 @@ export function capabilitiesMessage(
       capacityInUse: 0,
     };
   }
-  const ids = [...VIDEO_CAPABILITIES, ...served.map((m) => m.capability)];
+  for (const m of live) {
+    const cap = LIVE_VIDEO_TO_VIDEO;
+    capacities[cap] = (capacities[cap] ?? 0) + m.capacity;
+    perCapability[cap] ??= { models: {} };
+    perCapability[cap]!.models[m.modelId] = {
+      warm: true,
+      capacity: m.capacity,
+      runnerVersion: m.version || "0.0.0-simulated",
+      capacityInUse: m.inUse,
+    };
+  }
+  const ids = [
+    ...VIDEO_CAPABILITIES,
+    ...served.map((m) => m.capability),
+    ...(live.length ? [LIVE_VIDEO_TO_VIDEO] : []),
+  ];
   return {
     bitstring: bitstringFromCapabilities(ids),
     mandatories: [],

@@ -30,6 +30,8 @@ export interface RouteContext {
     extendHttpRoutes(routes: Record<string, Handler>): void;
     extendCliRoutes?(routes: Record<string, Handler>): void;
   };
+  /** Live AI (live/): trickle channels, live runners, /live-video-to-video, /payment. */
+  live?: { extendHttpRoutes(routes: Record<string, Handler>): void };
   /** The node's Ethereum client (on-chain nodes only): the duty endpoints send real transactions. */
   eth?: SimulatedEthClient;
 }

@@ -79,6 +79,7 @@ export function httpRoutes(c: RouteContext): Record<string, Handler> {
     Object.assign(routes, orchestratorSegmentRoutes(c, c.sessions, c.orchestrator));
   if (c.gateway) Object.assign(routes, gatewayHttpRoutes(c.gateway, c.log, c.node.httpIngest));
   c.ai?.extendHttpRoutes(routes);
+  c.live?.extendHttpRoutes(routes);
   return routes;
 }
 

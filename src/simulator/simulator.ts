@@ -27,6 +27,7 @@ import { chainFileProblems } from "./chain-files.ts";
 import { gatewayRtmpServer } from "./gateway/rtmp-ingest.ts";
 import { formatGlog, type GlogLevel, looksLikeNodeLine } from "./glog.ts";
 import { closeServer, listen, nodeServer } from "./http-server.ts";
+import { LiveStartError, OrchestratorLive } from "./live/orchestrator-live.ts";
 import { type PaymentErrorsMetricName, simulatorRegistry } from "./metrics.ts";
 import { type NodeModel, nodeModel } from "./node-model.ts";
 import { orchestratorParts } from "./orchestrator-parts.ts";
@@ -187,6 +188,29 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     ...(orchestrator ? { orchestrator } : {}),
     ...aiContext(node, parts, orchestratorAi, log),
   };
+  // Live runners (-useLiveRunners, -liveRunnerConfig): registered before the service port binds.
+  let live: OrchestratorLive | undefined;
+  if (orchestrator) {
+    try {
+      live = await OrchestratorLive.start({
+        ...orchestrator,
+        node,
+        state,
+        log,
+        sink,
+        cwd: options.cwd ?? process.cwd(),
+      });
+    } catch (err) {
+      parts.stop();
+      if (err instanceof LiveStartError) throw new NodeStartError(err.message, 1);
+      throw err;
+    }
+    if (live) {
+      const l = live;
+      orchestrator.info.liveModels = () => l.liveModels();
+      ctx.live = l;
+    }
+  }
 
   const hostFor = (hp: HostPort) =>
     options.podNetwork
@@ -202,6 +226,7 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
     const addr = await listen(server, hostFor(hp), hp.port);
     return formatHostPort({ host: addr.address, port: addr.port });
   };
+  if (live) closers.push(async () => live.stop());
   const closeAll = () => Promise.all(closers.map((close) => close()));
   let certHost: string | undefined;
   const urls: NodeSimulator["urls"] = { cli: "" };

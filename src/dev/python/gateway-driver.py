@@ -9,6 +9,18 @@
       base64, 64-bit integers as strings, fields at their default value left out, e.g.
       {"transcoder": "https://127.0.0.1:8935", "price_info": {"pricePerUnit": "100", ...}}
 
+  lv2v --orch-url https://HOST:PORT --model-id MODEL [--wait-seconds S]   (stdin: a clip, base64)
+      start_lv2v([URL], StartJobRequest(model_id=MODEL)) off chain (payments on), publishes the
+      clip's frames at their frame rate with MediaPublish, reads the output back with
+      media_output().frames(), then closes the job -> {"job": {manifest_id, publish_url, ...},
+      "published": n, "received": m, "sizes": ["WxH", ...]}: received counts the frames decoded
+      until none came for 2 s after the last was published (at most --wait-seconds); the frames
+      of the segment still open when the job closes are not among them (closing the input
+      channel ends the session and its output channel)
+  lv2v-start --orch-url https://HOST:PORT --model-id MODEL
+      start_lv2v without payments or control keepalives, and exits leaving the session open ->
+      {"job": {...}}
+
 On an SDK error: {"error": "<the SDK's message>", "type": "<exception class>"} and exit 1 (token=
 values in URLs it quotes are masked).
 A wrong command line exits 2 (argparse).
@@ -60,6 +72,82 @@ def orch_info(args: argparse.Namespace) -> dict:
     return {"orchestratorInfo": MessageToDict(info, preserving_proto_field_name=True)}
 
 
+def _job_json(job) -> dict:
+    return {
+        k: getattr(job, k)
+        for k in ("manifest_id", "publish_url", "subscribe_url", "control_url", "events_url")
+    }
+
+
+def lv2v_start(args: argparse.Namespace) -> dict:
+    from livepeer_gateway import ControlConfig, ControlMode, StartJobRequest, start_lv2v
+
+    job = start_lv2v(
+        [args.orch_url],
+        StartJobRequest(model_id=args.model_id),
+        start_payments=False,
+        control_config=ControlConfig(mode=ControlMode.DISABLED),
+        timeout=30.0,
+    )
+    return {"job": _job_json(job)}
+
+
+def lv2v(args: argparse.Namespace) -> dict:
+    import asyncio
+    import base64
+    import io
+
+    import av
+    from livepeer_gateway import MediaPublishConfig, StartJobRequest, VideoOutputConfig, start_lv2v
+
+    clip = base64.b64decode(sys.stdin.read())
+
+    async def run() -> dict:
+        # start_lv2v is synchronous; called on a running loop it starts the payment sender.
+        job = start_lv2v([args.orch_url], StartJobRequest(model_id=args.model_id), timeout=30.0)
+        sizes: list[str] = []
+        received = 0
+        output = job.media_output(start_seq=0)
+
+        async def read() -> None:
+            nonlocal received
+            async for frame in output.frames():
+                if hasattr(frame, "width"):
+                    received += 1
+                    size = f"{frame.width}x{frame.height}"
+                    if size not in sizes:
+                        sizes.append(size)
+
+        reader = asyncio.create_task(read())
+        media = job.start_media(
+            MediaPublishConfig(tracks=[VideoOutputConfig(fps=30.0, keyframe_interval_s=0.5)])
+        )
+        published = 0
+        with av.open(io.BytesIO(clip)) as container:
+            stream = container.streams.video[0]
+            fps = float(stream.average_rate or 30)
+            for frame in container.decode(stream):
+                await media.write_frame(frame)
+                published += 1
+                await asyncio.sleep(1.0 / fps)
+        # Frames still on the way come back while the session lasts: wait until none came for
+        # two seconds (at most --wait-seconds). The segment still open is dropped on close.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + args.wait_seconds
+        seen, quiet_since = received, loop.time()
+        while received < published and loop.time() < deadline and loop.time() - quiet_since < 2.0:
+            await asyncio.sleep(0.1)
+            if received != seen:
+                seen, quiet_since = received, loop.time()
+        await job.close()
+        reader.cancel()
+        await asyncio.gather(reader, return_exceptions=True)
+        await output.close(wait_callbacks=False)
+        return {"job": _job_json(job), "published": published, "received": received, "sizes": sizes}
+
+    return asyncio.run(run())
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gateway-driver.py", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -70,6 +158,15 @@ def parser() -> argparse.ArgumentParser:
     o = sub.add_parser("orch-info", help="get_orch_info(url), off chain")
     o.add_argument("--url", required=True, help="https://host:port of an orchestrator")
     o.set_defaults(handler=orch_info)
+    lv = sub.add_parser("lv2v", help="start_lv2v, publish the clip on stdin (base64), read the frames back")
+    lv.add_argument("--orch-url", required=True, help="https://host:port of an orchestrator")
+    lv.add_argument("--model-id", required=True, help="the live pipeline, e.g. noop")
+    lv.add_argument("--wait-seconds", type=float, default=10.0, help="wait for frames after publishing")
+    lv.set_defaults(handler=lv2v)
+    ls = sub.add_parser("lv2v-start", help="start_lv2v and leave the session open")
+    ls.add_argument("--orch-url", required=True, help="https://host:port of an orchestrator")
+    ls.add_argument("--model-id", required=True, help="the live pipeline, e.g. noop")
+    ls.set_defaults(handler=lv2v_start)
     return p
 
 
@@ -78,7 +175,11 @@ def main(argv: list[str]) -> int:
     try:
         result = args.handler(args)
     except Exception as e:  # the SDK's errors (LivepeerGatewayError and ValueError) end up here
-        print(json.dumps({"error": _TOKEN.sub(r"\1***", str(e)), "type": type(e).__name__}))
+        out = {"error": _TOKEN.sub(r"\1***", str(e)), "type": type(e).__name__}
+        rejections = getattr(e, "rejections", None)
+        if rejections:
+            out["rejections"] = [{"url": r.url, "reason": _TOKEN.sub(r"\1***", r.reason)} for r in rejections]
+        print(json.dumps(out))
         return 1
     print(json.dumps(result))
     return 0

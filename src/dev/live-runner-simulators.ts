@@ -1,0 +1,28 @@
+// Live runner pods get the live runner simulator on their own pod IP, configured from the pod's
+// environment alone (MODEL_ID, AUTH_TOKEN, ORCH_URL, ORCH_SECRET, RUNNER_URL, CAPACITY, ...: see
+// src/simulator/live/README.md), as `livepeer-operator live-runner-sim` reads it.
+import { startLiveRunnerSimulator } from "../simulator/live-runner/live-runner.ts";
+import { liveRunnerOptionsFromArgs } from "../simulator/live-runner/live-runner-args.ts";
+import type { RunnerSimulatorFactory } from "./simulators.ts";
+
+export function liveRunnerSimulatorFactory(): RunnerSimulatorFactory {
+  return async ({ host, port, env, log }) => {
+    const runner = startLiveRunnerSimulator({
+      ...liveRunnerOptionsFromArgs(["--pod-network"], {
+        ...env,
+        LIVEPEER_SIM_RUNNER_ADDR: `${host}:${port}`,
+      }),
+      log,
+    });
+    let stopped = false;
+    runner.listening.catch((err: Error) => {
+      if (!stopped) log(`live runner simulator could not listen: ${err.message}`);
+    });
+    return {
+      stop: () => {
+        stopped = true;
+        return runner.stop();
+      },
+    };
+  };
+}
