@@ -134,9 +134,9 @@ describe("dynamic registration", () => {
       ORCH_URL: "https://live-0.live-pods.video.svc.cluster.local:8935",
       RUNNER_ID: "$(POD_NAME)",
       RUNNER_URL: "http://$(POD_NAME).live-live-streamdiffusion.video.svc.cluster.local:8000",
-      RUNNER_APP: "live-video-to-video/streamdiffusion",
-      RUNNER_PRICE_USD: "0.50",
-      RUNNER_PRICE_UNIT: "hour",
+      CAPACITY: "1",
+      PRICE: "0.50",
+      PRICE_UNIT: "hour",
     });
   });
 });
