@@ -122,7 +122,7 @@ export const LiveAppSchema = withRules(LiveAppBase, [
     message:
       "live app sets both replicas and onePerGpu: true; keep one of them (replicas: a fixed count, onePerGpu: one runner per free GPU)",
     messageExpression:
-      '"live app " + self.id + " sets both replicas (" + string(self.replicas) + ") and onePerGpu: true; keep one of them (replicas: a fixed count, onePerGpu: one runner per free GPU)"',
+      '"live app " + self.id + " sets both replicas and onePerGpu: true; keep one of them (replicas: a fixed count, onePerGpu: one runner per free GPU)"',
     holds: (a) => !(a.replicas !== undefined && a.onePerGpu === true),
   },
   {

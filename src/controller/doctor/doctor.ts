@@ -498,6 +498,8 @@ function fingerprint(r: DoctorReport): string {
       x.price,
       x.withheld,
       x.health,
+      // status.ai.live: the runners the node offers and those in session.
+      x.live,
     ]),
     r.findings,
   ]);

@@ -86,13 +86,14 @@ describe("static registration", () => {
     expect(p.live.secret?.metadata?.name).toBe("live-live-runners");
   });
 
-  it("starts the node with -liveRunnerConfig from the mounted Secret, no -useLiveRunners, no orchestrator secret", () => {
+  it("starts the node with -liveRunnerConfig from the mounted Secret, no -useLiveRunners", () => {
     expect(p.orchestratorFlags).toMatchObject({
       liveRunnerConfig: "/var/run/secrets/livepeer/live-runners/liveRunners.json",
     });
     expect(p.orchestratorFlags.useLiveRunners).toBeUndefined();
-    expect(p.orchestratorFlags.orchSecret).toBeUndefined();
-    expect(p.orchSecretName).toBeUndefined();
+    // Live only (no -transcoder, no -aiWorker): go-livepeer exits without -orchSecret.
+    expect(p.orchestratorFlags.orchSecret).toBe("/var/run/secrets/livepeer/orch-secret/secret");
+    expect(p.problems).toEqual([]);
     const volumes = podSpec(p.statefulSets[0]!).volumes ?? [];
     expect(volumes.find((v) => v.name === "live-runners")?.secret?.secretName).toBe("live-live-runners");
   });
@@ -121,6 +122,7 @@ describe("dynamic registration", () => {
     expect(p.orchestratorFlags.liveRunnerConfig).toBeUndefined();
     expect(p.live.secret).toBeUndefined();
     expect(p.orchSecretName).toBe("live-orch-secret");
+    expect(p.problems).toEqual([]);
   });
 
   it("hands the same orchestrator secret to the runners, with where and as what to register", () => {
@@ -154,5 +156,17 @@ describe("names", () => {
     expect(name.length).toBeLessThanOrEqual(52);
     if (typeof want === "string") expect(name).toBe(want);
     else expect(name).toMatch(want);
+  });
+});
+
+describe("a dual orchestrator with static live runners", () => {
+  it("transcodes itself, so it needs no orchestrator secret", () => {
+    const o = orch({ apps: [sd] });
+    o.spec.ai!.only = false;
+    const p = planOrchestrator({ orch: o, nodes, defaultImage: "livepeer/go-livepeer:v0.9.0" });
+    expect(p.orchestratorFlags.transcoder).toBe(true);
+    expect(p.orchestratorFlags.orchSecret).toBeUndefined();
+    expect(p.orchSecretName).toBeUndefined();
+    expect(p.problems).toEqual([]);
   });
 });

@@ -28,7 +28,7 @@ export interface OrchestratorFlagsInput {
   nvidiaDevices?: string;
   split: boolean;
   /** Live runners (spec.ai.live): static registration from a file, or dynamic at this in-cluster URL. */
-  live?: { registration: "static" | "dynamic"; liveRunnerAddr: string } | undefined;
+  live?: { registration: "static" | "dynamic"; liveRunnerAddr: string; orchSecret: boolean } | undefined;
 }
 
 const ORCH_SECRET_FILE = `${MOUNTS.orchSecret}/${ORCH_SECRET_KEY}`;
@@ -50,8 +50,9 @@ export function orchestratorFlags(i: OrchestratorFlagsInput): FlagValues {
   if (!i.split && !aiOnly) f.transcoder = true;
   if (!i.selfCheckReachable) f.startupAvailabilityCheck = false;
   if (i.nvidiaDevices && !i.split) f.nvidia = i.nvidiaDevices;
-  // Transcoders (split) and dynamic live runners present the orchestrator secret.
-  if (i.split || i.live?.registration === "dynamic") f.orchSecret = ORCH_SECRET_FILE;
+  // Transcoders (split) and dynamic live runners present the orchestrator secret; a node that
+  // neither transcodes nor runs -aiWorker exits without one (cmd/livepeer/starter), live or not.
+  if (i.split || i.live?.orchSecret) f.orchSecret = ORCH_SECRET_FILE;
   if (network !== "offchain") {
     Object.assign(f, chainFlags(i.spec, i.devnet));
     f.reward = i.spec.reward ?? true;

@@ -83,7 +83,11 @@ export function planOrchestrator(input: PlanInput): Plan {
     orchestratorUrl: `https://${clusterAddress}`,
     orchSecret: { name: names.orchSecret, key: ORCH_SECRET_KEY },
   });
-  const dynamicLive = live.registration === "dynamic";
+  // Dynamic runners register with the orchestrator secret; a live-only node (no -transcoder, no
+  // -aiWorker) needs one to start at all.
+  const liveOrchSecret =
+    live.registration === "dynamic" ||
+    (live.registration === "static" && spec.ai?.only === true && !spec.ai.models?.length);
   const limits = withLiveCapacity(sessionLimits(spec, input.nodes), live);
   const address = serviceAddress(input, `${names.statefulSet}-0`, clusterAddress);
   const devnet: DevnetResolution = input.devnet ?? { state: "unused" };
@@ -106,7 +110,7 @@ export function planOrchestrator(input: PlanInput): Plan {
   };
   const orchestratorSecrets = {
     ...pod.secrets,
-    orchSecret: split || dynamicLive ? names.orchSecret : undefined,
+    orchSecret: split || liveOrchSecret ? names.orchSecret : undefined,
     liveRunners: live.secret ? liveRunnersSecretName(name) : undefined,
   };
   const nodes: NodePod[] = [
@@ -134,7 +138,13 @@ export function planOrchestrator(input: PlanInput): Plan {
         maxSessions,
         split,
         ...(live.registration
-          ? { live: { registration: live.registration, liveRunnerAddr: `https://${clusterAddress}` } }
+          ? {
+              live: {
+                registration: live.registration,
+                liveRunnerAddr: `https://${clusterAddress}`,
+                orchSecret: liveOrchSecret,
+              },
+            }
           : {}),
       },
       // aiModels.json is in the AI Secret (it carries tokens); its token-free text rolls the pod,
@@ -162,7 +172,7 @@ export function planOrchestrator(input: PlanInput): Plan {
     configMaps: nodes.map((n) => n.configMap),
     services: nodes.flatMap((n) => n.services),
     statefulSets: nodes.map((n) => n.statefulSet),
-    ...(split || dynamicLive ? { orchSecretName: names.orchSecret } : {}),
+    ...(split || liveOrchSecret ? { orchSecretName: names.orchSecret } : {}),
     sessionLimit: limits.sessionLimit,
     ...(address.address !== undefined ? { serviceAddr: address.address } : {}),
     holds: rolloutHolds(devnet, address),
