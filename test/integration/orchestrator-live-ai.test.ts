@@ -19,7 +19,10 @@ import {
   Services,
   StatefulSets,
 } from "../../src/kube/index.ts";
+import type { StoredGateway } from "../../src/schema/gateway.ts";
+import { nodeHookPath } from "../../src/schema/node-hooks.ts";
 import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
+import { Gateways } from "../../src/schema/resources.ts";
 import { kubectl } from "./support/cluster.ts";
 import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { condition, orchestratorKit } from "./support/orchestrators.ts";
@@ -211,6 +214,58 @@ describe("static registration", () => {
       120_000,
     );
     expect(liveApps(o).map((a) => a.id)).toEqual(["noop"]);
+  }, 180_000);
+});
+
+describe("a Gateway declaring live apps", () => {
+  const readGateway = () => client.get<StoredGateway>(Gateways, bed.ns.name, "gw").catch(() => undefined);
+  const finding = (g: StoredGateway | undefined) =>
+    g?.status?.findings?.find((f) => f.id === "NoLiveCapableOrchestrator");
+
+  it("is given the live orchestrator with its app, warns for an app none offers, and its discovery filters by the SDK's caps", async () => {
+    await kubectl(["label", "orchestrator", "live", "-n", bed.ns.name, "pool=gw-live", "--overwrite"]);
+    const body = {
+      apiVersion: "livepeer.org/v1alpha1",
+      kind: "Gateway",
+      metadata: { name: "gw", namespace: bed.ns.name },
+      spec: {
+        podTemplate: { nodeSelector: bed.pool.nodeSelector, tolerations: bed.pool.tolerations },
+        orchestrators: { selector: { matchLabels: { pool: "gw-live" } } },
+        ai: { liveApps: ["noop", "comfyui"] },
+      },
+    };
+    await kubectl(["apply", "--server-side", "--field-manager=test", "-f", "-"], JSON.stringify(body));
+    let gw: StoredGateway | undefined;
+    await waitFor(
+      "Gateway gw given live with its capabilities, and the finding",
+      async () => {
+        gw = await readGateway();
+        const given = gw?.status?.orchestrators?.find((o) => o.name === "live");
+        return !!given?.capabilities?.includes("live-video-to-video/noop") && !!finding(gw);
+      },
+      120_000,
+      () => `${JSON.stringify(gw?.status, null, 1)}\n${context()}`,
+    );
+    expect(finding(gw)?.message).toMatch(
+      /offers live-video-to-video\/comfyui: live sessions for it are refused/,
+    );
+    expect(finding(gw)?.message).not.toMatch(/live-video-to-video\/noop/);
+    // The discovery hook as the SDK's discover_orchestrators(discovery_url=...) calls it.
+    const secret = await client.get<KubeObject & { data: Record<string, string> }>(
+      Secrets,
+      bed.ns.name,
+      "gw-node-hooks",
+    );
+    const token = Buffer.from(secret.data.token!, "base64").toString();
+    const hook = `${new URL(bed.api.url).origin}${nodeHookPath(bed.ns.name, "gw", "orchestrators")}?token=${encodeURIComponent(token)}`;
+    const ask = async (caps: string) => {
+      const res = await fetch(`${hook}${caps}`, { signal: AbortSignal.timeout(5_000) });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { address: string }[]).length;
+    };
+    expect(await ask("&caps=live-video-to-video/noop")).toBe(1);
+    expect(await ask("&caps=live-video-to-video/comfyui")).toBe(0);
+    expect(await ask("&caps=live-video-to-video/comfyui&caps=live-video-to-video/noop")).toBe(1);
   }, 180_000);
 });
 
