@@ -324,3 +324,34 @@ describe("dynamic registration", () => {
     expect(o.status?.ai?.live).toBeUndefined();
   }, 180_000);
 });
+
+describe("bad live apps", () => {
+  it.each([
+    [
+      "replicas with onePerGpu",
+      { id: "sd", replicas: 2, onePerGpu: true, price: { usd: "1" } },
+      /live app sd sets both replicas and onePerGpu: true; keep one of them/,
+    ],
+    ["a price of 0", { id: "sd", price: { usd: "0.0" } }, /live price.usd is 0.0: it must be above 0/],
+    [
+      "onePerGpu without GPUs",
+      { id: "sd", gpus: 0, onePerGpu: true, price: { usd: "1" } },
+      /has onePerGpu: true but gpus: 0/,
+    ],
+  ])("are rejected at apply with the reason and the fix: %s", async (_, bad, message) => {
+    const body = {
+      apiVersion: "livepeer.org/v1alpha1",
+      kind: "Orchestrator",
+      metadata: { name: "bad-live", namespace: bed.ns.name },
+      spec: { ai: { only: true, live: { apps: [bad] } } },
+    };
+    const error = await kubectl(
+      ["apply", "--server-side", "--field-manager=test", "-f", "-"],
+      JSON.stringify(body),
+    ).then(
+      () => "",
+      (err: Error) => err.message,
+    );
+    expect(error).toMatch(message);
+  });
+});
