@@ -18,6 +18,10 @@ export interface RoleTimings {
   streamTimeoutMs?: number;
   /** No segment for this long ends an orchestrator's session (the node: 70 s). */
   sessionTimeoutMs?: number;
+  /** A dynamic live runner without a heartbeat for this long is gone (the node: 20 s). */
+  liveHeartbeatTtlMs?: number;
+  /** How often static live runners' health_url is polled (the node: 5 s). */
+  liveHealthIntervalMs?: number;
 }
 
 export interface RoleParts {

@@ -199,6 +199,14 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
         log,
         sink,
         cwd: options.cwd ?? process.cwd(),
+        timings: {
+          ...(options.timings?.liveHeartbeatTtlMs
+            ? { heartbeatTtlMs: options.timings.liveHeartbeatTtlMs }
+            : {}),
+          ...(options.timings?.liveHealthIntervalMs
+            ? { healthIntervalMs: options.timings.liveHealthIntervalMs }
+            : {}),
+        },
       });
     } catch (err) {
       parts.stop();

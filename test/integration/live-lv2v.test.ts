@@ -83,7 +83,10 @@ describe("live video-to-video through the simulated network", () => {
   });
 
   it("start_lv2v publishes a clip and gets the frames back from the pass-through runner", async () => {
-    const r = await driver(["lv2v", "--orch-url", url, "--model-id", "noop"], clip.toString("base64"));
+    const r = await driver(
+      ["lv2v", "--orch-url", url, "--model-id", "noop", "--control", '{"prompt": "a test"}'],
+      clip.toString("base64"),
+    );
     expect(r.code, `${JSON.stringify(r.out)}\n${r.stderr.slice(-2000)}\n${context()}`).toBe(0);
     const job = r.out.job as Record<string, string>;
     expect(job.publish_url).toBe(`${url}/ai/trickle/${job.manifest_id}`);
@@ -97,6 +100,12 @@ describe("live video-to-video through the simulated network", () => {
     expect(r.out.received as number).toBeLessThanOrEqual(60);
     expect(r.out.sizes).toEqual(["320x240"]);
     expect(runner.snapshot().segmentsPassed).toBeGreaterThan(0);
+    // The events channel carries the runner's event; the control channel reached the runner.
+    expect(r.out.event).toMatchObject({
+      event: { type: "runner_receive_stream_request" },
+      queue_event_type: "stream_trace",
+    });
+    expect(runnerLines.join("\n")).toContain("Received control message with params: {'prompt': 'a test'}");
     expect(orch.lines.join("\n")).toContain("Processed request cap=Live video to video modelID=noop");
     // The client closed its input channel: the session ends and the runner's slot is free again.
     await expect.poll(async () => (await liveCapacity()).model?.capacityInUse, { timeout: 15_000 }).toBe(0);

@@ -58,6 +58,10 @@ Simulator options (anywhere on the line):
   --sim-ai-runner-timeout <d>  an -aiWorker orchestrator waits this long for each external AI
                                runner's /health before it gives up and exits (node: 2m; also
                                LIVEPEER_SIM_AI_RUNNER_TIMEOUT)
+  --sim-live-heartbeat-ttl <d> a dynamic live runner without a heartbeat for this long is removed
+                               with its sessions (node: 20s; also LIVEPEER_SIM_LIVE_HEARTBEAT_TTL)
+  --sim-live-health-interval <d> static live runners' health_url is polled this often (node: 5s;
+                               also LIVEPEER_SIM_LIVE_HEALTH_INTERVAL)
 
 While it runs: POST /__sim/actions on the CLI port with a JSON action or list, e.g.
   {"log": "E1121 ... OrchestratorCapped"}   {"sessions": "limit"}   {"paymentCreateErrors": 2}
@@ -102,6 +106,8 @@ function parseOurs(ours: string[]) {
         "sim-orch-webhook-refresh": { type: "string" },
         "sim-stream-timeout": { type: "string" },
         "sim-session-timeout": { type: "string" },
+        "sim-live-heartbeat-ttl": { type: "string" },
+        "sim-live-health-interval": { type: "string" },
         "sim-ai-runner-timeout": { type: "string" },
       },
     }).values;
@@ -127,11 +133,15 @@ function simulatorTimings(opts: ReturnType<typeof parseOurs>): RoleTimings & { a
   const stream = read("sim-stream-timeout", "LIVEPEER_SIM_STREAM_TIMEOUT");
   const session = read("sim-session-timeout", "LIVEPEER_SIM_SESSION_TIMEOUT");
   const aiRunner = read("sim-ai-runner-timeout", "LIVEPEER_SIM_AI_RUNNER_TIMEOUT");
+  const liveTtl = read("sim-live-heartbeat-ttl", "LIVEPEER_SIM_LIVE_HEARTBEAT_TTL");
+  const liveHealth = read("sim-live-health-interval", "LIVEPEER_SIM_LIVE_HEALTH_INTERVAL");
   return {
     ...(refresh ? { orchWebhookRefreshMs: refresh } : {}),
     ...(stream ? { streamTimeoutMs: stream } : {}),
     ...(session ? { sessionTimeoutMs: session } : {}),
     ...(aiRunner ? { aiRunnerTimeoutMs: aiRunner } : {}),
+    ...(liveTtl ? { liveHeartbeatTtlMs: liveTtl } : {}),
+    ...(liveHealth ? { liveHealthIntervalMs: liveHealth } : {}),
   };
 }
 

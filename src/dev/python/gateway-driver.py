@@ -16,7 +16,8 @@
       "published": n, "received": m, "sizes": ["WxH", ...]}: received counts the frames decoded
       until none came for 2 s after the last was published (at most --wait-seconds); the frames
       of the segment still open when the job closes are not among them (closing the input
-      channel ends the session and its output channel)
+      channel ends the session and its output channel); with --control JSON that message is
+      written on the control channel; "event" is the first message of the events channel
   lv2v-start --orch-url https://HOST:PORT --model-id MODEL
       start_lv2v without payments or control keepalives, and exits leaving the session open ->
       {"job": {...}}
@@ -119,6 +120,18 @@ def lv2v(args: argparse.Namespace) -> dict:
                         sizes.append(size)
 
         reader = asyncio.create_task(read())
+        # The events channel's first message (the runner's), and one control message to the runner.
+        first_event = None
+
+        async def first() -> None:
+            nonlocal first_event
+            async for event in job.events(start_seq=0):
+                first_event = event
+                return
+
+        events = asyncio.create_task(first())
+        if args.control:
+            await job.control.write(json.loads(args.control))
         media = job.start_media(
             MediaPublishConfig(tracks=[VideoOutputConfig(fps=30.0, keyframe_interval_s=0.5)])
         )
@@ -139,11 +152,21 @@ def lv2v(args: argparse.Namespace) -> dict:
             await asyncio.sleep(0.1)
             if received != seen:
                 seen, quiet_since = received, loop.time()
+        try:
+            await asyncio.wait_for(events, timeout=5.0)
+        except asyncio.TimeoutError:
+            pass
         await job.close()
         reader.cancel()
         await asyncio.gather(reader, return_exceptions=True)
         await output.close(wait_callbacks=False)
-        return {"job": _job_json(job), "published": published, "received": received, "sizes": sizes}
+        return {
+            "job": _job_json(job),
+            "published": published,
+            "received": received,
+            "sizes": sizes,
+            "event": first_event,
+        }
 
     return asyncio.run(run())
 
@@ -162,6 +185,7 @@ def parser() -> argparse.ArgumentParser:
     lv.add_argument("--orch-url", required=True, help="https://host:port of an orchestrator")
     lv.add_argument("--model-id", required=True, help="the live pipeline, e.g. noop")
     lv.add_argument("--wait-seconds", type=float, default=10.0, help="wait for frames after publishing")
+    lv.add_argument("--control", default="", help="a JSON object to write on the control channel")
     lv.set_defaults(handler=lv2v)
     ls = sub.add_parser("lv2v-start", help="start_lv2v and leave the session open")
     ls.add_argument("--orch-url", required=True, help="https://host:port of an orchestrator")

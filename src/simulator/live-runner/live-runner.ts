@@ -165,10 +165,46 @@ export function startLiveRunnerSimulator(options: LiveRunnerOptions): LiveRunner
       if (i >= 0) streams.splice(i, 1);
     })();
     if (p.events_url) {
+      // emit_monitoring_event: {"event": ..., "queue_event_type": ...}, one message per segment.
       const event = Buffer.from(
-        JSON.stringify({ type: "runner_receive_stream_request", timestamp: Date.now() }),
+        JSON.stringify({
+          event: { type: "runner_receive_stream_request", timestamp: Date.now() },
+          queue_event_type: "stream_trace",
+        }),
       );
       void publishSegment(p.events_url, -1, event, "application/json").catch(() => undefined);
+    }
+    if (p.control_url) {
+      // The control loop: keepalives ignored, other messages are parameter updates.
+      const controlUrl = p.control_url;
+      py("INFO", "trickle.py:118:control_loop", `Starting Control subscriber at ${controlUrl}`, ids);
+      void subscribeSegments(
+        controlUrl,
+        (_seq, data) => {
+          let message: unknown;
+          try {
+            message = JSON.parse(data.toString("utf8"));
+          } catch {
+            py("ERROR", "trickle.py:135:control_loop", "Error in control loop", ids);
+            return;
+          }
+          if (JSON.stringify(message) === '{"keep":"alive"}') return;
+          py(
+            "INFO",
+            "trickle.py:131:control_loop",
+            `Received control message with params: ${pyRepr(message)}`,
+            ids,
+          );
+        },
+        { start: -1, signal: abort.signal },
+      );
+    } else {
+      py(
+        "WARNING",
+        "trickle.py:114:control_loop",
+        "No control-url provided, inference won't get updates from the control trickle subscription",
+        ids,
+      );
     }
     py("INFO", "live_video_to_video.py:62:__call__", "Stream started successfully", ids);
     void params;
@@ -490,6 +526,21 @@ export function startLiveRunnerSimulator(options: LiveRunnerOptions): LiveRunner
       sink(uvicornLine("INFO", "Shutting down"));
     },
   };
+}
+
+/** Python's repr of a JSON value (how the runner's log prints a dict). */
+export function pyRepr(value: unknown): string {
+  if (value === null) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (typeof value === "string") return `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+  if (typeof value === "number") return String(value);
+  if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
+  if (typeof value === "object")
+    return `{${Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`)
+      .join(", ")}}`;
+  return String(value);
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

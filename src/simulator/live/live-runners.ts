@@ -115,7 +115,8 @@ export class LiveRunnerRegistry {
     const runnerId = req.runner_id?.trim() || `runner_${randomId(5)}`;
     req.runner_id = runnerId;
     const runner = this.runners.get(runnerId);
-    const interval = goDuration(HEARTBEAT_INTERVAL_MS);
+    // The node's 5 s against its 20 s TTL; a TTL shortened for tests shortens it alike.
+    const interval = goDuration(Math.min(HEARTBEAT_INTERVAL_MS, Math.floor(this.ttlMs / 4)));
     const ttl = goDuration(this.ttlMs);
     const orchestrator = this.o.runnerUri();
     if (!runner) {

@@ -6,10 +6,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { decodeMessage } from "../../node/wire/messages.ts";
 import { freePort } from "../../process/ports.ts";
 import { startLiveRunnerSimulator } from "../live-runner/live-runner.ts";
-import { NodeStartError } from "../simulator.ts";
-import { loopbackOrchestrator } from "../testing/wire.ts";
+import { encodeHeader } from "../segment-protocol.ts";
+import { NodeStartError, startNodeSimulator } from "../simulator.ts";
+import { getOrchestrator, LOOPBACK_ORCHESTRATOR, loopbackOrchestrator } from "../testing/wire.ts";
 import { header, trickleRequest } from "./trickle-client.ts";
 
 const dir = mkdtempSync(path.join(tmpdir(), "live-orch-"));
@@ -32,6 +34,30 @@ const post = (url: string, body: unknown, auth?: string) =>
     body: Buffer.from(JSON.stringify(body)),
   });
 const json = (a: { body: Buffer }) => JSON.parse(a.body.toString("utf8")) as Record<string, unknown>;
+
+/** An orchestrator with the live timings shortened (heartbeat TTL 800 ms, health polled every 100 ms). */
+async function quickOrchestrator(...flags: string[]) {
+  const port = await freePort();
+  const lines: string[] = [];
+  const sim = await startNodeSimulator({
+    argv: [
+      ...LOOPBACK_ORCHESTRATOR,
+      `-httpAddr=127.0.0.1:${port}`,
+      `-serviceAddr=127.0.0.1:${port}`,
+      ...flags,
+    ],
+    log: (l) => lines.push(l),
+    timings: { liveHeartbeatTtlMs: 800, liveHealthIntervalMs: 100 },
+  });
+  return { sim, lines, url: sim.urls.http! };
+}
+
+async function discoveredUrls(url: string): Promise<string[]> {
+  const body = JSON.parse((await trickleRequest(`${url}/discovery`)).body.toString()) as {
+    runners: { url: string }[];
+  }[];
+  return body[0]!.runners.map((r) => r.url);
+}
 
 describe("live runners on the simulated orchestrator", () => {
   it("registers a runner by heartbeat, hands it its O2R channel, lists it and unregisters it", async () => {
@@ -198,6 +224,127 @@ describe("live runners on the simulated orchestrator", () => {
       expect((await post(`${o.url}/apps/${id}/session/${sid}/stop`, {})).status).toBe(204);
       expect((await post(`${o.url}/apps/${id}/session`, {})).status).toBe(200);
       expect((await post(`${o.url}/apps/runner_nope/session`, {})).status).toBe(404);
+    } finally {
+      await o.sim.stop();
+    }
+  });
+
+  it("drops a runner whose heartbeats stop, and keeps one that heartbeats", async () => {
+    const o = await quickOrchestrator("-useLiveRunners", "-orchSecret=s3cret");
+    const runner = startLiveRunnerSimulator({
+      pipeline: "live-video-to-video",
+      modelId: "noop",
+      port: 0,
+      orchUrl: o.url,
+      orchSecret: "s3cret",
+      runnerId: "kept",
+      log: () => {},
+    });
+    try {
+      await runner.registered;
+      const silent = json(
+        await post(`${o.url}/runners/heartbeat`, { runner_url: "http://127.0.0.1:9", app: "a/b" }, "s3cret"),
+      );
+      expect(silent.heartbeat_interval).toBe("200ms");
+      expect(await discoveredUrls(o.url)).toContain(`${o.url}/apps/${silent.runner_id}/session`);
+      await expect
+        .poll(() => discoveredUrls(o.url), { timeout: 10_000 })
+        .toEqual([`${o.url}/apps/kept/session`]);
+      // Hidden at once when the TTL passes; removed (and said) by the next sweep.
+      await expect
+        .poll(() => o.lines.join("\n"))
+        .toContain(
+          `INFO live runner removed runner_id=${silent.runner_id} app=a/b reason="heartbeat expired"`,
+        );
+      expect(runner.snapshot()).toMatchObject({ registered: true, runnerId: "kept" });
+    } finally {
+      await runner.stop();
+      await o.sim.stop();
+    }
+  });
+
+  it("hides a static runner while its health check fails and lists it again when it passes", async () => {
+    const runner = startLiveRunnerSimulator({
+      pipeline: "live-video-to-video",
+      modelId: "noop",
+      port: 0,
+      log: () => {},
+    });
+    const runnerUrl = await runner.listening;
+    const config = path.join(dir, "one.json");
+    const entry = {
+      label: "one",
+      routing: "label",
+      runner_url: runnerUrl,
+      health_url: "/health",
+      app: "live-video-to-video/noop",
+    };
+    writeFileSync(config, JSON.stringify({ runners: [entry] }));
+    const o = await quickOrchestrator(`-liveRunnerConfig=${config}`);
+    try {
+      expect(await discoveredUrls(o.url)).toEqual([`${o.url}/apps/one/session`]);
+      runner.apply({ fail: true });
+      await expect.poll(() => discoveredUrls(o.url), { timeout: 10_000 }).toEqual([]);
+      expect(o.lines.join("\n")).toMatch(
+        /INFO static live runner health changed runner_id=one app=live-video-to-video\/noop status=unavailable/,
+      );
+      runner.apply({ fail: false });
+      await expect
+        .poll(() => discoveredUrls(o.url), { timeout: 10_000 })
+        .toEqual([`${o.url}/apps/one/session`]);
+    } finally {
+      await o.sim.stop();
+      await runner.stop();
+    }
+  });
+
+  it("answers /payment off chain and refuses bad credentials on /payment and /live-video-to-video", async () => {
+    const o = await orchestrator("-useLiveRunners", "-orchSecret=s3cret");
+    try {
+      await post(
+        `${o.url}/runners/heartbeat`,
+        { runner_url: "http://127.0.0.1:9", app: "live-video-to-video/noop" },
+        "s3cret",
+      );
+      const info = await getOrchestrator(o.url);
+      expect(info.capabilities?.capacities?.[35]).toBe(1);
+      const segment = encodeHeader("SegData", { authToken: info.authToken! });
+      const paid = await trickleRequest(`${o.url}/payment`, {
+        method: "POST",
+        headers: { "Livepeer-Payment": "", "Livepeer-Segment": segment },
+      });
+      expect(paid.status).toBe(200);
+      // net.PaymentResult: the orchestrator's info with the sender's own token.
+      const result = decodeMessage("TranscodeResult", paid.body);
+      expect(result.info?.transcoder).toBe(o.url);
+      expect(result.info?.authToken?.sessionId).toBe(info.authToken?.sessionId);
+      const forged = encodeHeader("SegData", { authToken: { ...info.authToken!, sessionId: "forged" } });
+      const refused = await trickleRequest(`${o.url}/payment`, {
+        method: "POST",
+        headers: { "Livepeer-Payment": "", "Livepeer-Segment": forged },
+      });
+      expect([refused.status, refused.body.toString()]).toEqual([403, "invalid auth token\n"]);
+      const unpaid = await trickleRequest(`${o.url}/payment`, {
+        method: "POST",
+        headers: { "Livepeer-Payment": "%%" },
+      });
+      expect(unpaid.status).toBe(402);
+
+      const start = await trickleRequest(`${o.url}/live-video-to-video`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Livepeer-Payment": "", "Livepeer-Segment": forged },
+        body: Buffer.from(JSON.stringify({ model_id: "noop" })),
+      });
+      expect([start.status, start.body.toString()]).toEqual([403, "invalid auth token\n"]);
+      // The refused start gave its runner slot back.
+      const after = await getOrchestrator(o.url);
+      expect(after.capabilities?.constraints?.PerCapability?.[35]?.models?.noop?.capacityInUse).toBe(0);
+      const other = await trickleRequest(`${o.url}/live-video-to-video`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Livepeer-Segment": segment },
+        body: Buffer.from(JSON.stringify({ model_id: "other" })),
+      });
+      expect([other.status, other.body.toString()]).toEqual([503, "insufficient capacity\n"]);
     } finally {
       await o.sim.stop();
     }
