@@ -4,6 +4,14 @@ import type { OperatorEntry } from "./types.ts";
 
 export const OPERATOR_ENTRIES: readonly OperatorEntry[] = [
   {
+    id: "LiveCapacityExhausted",
+    title: "Every live runner of an Orchestrator is in session",
+    meaning:
+      "All the live runners the node offers serve a session (status.ai.live: inSession = healthy): a new live-video-to-video session is refused with 503 and the gateway or SDK moves on to another orchestrator, or fails.",
+    action:
+      "Add runners: raise the app's replicas in spec.ai.live (or onePerGpu with more GPU nodes), or add another Orchestrator with the app; status.ai.live[].reason says which runners are not healthy and why.",
+  },
+  {
     id: "NodeDown",
     title: "A node's pods are not Ready",
     meaning:

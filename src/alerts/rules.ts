@@ -94,7 +94,35 @@ const quietCase = (series: AlertCase["series"], minutes: number): AlertCase => (
   at: `${minutes}m`,
 });
 
+const LIVE_AT = { kind: "Orchestrator", namespace: "video", name: "o" };
+const liveFact = (name: string, value: string) => fact(name, value, LIVE_AT);
+
 const OWN_ALERTS: readonly AlertRule[] = [
+  // Live AI
+  {
+    alert: "LivepeerLiveCapacityExhausted",
+    group: "nodes",
+    entry: "LiveCapacityExhausted",
+    severity: "warning",
+    expr: [
+      'max by (kind, namespace, name) (livepeer_operator_status_fact{$CONTROLLER,kind="Orchestrator",fact="liveSessions"})',
+      '>= max by (kind, namespace, name) (livepeer_operator_status_fact{$CONTROLLER,kind="Orchestrator",fact="liveCapacity"} > 0)',
+    ].join("\n"),
+    for: "<<alerts.findingFor>>",
+    summary:
+      "{{ $labels.kind }} {{ $labels.namespace }}/{{ $labels.name }}: every live runner is in session; new live sessions are refused",
+    fires: {
+      series: [liveFact("liveCapacity", "2"), liveFact("liveSessions", "2")],
+      at: "10m",
+      fires: LIVE_AT,
+    },
+    quiet: [
+      quietCase([liveFact("liveCapacity", "2"), liveFact("liveSessions", "1")], 10),
+      // No healthy runner is LiveAIReady=False's business, not a full house.
+      quietCase([liveFact("liveCapacity", "0"), liveFact("liveSessions", "0")], 10),
+      quietCase([liveFact("liveCapacity", "2"), liveFact("liveSessions", "2")], 3),
+    ],
+  },
   // Nodes
   {
     alert: "LivepeerNodeDown",

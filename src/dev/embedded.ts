@@ -13,6 +13,7 @@ import { applyFleet } from "./cluster/fleet.ts";
 import { defaultFleet } from "./cluster/nodes.ts";
 import { freePorts } from "./cluster/ports.ts";
 import { type EmbeddedChain, startEmbeddedChain } from "./devnet.ts";
+import { liveRunnerSimulatorFactory } from "./live-runner-simulators.ts";
 import { announceReady, clearState, type DevState, stateFile } from "./ready.ts";
 import { aiRunnerSimulatorFactory } from "./runner-simulators.ts";
 import { startCommand, waitHealthy } from "./services.ts";
@@ -83,9 +84,11 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<Running> {
         path.resolve(stateFile(opts.baseDir)),
         path.resolve(opts.baseDir, ".dev", "jwt-secret"),
       ]);
-      // Runner pods of spec.ai get the AI runner simulator (a 5 s cold start, not the spec's minutes).
+      // Runner pods of spec.ai get the AI runner simulator (a 5 s cold start, not the spec's
+      // minutes); live runner pods of spec.ai.live the live runner simulator (pass-through).
       const fleet = startSimulatorFleet(kc, path.join(opts.baseDir, ".dev", "simulators"), log, {
         runnerSimulator: aiRunnerSimulatorFactory(),
+        liveRunnerSimulator: liveRunnerSimulatorFactory(),
       });
       stops.push(() => fleet.stop());
     }

@@ -17,12 +17,15 @@ import {
 import { type NodeSimulatorOptions, startNodeSimulator } from "../simulator/simulator.ts";
 import { attachPodLogs } from "./cluster/fleet.ts";
 import { criLogLine } from "./cluster/kwok.ts";
+import { resolvePodHosts } from "./pod-dns.ts";
 import { routeModelsFile, serviceEndpoint, serviceKey, servicesInModelsFile } from "./service-urls.ts";
 import { playStartupProbe } from "./startup-probe.ts";
 
 const SIMULATED = "livepeer.org/simulated";
 /** Runner pods of an Orchestrator's spec.ai (see src/controller/ai/names.ts). */
 const RUNNER_COMPONENT = "ai-runner";
+/** Runner pods of an Orchestrator's spec.ai.live (see src/controller/live-ai/names.ts). */
+const LIVE_RUNNER_COMPONENT = "live-runner";
 const RUNNER_PORT = 8000;
 
 /** A simulated AI runner serving one runner pod. */
@@ -50,6 +53,8 @@ interface Running {
 
 const isRunnerPod = (pod: V1Pod) =>
   pod.metadata?.labels?.["app.kubernetes.io/component"] === RUNNER_COMPONENT;
+const isLiveRunnerPod = (pod: V1Pod) =>
+  pod.metadata?.labels?.["app.kubernetes.io/component"] === LIVE_RUNNER_COMPONENT;
 
 /** Resolves once nothing listens on ip:port for each port, or after `timeoutMs` (then the start says why). */
 async function portsFree(ip: string, ports: number[], timeoutMs: number): Promise<void> {
@@ -100,14 +105,28 @@ async function materializeVolumes(
     mounts.set(m.mountPath, local);
   }
   // Config files name other mounted files (keystore, orchSecret, aiModels): point them here too.
+  // Pod DNS names (-liveRunnerAddr, the live runners' runner_url) go to the pods' IPs.
   for (const local of mounts.values()) {
-    for (const file of ["livepeer.conf"]) {
+    for (const file of ["livepeer.conf", LIVE_RUNNERS_FILE]) {
       const p = path.join(local, file);
+      let text: string;
       try {
-        let text = readFileSync(p, "utf8");
-        for (const [from, to] of mounts) text = text.split(from).join(to);
-        writeFileSync(p, text);
-      } catch {}
+        text = readFileSync(p, "utf8");
+      } catch {
+        continue;
+      }
+      for (const [from, to] of mounts) text = text.split(from).join(to);
+      // In the config only -liveRunnerAddr: the node keeps advertising its DNS service address.
+      const lines = await Promise.all(
+        text
+          .split("\n")
+          .map((line) =>
+            file === LIVE_RUNNERS_FILE || /^\s*-?liveRunnerAddr\b/.test(line)
+              ? resolvePodHosts(core, line, RUNNER_POD_WAIT_MS, signal)
+              : line,
+          ),
+      );
+      writeFileSync(p, lines.join("\n"), { mode: 0o600 });
     }
   }
   for (const local of mounts.values()) await routeRunnerUrls(core, path.join(local, AI_MODELS_FILE), signal);
@@ -115,6 +134,7 @@ async function materializeVolumes(
 }
 
 const AI_MODELS_FILE = "aiModels.json";
+const LIVE_RUNNERS_FILE = "liveRunners.json";
 /** How long a node's start waits for the runner pods behind its aiModels.json to be running. */
 const RUNNER_POD_WAIT_MS = 60_000;
 
@@ -145,7 +165,13 @@ async function containerEnv(core: CoreV1Api, pod: V1Pod): Promise<Record<string,
   const ns = pod.metadata?.namespace ?? "default";
   const env: Record<string, string> = {};
   for (const e of pod.spec?.containers[0]?.env ?? []) {
-    if (e.value !== undefined) env[e.name] = e.value;
+    // $(VAR) of a variable defined above, as the kubelet expands it.
+    if (e.value !== undefined)
+      env[e.name] = e.value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (all, v: string) => env[v] ?? all);
+    const field = e.valueFrom?.fieldRef?.fieldPath;
+    if (field === "metadata.name") env[e.name] = pod.metadata?.name ?? "";
+    if (field === "metadata.namespace") env[e.name] = ns;
+    if (field === "status.podIP") env[e.name] = pod.status?.podIP ?? "";
     const secretKey = e.valueFrom?.secretKeyRef;
     if (secretKey?.name) {
       const data = (await core.readNamespacedSecret({ name: secretKey.name, namespace: ns })).data ?? {};
@@ -181,6 +207,8 @@ export function startSimulatorFleet(
     timings?: NodeSimulatorOptions["timings"];
     /** Serves AI runner pods (component ai-runner); absent: they are left unserved, and said so. */
     runnerSimulator?: RunnerSimulatorFactory;
+    /** Serves live runner pods (component live-runner); absent: they are left unserved, and said so. */
+    liveRunnerSimulator?: RunnerSimulatorFactory;
   } = {},
 ): SimulatorFleet {
   const core = kc.makeApiClient(CoreV1Api);
@@ -200,7 +228,9 @@ export function startSimulatorFleet(
     const logFile = path.join(dir, "node.log");
     writeFileSync(logFile, "");
     await attachPodLogs(kc, { namespace: pod.metadata!.namespace!, pod: pod.metadata!.name!, file: logFile });
-    if (isRunnerPod(pod)) return startRunner(pod, entry, logFile);
+    if (isRunnerPod(pod)) return startRunner(pod, entry, logFile, options.runnerSimulator, "AI runner");
+    if (isLiveRunnerPod(pod))
+      return startRunner(pod, entry, logFile, options.liveRunnerSimulator, "live runner");
     const mounts = await materializeVolumes(core, pod, dir, entry.abort.signal);
     // The in-cluster service address has no DNS here: skip the node's self-check of it.
     const argv = [...rewrite(pod.spec?.containers[0]?.args ?? [], mounts), "-startupAvailabilityCheck=false"];
@@ -240,11 +270,16 @@ export function startSimulatorFleet(
     }
   }
 
-  async function startRunner(pod: V1Pod, entry: Running, logFile: string): Promise<void> {
+  async function startRunner(
+    pod: V1Pod,
+    entry: Running,
+    logFile: string,
+    factory: RunnerSimulatorFactory | undefined,
+    what: string,
+  ): Promise<void> {
     const name = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
-    const factory = options.runnerSimulator;
     if (!factory) {
-      log(`[simulator] ${name}: AI runner pod left unserved (no runner simulator in this fleet)`);
+      log(`[simulator] ${name}: ${what} pod left unserved (no ${what} simulator in this fleet)`);
       return;
     }
     const uid = pod.metadata!.uid!;
@@ -254,10 +289,19 @@ export function startSimulatorFleet(
       if (current(uid, entry)) log(`[simulator] ${name}: startupProbe: ${err.message}`);
     });
     try {
+      // Pod DNS names in the env (a live runner's ORCH_URL and RUNNER_URL) go to the pods' IPs.
+      const env = Object.fromEntries(
+        await Promise.all(
+          Object.entries(await containerEnv(core, pod)).map(
+            async ([k, v]) =>
+              [k, await resolvePodHosts(core, v, RUNNER_POD_WAIT_MS, entry.abort.signal)] as const,
+          ),
+        ),
+      );
       const sim = await factory({
         host: pod.status!.podIP!,
         port: RUNNER_PORT,
-        env: await containerEnv(core, pod),
+        env,
         log: (line) => {
           if (running.get(uid) === entry) appendFileSync(logFile, criLogLine(line));
         },
@@ -272,11 +316,11 @@ export function startSimulatorFleet(
         },
         setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
       );
-      log(`[simulator] ${name}: AI runner simulator on ${pod.status?.podIP}:${RUNNER_PORT}`);
+      log(`[simulator] ${name}: ${what} simulator on ${pod.status?.podIP}:${RUNNER_PORT}`);
     } catch (err) {
       if (!current(uid, entry)) return;
-      appendFileSync(logFile, criLogLine(`AI runner simulator refused to start: ${(err as Error).message}`));
-      log(`[simulator] ${name}: could not start the AI runner simulator: ${(err as Error).message}`);
+      appendFileSync(logFile, criLogLine(`${what} simulator refused to start: ${(err as Error).message}`));
+      log(`[simulator] ${name}: could not start the ${what} simulator: ${(err as Error).message}`);
     }
   }
 

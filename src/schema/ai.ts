@@ -5,6 +5,7 @@ import { z } from "zod";
 import { AiModelEntrySchema, duplicateModels } from "../node/ai-models/index.ts";
 import { withRules } from "./cross-field-rule.ts";
 import { GPU_PRODUCT_PATTERN } from "./gpu.ts";
+import { LiveAiSpecSchema, LiveAppStatusSchema } from "./live-ai.ts";
 
 /** The ai-runner's HTTP port (go-livepeer's managed containers use the same). */
 export const AI_RUNNER_PORT = 8000;
@@ -149,6 +150,7 @@ export const AiSpecSchema = z
       .array(AiModelSpecSchema)
       .max(32)
       .superRefine(duplicateModels)
+      .default([])
       .describe(
         "The models to serve, for example {pipeline: text-to-image, model_id: stabilityai/sd-turbo, warm: true, runner: {gpus: 1}}.",
       ),
@@ -158,6 +160,7 @@ export const AiSpecSchema = z
       .describe(
         "true: an AI-only orchestrator (no local transcoding; spec.gpu and spec.transcoders must be absent: the runners have the GPUs). Default false: video and AI (dual).",
       ),
+    live: LiveAiSpecSchema.optional(),
   })
   .describe(
     "AI inference on this orchestrator: the operator runs each model's runner pods, renders aiModels.json (url and token of each runner) into a Secret and starts the node with -aiWorker.",
@@ -186,6 +189,11 @@ export const AiModelStatusSchema = z
 export const AiStatusSchema = z
   .strictObject({
     models: z.array(AiModelStatusSchema).max(32).describe("One entry per spec.ai.models entry, in order."),
+    live: z
+      .array(LiveAppStatusSchema)
+      .max(16)
+      .optional()
+      .describe("One entry per spec.ai.live app, in order."),
   })
   .describe("The AI models and their runners, as the operator saw them.");
 

@@ -21,6 +21,8 @@ export const ConditionType = {
   Simulated: "Simulated",
   /** Orchestrators with spec.ai: every model's runners serve (loaded, answering /health). */
   AIReady: "AIReady",
+  /** Orchestrators with spec.ai.live: every app's runners are registered with the node and healthy. */
+  LiveAIReady: "LiveAIReady",
   /** Orchestrators: reward was called in the current round (or, False, why not yet / why it failed). */
   RewardCurrent: "RewardCurrent",
   /**
@@ -88,7 +90,7 @@ export const ConditionSchema = z
       .max(316)
       .regex(/^[A-Z][A-Za-z0-9]*$/)
       .describe(
-        "Condition type in PascalCase: Ready (summary), Scheduled, NodeReachable, ChainHealthy, Registered, Funded, PriceCompatible, RewardCurrent, Simulated, NodeVersionSupported, RemoteSignerReady (keyless gateways), RolloutPending or Delivering (webhooks).",
+        "Condition type in PascalCase: Ready (summary), Scheduled, NodeReachable, ChainHealthy, Registered, Funded, PriceCompatible, RewardCurrent, AIReady, LiveAIReady, Simulated, NodeVersionSupported, RemoteSignerReady (keyless gateways), RolloutPending or Delivering (webhooks).",
       ),
     status: z.enum(CONDITION_STATUSES).describe("True, False or Unknown (not yet known)."),
     reason: z

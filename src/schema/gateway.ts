@@ -131,6 +131,22 @@ export const GatewayAiSpecSchema = z
       .describe(
         "AI pipelines the gateway is expected to serve besides those it caps in maxPricePerCapability: the operator warns (NoAICapableOrchestrator) when no orchestrator it is given serves one.",
       ),
+    liveApps: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(40)
+          .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, {
+            error:
+              "ai.liveApps[] must be a live app id (lower-case letters, digits, dashes), for example streamdiffusion",
+          }),
+      )
+      .max(16)
+      .optional()
+      .describe(
+        "Live apps (live-video-to-video/<id>) the gateway is expected to serve, for example [streamdiffusion]: the operator warns (NoLiveCapableOrchestrator) when no orchestrator it is given offers one with a healthy runner.",
+      ),
     serviceRegistry: z
       .boolean()
       .optional()
@@ -338,6 +354,13 @@ export const GivenOrchestratorSchema = z
       .optional()
       .describe(
         "Whether the gateway's cap reaches that price; absent when the two cannot be compared, and off chain, where orchestrators quote no price and the gateway applies no cap.",
+      ),
+    capabilities: z
+      .array(z.string().max(320))
+      .max(64)
+      .optional()
+      .describe(
+        "What it serves now, as the SDK's discovery asks (caps=<pipeline>/<model>): its ready AI models and its live apps with a healthy runner, for example live-video-to-video/streamdiffusion. The discovery hook filters on it.",
       ),
   })
   .describe("An orchestrator the gateway was given by the operator's discovery hook.");

@@ -220,6 +220,7 @@ describe("status", () => {
       "PriceCompatible",
       "Simulated",
       "AIReady",
+      "LiveAIReady",
       "RewardCurrent",
       "NodeVersionSupported",
       "RemoteSignerReady",

@@ -83,6 +83,8 @@ export const OrchestratorCrd: CrdDefinition = {
     // AI (spec.ai): -o wide.
     conditionColumn(ConditionType.AIReady, "status", "AI", 1),
     ...rolloutColumns,
+    // Live AI (spec.ai.live): whether every app's runners are offered by the node; -o wide.
+    conditionColumn(ConditionType.LiveAIReady, "status", "Live", 1),
     network,
     age,
   ],

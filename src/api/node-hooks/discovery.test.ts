@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hookTokenDigest } from "../../schema/node-hooks.ts";
-import { discoveryAnswer, hookAllowed } from "./discovery.ts";
+import { capsOf, discoveryAnswer, hookAllowed } from "./discovery.ts";
 import { type GatewayHooks, hooksFacts } from "./gateway-hooks-cache.ts";
 
 const token = "a".repeat(64);
@@ -41,6 +41,49 @@ describe("what -orchWebhookUrl answers", () => {
 
   it("answers an empty list when the gateway was given none", () => {
     expect(discoveryAnswer(gateway({}))).toEqual([]);
+  });
+});
+
+describe("discovery filtered by the SDK's caps (OR over <pipeline>/<model>)", () => {
+  const given = gateway({
+    orchestrators: [
+      { name: "live", address: "live:8935", capabilities: ["live-video-to-video/streamdiffusion"] },
+      {
+        name: "both",
+        address: "both:8935",
+        capabilities: ["text-to-image/stabilityai/sd-turbo", "live-video-to-video/comfyui"],
+      },
+      { name: "video", address: "video:8935" },
+    ],
+  });
+  it.each([
+    [
+      "no caps: every given orchestrator (the node's own -orchWebhookUrl call)",
+      [],
+      ["live", "both", "video"],
+    ],
+    ["one live app", ["live-video-to-video/streamdiffusion"], ["live"]],
+    [
+      "two caps are OR",
+      ["live-video-to-video/streamdiffusion", "live-video-to-video/comfyui"],
+      ["live", "both"],
+    ],
+    ["a batch model", ["text-to-image/stabilityai/sd-turbo"], ["both"]],
+    ["an app nobody offers", ["live-video-to-video/scope"], []],
+    ["the pipeline alone matches no model", ["live-video-to-video"], []],
+  ])("%s", (_, caps, names) => {
+    expect(discoveryAnswer(given, caps).map((o) => o.address)).toEqual(names.map((n) => `https://${n}:8935`));
+  });
+
+  it.each([
+    [undefined, []],
+    ["live-video-to-video/sd", ["live-video-to-video/sd"]],
+    [
+      ["live-video-to-video/sd", " ", "text-to-image/a/b"],
+      ["live-video-to-video/sd", "text-to-image/a/b"],
+    ],
+  ])("the caps query %j reads as %j", (query, caps) => {
+    expect(capsOf(query)).toEqual(caps);
   });
 });
 

@@ -245,3 +245,32 @@ describe("a remote signer's discovery feed (-orchWebhookUrl of -remoteDiscovery)
     expect((await feed("signer")).statusCode).toBe(503);
   });
 });
+
+describe("GET .../orchestrators with the SDK's caps query", () => {
+  it("keeps the orchestrators that serve one of the repeated caps (the URL as discover_orchestrators builds it)", async () => {
+    gateways.set("video/gw", {
+      metadata: { name: "gw", namespace: "video", uid: "uid-1" },
+      status: {
+        hookTokenDigest: hookTokenDigest(TOKEN),
+        orchestrators: [
+          { name: "a", address: "a:8935", capabilities: ["live-video-to-video/streamdiffusion"] },
+          { name: "b", address: "b:8935", capabilities: ["text-to-image/stabilityai/sd-turbo"] },
+          { name: "c", address: "c:8935" },
+        ],
+      },
+    });
+    const path = nodeHookPath("video", "gw", "orchestrators");
+    const ask = async (query: string) => {
+      const res = await app.inject({ method: "GET", url: `${path}?token=${TOKEN}${query}` });
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json() as { address: string }[]).map((o) => o.address);
+    };
+    // livepeer_gateway's _append_caps keeps "/" unescaped and repeats the key.
+    expect(await ask("&caps=live-video-to-video/streamdiffusion")).toEqual(["https://a:8935"]);
+    expect(
+      await ask("&caps=live-video-to-video/streamdiffusion&caps=text-to-image/stabilityai/sd-turbo"),
+    ).toEqual(["https://a:8935", "https://b:8935"]);
+    expect(await ask("&caps=live-video-to-video%2Fcomfyui")).toEqual([]);
+    expect(await ask("")).toEqual(["https://a:8935", "https://b:8935", "https://c:8935"]);
+  });
+});

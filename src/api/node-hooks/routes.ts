@@ -1,7 +1,8 @@
 // The node hooks (outside the API prefix, no bearer token: the node cannot send one; a per-gateway
 // token rides in the query string):
 // - `GET .../orchestrators?token=` answers -orchWebhookUrl with the orchestrators the controller
-//   gave this gateway, in the node's format (`[{"address": "https://host:port"}]`);
+//   gave this gateway, in the node's format (`[{"address": "https://host:port"}]`); repeated
+//   `caps=<pipeline>/<model>` (the official SDK's discovery_url) keeps those serving one of them;
 // - `POST .../auth?token=` answers -authWebhookUrl: always 200 with an empty body (accept, keep
 //   the ingest URL's manifest id), fast, whatever happens to the event; records stream.started
 //   when the token matches and the Gateway sends stream events;
@@ -16,7 +17,7 @@ import type { FastifyInstance } from "fastify";
 import { NODE_HOOKS_PREFIX, StreamEndsReportSchema } from "../../schema/node-hooks.ts";
 import { notFound, serviceUnavailable } from "../errors/http-error.ts";
 import { parseOr422 } from "../errors/validation.ts";
-import { discoveryAnswer, hookAllowed } from "./discovery.ts";
+import { capsOf, discoveryAnswer, hookAllowed } from "./discovery.ts";
 import type { GatewayHooksCache } from "./gateway-hooks-cache.ts";
 import type { StreamEventRecorder } from "./stream-event-recorder.ts";
 import { idleEvent, ingestStreamOf, startedEvent, streamEventTenant } from "./stream-events.ts";
@@ -29,7 +30,7 @@ export interface NodeHookRoutesOptions {
 }
 
 type GatewayParams = { namespace: string; name: string };
-type HookRequest = { Params: GatewayParams; Querystring: { token?: string } };
+type HookRequest = { Params: GatewayParams; Querystring: { token?: string; caps?: string | string[] } };
 
 const GATEWAY = `${NODE_HOOKS_PREFIX}/gateways/:namespace/:name`;
 const SIGNER = `${NODE_HOOKS_PREFIX}/remote-signers/:namespace/:name`;
@@ -52,7 +53,7 @@ export async function nodeHookRoutes(app: FastifyInstance, opts: NodeHookRoutesO
   };
 
   app.get<HookRequest>(`${GATEWAY}/orchestrators`, async (req) =>
-    discoveryAnswer(allowedGateway(req.params, req.query.token)),
+    discoveryAnswer(allowedGateway(req.params, req.query.token), capsOf(req.query.caps)),
   );
 
   const signer = opts.gateways.signer?.bind(opts.gateways);

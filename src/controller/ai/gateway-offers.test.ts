@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { type AiOffer, aiCoverage, gatewayAiAsks, noAiCapableOrchestrator } from "./gateway-offers.ts";
+import {
+  type AiOffer,
+  aiCoverage,
+  gatewayAiAsks,
+  noAiCapableOrchestrator,
+  noLiveCapableOrchestrator,
+} from "./gateway-offers.ts";
 
 const SD = "stabilityai/sd-turbo";
 const video: AiOffer = { orchestrator: "video", models: [] };
@@ -59,5 +65,32 @@ describe("NoAICapableOrchestrator", () => {
       { pipeline: "text-to-image", modelId: SD, source: "maxPricePerCapability" },
       { pipeline: "llm", source: "ai.pipelines" },
     ]);
+  });
+});
+
+describe("noLiveCapableOrchestrator: live apps a gateway declares that no given orchestrator offers", () => {
+  const offers = [
+    { orchestrator: "a", apps: [{ app: "live-video-to-video/sd", healthy: 2, desired: 2 }] },
+    { orchestrator: "b", apps: [{ app: "live-video-to-video/comfyui", healthy: 0, desired: 1 }] },
+  ];
+  it.each([
+    ["offered with a healthy runner", ["sd"], undefined],
+    [
+      "declared by an orchestrator whose runners are not healthy",
+      ["comfyui"],
+      /live-video-to-video\/comfyui \(declared by b, no healthy runner yet\)/,
+    ],
+    [
+      "offered by none",
+      ["scope"],
+      /none of the 2 orchestrator\(s\) this gateway is given offers live-video-to-video\/scope:/,
+    ],
+  ])("%s", (_, apps, message) => {
+    const f = noLiveCapableOrchestrator(apps, offers, 2);
+    if (!message) expect(f).toBeUndefined();
+    else {
+      expect(f).toMatchObject({ id: "NoLiveCapableOrchestrator", severity: "warning" });
+      expect(f!.message).toMatch(message);
+    }
   });
 });

@@ -89,3 +89,42 @@ export function noAiCapableOrchestrator(
     message: `none of the ${given} orchestrator(s) this gateway is given serves ${what}: the node turns such AI requests away without an error. Add an Orchestrator with that model in spec.ai.models to the gateway's selector, or remove the cap/pipeline from the gateway`,
   };
 }
+
+/** One orchestrator's live apps as its status reports them (status.ai.live). */
+export interface LiveOffer {
+  orchestrator: string;
+  apps: readonly { app: string; healthy: number; desired: number }[];
+}
+
+/**
+ * Live apps the gateway declares (spec.ai.liveApps) that no orchestrator it is given offers with a
+ * healthy runner: the SDK's discovery with caps=live-video-to-video/<id> finds none there, and a
+ * session is refused. A warning: runners warming up will serve soon, and the gateway takes other work.
+ */
+export function noLiveCapableOrchestrator(
+  liveApps: readonly string[],
+  offers: readonly LiveOffer[],
+  given: number,
+): (Omit<Finding, "since"> & { since?: string }) | undefined {
+  const missing = liveApps
+    .map((id) => {
+      const app = `live-video-to-video/${id}`;
+      const healthy = offers.filter((o) => o.apps.some((a) => a.app === app && a.healthy > 0));
+      const warming = offers.filter((o) => o.apps.some((a) => a.app === app && a.healthy === 0));
+      return { app, healthy, warming };
+    })
+    .filter((m) => m.healthy.length === 0);
+  if (missing.length === 0) return undefined;
+  const what = missing
+    .map((m) =>
+      m.warming.length
+        ? `${m.app} (declared by ${m.warming.map((o) => o.orchestrator).join(", ")}, no healthy runner yet)`
+        : m.app,
+    )
+    .join("; ");
+  return {
+    id: "NoLiveCapableOrchestrator",
+    severity: "warning",
+    message: `none of the ${given} orchestrator(s) this gateway is given offers ${what}: live sessions for it are refused. Add an Orchestrator with the app in spec.ai.live to the gateway's selector, wait for its runners (status.ai.live says why they are not healthy), or remove the app from spec.ai.liveApps`,
+  };
+}

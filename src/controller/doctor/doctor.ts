@@ -517,6 +517,8 @@ function fingerprint(r: DoctorReport): string {
       x.quotes,
       // A pod becoming idle (or busy) matters to a rollout waiting for its sessions to end.
       x.sessions === 0,
+      // status.ai.live: the runners the node offers and those in session.
+      x.live,
     ]),
     r.findings,
   ]);

@@ -10,9 +10,11 @@
 import {
   type EndpointFailure,
   GET_ORCHESTRATOR,
+  type LiveRunnerSeen,
   type NetworkOrchestrator,
   NodeEndpointError,
   readHardwareStats,
+  readLiveDiscovery,
   readMetrics,
   readNetworkCapabilities,
   readOrchestratorInfo,
@@ -24,7 +26,7 @@ import {
 import type { GpuMemory } from "../../node/diagnosis/index.ts";
 import type { NodeConnection } from "../../node/wire/connection.ts";
 import type { OrchestratorIdentity } from "../../node/wire/identity.ts";
-import { type NodeTarget, nodeUrl } from "./target.ts";
+import { type NodeTarget, nodeUrl, serviceUrl } from "./target.ts";
 
 /** One orchestrator in a gateway node's /getNetworkCapabilities, with the price it quoted that gateway. */
 export interface Quote {
@@ -81,6 +83,11 @@ export interface NodeReading {
    * none yet - the node answers 500 until one has quoted it); absent: not read.
    */
   quotes?: Quote[];
+  /**
+   * An orchestrator with live runners: what its GET /discovery offers (ready runners only);
+   * `notServed` when it answered 404 (the node runs without live runners).
+   */
+  live?: { runners: LiveRunnerSeen[] } | { notServed: true } | { failed: string };
 }
 
 export interface ReadOptions {
@@ -199,11 +206,26 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
       ),
     );
   }
+  if (target.liveExpected && target.servicePort !== undefined) {
+    const url = serviceUrl(target.ip, target.servicePort);
+    reads.push(
+      readLiveDiscovery(url, request).then(
+        (runners) => {
+          reading.answered.push("/discovery");
+          reading.live = { runners };
+        },
+        (err) => {
+          // The live registry's view is a fact for the status, not the node's reachability.
+          reading.live = notServed(err) ? { notServed: true } : { failed: (err as Error).message };
+        },
+      ),
+    );
+  }
   await Promise.all(reads);
   if (target.role === "orchestrator" && reading.metrics?.currentSessions !== undefined)
     reading.sessions = reading.metrics.currentSessions;
   if (target.role === "transcoder") reading.sessions = reading.metrics?.currentSessions ?? 0;
-  const order = ["/status", "/metrics", GET_ORCHESTRATOR, NETWORK_CAPABILITIES];
+  const order = ["/status", "/metrics", GET_ORCHESTRATOR, NETWORK_CAPABILITIES, "/discovery"];
   reading.answered.sort((a, b) => order.indexOf(a) - order.indexOf(b));
   return reading;
 }

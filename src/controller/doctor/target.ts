@@ -24,6 +24,8 @@ export interface NodeTarget {
    * read each look.
    */
   quotes?: boolean;
+  /** Live runners are registered with this orchestrator (spec.ai.live): its GET /discovery is read. */
+  liveExpected?: boolean;
 }
 
 /** http://ip:port, with brackets for IPv6. */

@@ -14,7 +14,12 @@ import {
 } from "../../node/pricing/index.ts";
 import type { Finding } from "../../schema/finding.ts";
 import type { StoredGateway } from "../../schema/gateway.ts";
-import { aiCoverage, gatewayAiAsks, noAiCapableOrchestrator } from "../ai/gateway-offers.ts";
+import {
+  aiCoverage,
+  gatewayAiAsks,
+  noAiCapableOrchestrator,
+  noLiveCapableOrchestrator,
+} from "../ai/gateway-offers.ts";
 import { aiPriceCapTooLow, type ModelPrice } from "../ai/gateway-prices.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { type LiveChange, liveChanges } from "../live/settings.ts";
@@ -194,8 +199,16 @@ function aiFindingsOf(
   onChain: boolean,
 ) {
   const asks = gatewayAiAsks(spec);
-  if (asks.length === 0) return [];
   const given = pool.given.flatMap((g) => orchestrators.filter((o) => o.metadata?.name === g.name));
+  const liveApps = spec.ai?.liveApps ?? [];
+  const live = liveApps.length
+    ? noLiveCapableOrchestrator(
+        liveApps,
+        given.map((o) => ({ orchestrator: o.metadata?.name ?? "", apps: o.status?.ai?.live ?? [] })),
+        pool.given.length,
+      )
+    : undefined;
+  if (asks.length === 0) return live ? [live] : [];
   const offers = given.map((o) => ({
     orchestrator: o.metadata?.name ?? "",
     models: o.status?.ai?.models ?? [],
@@ -221,6 +234,7 @@ function aiFindingsOf(
     noAiCapableOrchestrator(aiCoverage(asks, offers), pool.given.length),
     // Off chain orchestrators quote no capability price and the caps decide nothing.
     onChain ? aiPriceCapTooLow(spec.maxPricePerCapability ?? [], prices) : undefined,
+    live,
   ].filter((f) => f !== undefined);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type OrchestratorView, orchestratorPool, type PriceCheck } from "./pool.ts";
+import { capabilitiesOf, type OrchestratorView, orchestratorPool, type PriceCheck } from "./pool.ts";
 
 const orch = (
   name: string,
@@ -128,5 +128,58 @@ describe("the orchestrators a gateway is given", () => {
       given: [],
       leftOut: [],
     });
+  });
+});
+
+describe("what a given orchestrator serves, in the SDK's caps words", () => {
+  it.each<[string, OrchestratorView["status"], string[]]>([
+    ["nothing", { conditions: [ready] }, []],
+    [
+      "ready models only",
+      {
+        ai: {
+          models: [
+            { pipeline: "text-to-image", modelId: "stabilityai/sd-turbo", ready: true },
+            { pipeline: "image-to-video", modelId: "x/y", ready: false },
+          ],
+        },
+      },
+      ["text-to-image/stabilityai/sd-turbo"],
+    ],
+    [
+      "live apps with a healthy runner only",
+      {
+        ai: {
+          models: [],
+          live: [
+            { app: "live-video-to-video/streamdiffusion", healthy: 1, desired: 2 },
+            { app: "live-video-to-video/comfyui", healthy: 0, desired: 1 },
+          ],
+        },
+      },
+      ["live-video-to-video/streamdiffusion"],
+    ],
+  ])("%s", (_, status, caps) => {
+    expect(capabilitiesOf(orch("o", {}, status))).toEqual(caps);
+  });
+
+  it("travels with the given orchestrator (the discovery hook filters on it)", () => {
+    const pool = orchestratorPool(
+      { matchLabels: { pool: "live" } },
+      [
+        orch(
+          "l",
+          { pool: "live" },
+          {
+            conditions: [ready],
+            serviceAddr: "l:8935",
+            ai: { live: [{ app: "live-video-to-video/sd", healthy: 1, desired: 1 }] },
+          },
+        ),
+      ],
+      "service",
+      any,
+    );
+    expect(pool.given[0]?.capabilities).toEqual(["live-video-to-video/sd"]);
   });
 });

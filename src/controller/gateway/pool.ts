@@ -32,8 +32,11 @@ export interface OrchestratorView {
     pixelsPerUnit?: number;
     /** Where status.pricePerUnit comes from (absent: written before the field existed, advertised). */
     priceSource?: "advertised" | "configured";
-    /** AI (spec.ai): the models its runners serve. */
-    ai?: { models?: { pipeline: string; modelId: string; ready: boolean }[] };
+    /** AI (spec.ai): the models its runners serve, and its live apps (spec.ai.live). */
+    ai?: {
+      models?: { pipeline: string; modelId: string; ready: boolean }[];
+      live?: { app: string; healthy: number; desired: number }[];
+    };
   };
 }
 
@@ -111,6 +114,7 @@ export function orchestratorPool(
       : undefined;
     const price = priceOf(o, quote);
     const compatible = priceCheck(name, price);
+    const capabilities = capabilitiesOf(o);
     pool.given.push({
       name,
       address,
@@ -119,9 +123,20 @@ export function orchestratorPool(
         : {}),
       ...(quote ? { quotedAt: quotedAt(name, quote, prices) } : {}),
       ...(compatible !== undefined ? { priceCompatible: compatible } : {}),
+      ...(capabilities.length ? { capabilities } : {}),
     });
   }
   return pool;
+}
+
+/**
+ * What an orchestrator serves now in the SDK's discovery words (`<pipeline>/<model>`,
+ * livepeer_gateway capabilities_to_query): ready models, live apps with a healthy runner.
+ */
+export function capabilitiesOf(o: OrchestratorView): string[] {
+  const models = (o.status?.ai?.models ?? []).filter((m) => m.ready).map((m) => `${m.pipeline}/${m.modelId}`);
+  const live = (o.status?.ai?.live ?? []).filter((a) => a.healthy > 0).map((a) => a.app);
+  return [...new Set([...models, ...live])].slice(0, 64);
 }
 
 /** The price it quoted this gateway, else the one its node advertised, else what its spec asks for. */

@@ -9,11 +9,13 @@ export const MOUNTS = {
   orchSecret: "/var/run/secrets/livepeer/orch-secret",
   /** aiModels.json: a Secret, since it carries the runners' tokens. */
   aiModels: "/var/run/secrets/livepeer/ai-models",
+  /** -liveRunnerConfig (static live runners): a Secret, beside the other generated files. */
+  liveRunners: "/var/run/secrets/livepeer/live-runners",
   data: "/data",
 } as const;
 
 /** A Secret a role may mount: the keystore (on chain), the split setup's shared secret, the AI models file. */
-export type SecretMount = "keystore" | "orchSecret" | "aiModels";
+export type SecretMount = "keystore" | "orchSecret" | "aiModels" | "liveRunners";
 
 /** In mount order; read-only, owner-readable only. */
 const SECRET_VOLUMES: Record<SecretMount, { volume: string; mountPath: string; items?: string[] }> = {
@@ -22,6 +24,7 @@ const SECRET_VOLUMES: Record<SecretMount, { volume: string; mountPath: string; i
   orchSecret: { volume: "orch-secret", mountPath: MOUNTS.orchSecret },
   // The node reads the file; the runners' tokens beside it in the Secret are theirs.
   aiModels: { volume: "ai-models", mountPath: MOUNTS.aiModels, items: ["aiModels.json"] },
+  liveRunners: { volume: "live-runners", mountPath: MOUNTS.liveRunners, items: ["liveRunners.json"] },
 };
 
 export function secretVolume(

@@ -8,7 +8,10 @@ const COMPONENT_LABEL = "app.kubernetes.io/component";
 export const NODE_CONTAINER = "livepeer";
 
 /** What a pod of one role is read on, and whether AI work is expected of it. */
-export type RoleEndpoints = Pick<NodeTarget, "role" | "cliPort" | "servicePort" | "aiExpected" | "quotes">;
+export type RoleEndpoints = Pick<
+  NodeTarget,
+  "role" | "cliPort" | "servicePort" | "aiExpected" | "quotes" | "liveExpected"
+>;
 
 export function nodeTargets(
   pods: readonly PodFacts[],

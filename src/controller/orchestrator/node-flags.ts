@@ -27,6 +27,8 @@ export interface OrchestratorFlagsInput {
   maxSessions: number | "auto";
   nvidiaDevices?: string;
   split: boolean;
+  /** Live runners (spec.ai.live): static registration from a file, or dynamic at this in-cluster URL. */
+  live?: { registration: "static" | "dynamic"; liveRunnerAddr: string; orchSecret: boolean } | undefined;
 }
 
 const ORCH_SECRET_FILE = `${MOUNTS.orchSecret}/${ORCH_SECRET_KEY}`;
@@ -48,7 +50,9 @@ export function orchestratorFlags(i: OrchestratorFlagsInput): FlagValues {
   if (!i.split && !aiOnly) f.transcoder = true;
   if (!i.selfCheckReachable) f.startupAvailabilityCheck = false;
   if (i.nvidiaDevices && !i.split) f.nvidia = i.nvidiaDevices;
-  if (i.split) f.orchSecret = ORCH_SECRET_FILE;
+  // Transcoders (split) and dynamic live runners present the orchestrator secret; a node that
+  // neither transcodes nor runs -aiWorker exits without one (cmd/livepeer/starter), live or not.
+  if (i.split || i.live?.orchSecret) f.orchSecret = ORCH_SECRET_FILE;
   if (network !== "offchain") {
     Object.assign(f, chainFlags(i.spec, i.devnet));
     f.reward = i.spec.reward ?? true;
@@ -60,6 +64,12 @@ export function orchestratorFlags(i: OrchestratorFlagsInput): FlagValues {
     // Without -aiWorker the node advertises no AI capability, whatever -aiModels says.
     f.aiWorker = true;
     f.aiModels = `${MOUNTS.aiModels}/aiModels.json`;
+  }
+  if (i.live?.registration === "static") f.liveRunnerConfig = `${MOUNTS.liveRunners}/liveRunners.json`;
+  if (i.live?.registration === "dynamic") {
+    f.useLiveRunners = true;
+    // Where runners heartbeat and call back: the node's in-cluster address, not the public one.
+    f.liveRunnerAddr = i.live.liveRunnerAddr;
   }
   return f;
 }

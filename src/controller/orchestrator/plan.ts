@@ -17,11 +17,13 @@ import {
   sessionLimitFor,
 } from "../gpu/session-limit.ts";
 import { type LiveChange, liveChanges } from "../live/settings.ts";
+import { liveRunnersSecretName } from "../live-ai/names.ts";
+import { type LiveAiPlan, planLiveAi } from "../live-ai/plan.ts";
 import { buildNodePod, type NodePod } from "../node-pod/index.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { devnetHold, type Hold } from "../node-status/holds.ts";
 import { keystoreSecretOf } from "../node-status/keystore.ts";
-import { childNames, PORTS } from "./names.ts";
+import { childNames, ORCH_SECRET_KEY, PORTS } from "./names.ts";
 import { orchestratorLive, orchestratorRole, TRANSCODER } from "./roles.ts";
 import { SERVICE_ADDR_ANNOTATION, type ServiceAddress, serviceAddressFor } from "./service-address.ts";
 
@@ -63,6 +65,8 @@ export interface Plan {
   candidates: NodeGpus[];
   /** The AI side: runner Deployments and Services, the aiModels.json Secret. */
   ai: AiPlan;
+  /** Live AI: each app's runner StatefulSet and Service, the registration. */
+  live: LiveAiPlan;
 }
 
 export function planOrchestrator(input: PlanInput): Plan {
@@ -72,8 +76,19 @@ export function planOrchestrator(input: PlanInput): Plan {
   const namespace = orch.metadata?.namespace ?? "default";
   const names = childNames(name);
   const split = (spec.transcoders?.replicas ?? 0) > 0;
-  const limits = sessionLimits(spec, input.nodes);
   const clusterAddress = `${names.statefulSet}-0.${names.podsService}.${namespace}.svc.cluster.local:${PORTS.service}`;
+  const live = planLiveAi({
+    orch,
+    nodes: input.nodes,
+    orchestratorUrl: `https://${clusterAddress}`,
+    orchSecret: { name: names.orchSecret, key: ORCH_SECRET_KEY },
+  });
+  // Dynamic runners register with the orchestrator secret; a live-only node (no -transcoder, no
+  // -aiWorker) needs one to start at all.
+  const liveOrchSecret =
+    live.registration === "dynamic" ||
+    (live.registration === "static" && spec.ai?.only === true && !spec.ai.models?.length);
+  const limits = withLiveCapacity(sessionLimits(spec, input.nodes), live);
   const address = serviceAddress(input, `${names.statefulSet}-0`, clusterAddress);
   const devnet: DevnetResolution = input.devnet ?? { state: "unused" };
   const maxSessions = split ? ("auto" as const) : limits.sessionLimit.maxSessions;
@@ -93,9 +108,15 @@ export function planOrchestrator(input: PlanInput): Plan {
       aiModels: ai.secret ? aiSecretName(name) : undefined,
     },
   };
+  const orchestratorSecrets = {
+    ...pod.secrets,
+    orchSecret: split || liveOrchSecret ? names.orchSecret : undefined,
+    liveRunners: live.secret ? liveRunnersSecretName(name) : undefined,
+  };
   const nodes: NodePod[] = [
     buildNodePod(orchestratorRole(spec.network), {
       ...pod,
+      secrets: orchestratorSecrets,
       name,
       replicas: 1,
       extraArgs: spec.extraArgs,
@@ -116,9 +137,19 @@ export function planOrchestrator(input: PlanInput): Plan {
         selfCheckReachable: address.source === "cluster",
         maxSessions,
         split,
+        ...(live.registration
+          ? {
+              live: {
+                registration: live.registration,
+                liveRunnerAddr: `https://${clusterAddress}`,
+                orchSecret: liveOrchSecret,
+              },
+            }
+          : {}),
       },
-      // aiModels.json is in the AI Secret (it carries tokens); its token-free text rolls the pod.
-      ...(ai.podInput ? { podInputs: [ai.podInput] } : {}),
+      // aiModels.json is in the AI Secret (it carries tokens); its token-free text rolls the pod,
+      // as the live runners' registration does (the node reads -liveRunnerConfig at start).
+      ...(ai.podInput || live.podInput ? { podInputs: [ai.podInput, live.podInput].filter(Boolean) } : {}),
       configAnnotations: {
         ...(address.address ? { [SERVICE_ADDR_ANNOTATION]: address.address } : {}),
       },
@@ -141,7 +172,7 @@ export function planOrchestrator(input: PlanInput): Plan {
     configMaps: nodes.map((n) => n.configMap),
     services: nodes.flatMap((n) => n.services),
     statefulSets: nodes.map((n) => n.statefulSet),
-    ...(split ? { orchSecretName: names.orchSecret } : {}),
+    ...(split || liveOrchSecret ? { orchSecretName: names.orchSecret } : {}),
     sessionLimit: limits.sessionLimit,
     ...(address.address !== undefined ? { serviceAddr: address.address } : {}),
     holds: rolloutHolds(devnet, address),
@@ -150,6 +181,24 @@ export function planOrchestrator(input: PlanInput): Plan {
     problems: nodes.flatMap((n) => n.problems),
     candidates: limits.candidates,
     ai,
+    live,
+  };
+}
+
+/**
+ * Live sessions are the live runners' (go-livepeer's registry counts them, one per runner), not
+ * -maxSessions' (transcoding): the reason says both, and the GPUs the runners take were left out
+ * of the one-per-GPU count (live-ai/capacity.ts).
+ */
+function withLiveCapacity<T extends { sessionLimit: SessionLimit }>(limits: T, live: LiveAiPlan): T {
+  if (!live.registration) return limits;
+  const gpus = live.apps.reduce((sum, a) => sum + a.count.gpus, 0);
+  return {
+    ...limits,
+    sessionLimit: {
+      ...limits.sessionLimit,
+      reason: `${limits.sessionLimit.reason}; live AI: ${live.capacity} session(s) on ${live.capacity} runner pod(s) with ${gpus} GPU(s) of their own, counted by the node's live runner registry, not -maxSessions`,
+    },
   };
 }
 

@@ -25,6 +25,8 @@ import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { readDevnet } from "../devnet/lookup.ts";
 import { KubePodLogs, NodeDoctor, type NodeDoctorOptions } from "../doctor/index.ts";
 import { OrchestratorDuties } from "../duties/orchestrator-duties.ts";
+import { LiveAiChildren } from "../live-ai/children.ts";
+import { LIVE_RUNNER_COMPONENT } from "../live-ai/names.ts";
 import { generatedSecret, newSecretValue } from "../node-pod/index.ts";
 import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
 import type { ChainWatch } from "../node-status/chain-watch.ts";
@@ -83,6 +85,8 @@ interface Run {
   pods: PodFacts[];
   /** Its AI runner pods (spec.ai). */
   runnerPods: PodFacts[];
+  /** Its live runner pods (spec.ai.live). */
+  liveRunnerPods: PodFacts[];
   signal: AbortSignal;
   /** Pods a live change did not reach: restarted once the ConfigMap holds the new value. */
   restart: PodFacts[];
@@ -104,6 +108,7 @@ const NEWS: StatusNews = {
     Registered: "ReadChain",
     AIReady: "RunAIRunners",
     RolloutPending: "Rollout",
+    LiveAIReady: "RunLiveRunners",
     Ready: "Reconcile",
   },
 };
@@ -128,6 +133,7 @@ export class OrchestratorReconciler implements Reconciler {
   /** Looks at the AI runner pods: /health (model loaded?), /hardware/stats and their logs. */
   readonly runnerDoctor: NodeDoctor;
   readonly #ai: AiChildren;
+  readonly #live: LiveAiChildren;
   #sweptAt = Date.now();
 
   constructor(ctx: SetupContext, options: OrchestratorOptions) {
@@ -145,6 +151,7 @@ export class OrchestratorReconciler implements Reconciler {
       log: ctx.log.child("runner-doctor"),
     });
     this.#ai = new AiChildren(ctx.client, ctx.cache, this.#children);
+    this.#live = new LiveAiChildren(ctx.client, ctx.cache, this.#children);
     this.duties = new OrchestratorDuties({
       events: ctx.events,
       wake: (key) => ctx.enqueue(key),
@@ -165,6 +172,7 @@ export class OrchestratorReconciler implements Reconciler {
   readonly steps: ReadonlyArray<[name: string, step: Step]> = [
     ["orchestrator secret (split setup)", (o, r) => this.#orchSecret(o, r.plan)],
     ["ai models secret", (o, r) => this.#ai.applySecret(o, r.plan.ai)],
+    ["live runner registration", (o, r) => this.#live.applyRegistration(o, r.plan.live)],
     ["settings, live", (o, r) => this.#liveSettings(o, r)],
     [
       "config maps",
@@ -173,6 +181,7 @@ export class OrchestratorReconciler implements Reconciler {
     ],
     ["services", (o, r) => this.#rollout.applyAll(Services, o, r.plan.services)],
     ["ai runners", (o, r) => this.#ai.applyRunners(o, r.plan.ai)],
+    ["live runners", (o, r) => this.#live.applyRunners(o, r.plan.live)],
     [
       "stateful sets",
       (o, r) =>
@@ -205,6 +214,7 @@ export class OrchestratorReconciler implements Reconciler {
     this.doctor.forget(key);
     this.runnerDoctor.forget(key);
     this.#ai.forget(key);
+    this.#live.forget(key);
     this.chain.forget(key);
     this.duties.forget(key);
     this.#status.forget(key);
@@ -216,10 +226,12 @@ export class OrchestratorReconciler implements Reconciler {
     const ns = orch.metadata?.namespace;
     const names = childNames(orch.metadata?.name ?? "");
     const all = this.#cache.byIndex<PodFacts>(Pods, INSTANCE_INDEX, keyFor(ns, names.statefulSet));
-    const isRunner = (p: PodFacts) =>
-      p.metadata?.labels?.["app.kubernetes.io/component"] === RUNNER_COMPONENT;
-    const pods = all.filter((p) => !isRunner(p));
+    const component = (p: PodFacts) => p.metadata?.labels?.["app.kubernetes.io/component"];
+    const isRunner = (p: PodFacts) => component(p) === RUNNER_COMPONENT;
+    const isLiveRunner = (p: PodFacts) => component(p) === LIVE_RUNNER_COMPONENT;
+    const pods = all.filter((p) => !isRunner(p) && !isLiveRunner(p));
     const runnerPods = all.filter(isRunner);
+    const liveRunnerPods = all.filter(isLiveRunner);
     const devnet = await readDevnet(orch.spec, ns ?? "default", this.#cache, this.#client);
     const plan = planOrchestrator({
       orch,
@@ -232,7 +244,7 @@ export class OrchestratorReconciler implements Reconciler {
       aiTokens: await this.#ai.tokens(orch),
       newToken: newSecretValue,
     });
-    return { plan, devnet, pods, runnerPods, signal: ctx.signal, restart: [], replaced: [] };
+    return { plan, devnet, pods, runnerPods, liveRunnerPods, signal: ctx.signal, restart: [], replaced: [] };
   }
 
   /** What the status reads besides the plan: the node doctor's latest report and the keystore. */
@@ -249,7 +261,8 @@ export class OrchestratorReconciler implements Reconciler {
       seed: orch.status?.findings ?? [],
       signal: ctx.signal,
     });
-    const runners = runnerTargets(run.runnerPods);
+    // Live runners are ai-runner images too: the same /health, the same log.
+    const runners = runnerTargets([...run.runnerPods, ...run.liveRunnerPods]);
     const runnerReport = this.runnerDoctor.observe(key, runners, {
       namespace: orch.metadata?.namespace ?? "default",
       signal: ctx.signal,
@@ -268,6 +281,7 @@ export class OrchestratorReconciler implements Reconciler {
       nodes: this.#cache.list<NodeFacts>(Nodes),
       doctor: { targets, report: doctorReport },
       ai: { runnerPods: run.runnerPods, report: runnerReport },
+      live: { runnerPods: run.liveRunnerPods },
       keystore: await this.#keystore.check(orch),
       chain: chainStatus("orchestrator", subject, report),
       duties: this.duties.observe(key, { orch, subject, report, pods: run.pods, cliPort: PORTS.cli }),

@@ -30,7 +30,7 @@ export const orchestratorRole = (
   ],
   statusPort: "cli",
   gpu: "video-encoder",
-  secrets: ["keystore", "orchSecret", "aiModels"],
+  secrets: ["keystore", "orchSecret", "aiModels", "liveRunners"],
   flags: (facts, placement) => orchestratorFlags({ ...facts, ...placement }),
   live: orchestratorLive(network),
   configHeader: (owner) => `Rendered by livepeer-operator for Orchestrator ${owner}; edits are overwritten.`,

@@ -9,6 +9,7 @@ import { runnerFindings } from "../ai/findings.ts";
 import { aiReady, aiStatusOf } from "../ai/status.ts";
 import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
 import type { OrchestratorDutyStatus } from "../duties/orchestrator-duties.ts";
+import { liveAiReady, liveStatusOf } from "../live-ai/status.ts";
 import { nodeImageOf } from "../node-pod/index.ts";
 import type { ChainStatus } from "../node-status/chain-status.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
@@ -32,6 +33,8 @@ export interface Seen {
   chain?: ChainStatus;
   /** The AI runner pods and what the runner doctor saw of them (spec.ai). */
   ai?: { runnerPods: PodFacts[]; report: DoctorReport };
+  /** The live runner pods (spec.ai.live); their readings are in `ai.report`, the node's in `doctor`. */
+  live?: { runnerPods: PodFacts[] };
   /** Reward assurance and declared on-chain settings (absent: not kept). */
   duties?: OrchestratorDutyStatus;
   /** The Gateways of its namespace (what each says this orchestrator quoted it). */
@@ -164,11 +167,20 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
   });
   const aiVerdict = aiReady(ai);
   if (!aiVerdict) conditions = conditions.filter((c) => c.type !== "AIReady");
+  const live = liveStatusOf({
+    plan: seen.plan.live,
+    runnerPods: seen.live?.runnerPods ?? [],
+    runnerReadings: seen.ai?.report.readings ?? [],
+    node: seen.doctor?.report.readings.find((r) => r.live)?.live,
+  });
+  const liveVerdict = liveAiReady(live);
+  if (!liveVerdict) conditions = conditions.filter((c) => c.type !== "LiveAIReady");
   for (const [type, verdict] of [
     ["Scheduled", scheduled(seen)],
     ["NodeReachable", nodeReachable(seen)],
     ["Ready", ready(seen, findings, aiVerdict)],
     ...(aiVerdict ? [["AIReady", aiVerdict] as const] : []),
+    ...(liveVerdict ? [["LiveAIReady", liveVerdict] as const] : []),
     ["Simulated", simulated(seen)],
     ["NodeVersionSupported", nodeVersionSupport(nodeImageOf(seen.plan.statefulSets?.[0]))],
     ...(seen.chain?.conditions ?? []),
@@ -196,7 +208,7 @@ export function computeStatus(seen: Seen, now: Date): OwnedStatus {
     ...seen.chain?.facts,
     ...knownPrice(seen),
     ...quotesOf(seen),
-    ...(ai ? { ai } : {}),
+    ...(ai || live ? { ai: { models: ai?.models ?? [], ...(live ? { live } : {}) } } : {}),
     ...(seen.duties?.reward && Object.keys(seen.duties.reward).length ? { reward: seen.duties.reward } : {}),
     ...(seen.duties?.onchain ? { onchain: seen.duties.onchain } : {}),
     ...(seen.rollout ? { rollout: seen.rollout.status } : {}),

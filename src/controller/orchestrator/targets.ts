@@ -8,9 +8,16 @@ import { PORTS } from "./names.ts";
 
 export function orchestratorTargets(orch: StoredOrchestrator, pods: readonly PodFacts[]): NodeTarget[] {
   const aiExpected = (orch.spec.ai?.models?.length ?? 0) > 0;
+  const liveExpected = orch.spec.ai?.live !== undefined;
   return nodeTargets(pods, (component) =>
     component === "transcoder"
       ? { role: "transcoder", cliPort: PORTS.transcoderCli, servicePort: undefined, aiExpected: false }
-      : { role: "orchestrator", cliPort: PORTS.cli, servicePort: PORTS.service, aiExpected },
+      : {
+          role: "orchestrator",
+          cliPort: PORTS.cli,
+          servicePort: PORTS.service,
+          aiExpected,
+          ...(liveExpected ? { liveExpected } : {}),
+        },
   );
 }

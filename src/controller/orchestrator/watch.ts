@@ -29,8 +29,9 @@ import { instanceOf, nodeFacts, podFacts } from "../node-status/facts.ts";
 import type { CacheReader, CacheSpec, WatchSpec } from "../runtime/index.ts";
 
 export const INSTANCE_INDEX = "livepeerInstance";
-// AI runner pods (component ai-runner) belong to their Orchestrator too.
-const ORCHESTRATOR_COMPONENTS = ["orchestrator", "transcoder", "ai-runner"];
+// AI runner pods (component ai-runner) and live runner pods (live-runner) belong to their
+// Orchestrator too.
+const ORCHESTRATOR_COMPONENTS = ["orchestrator", "transcoder", "ai-runner", "live-runner"];
 
 /** An orchestrator's or transcoder's pod -> its Orchestrator (a Gateway's pods are not ours). */
 function instanceKey(pod: KubeObject): ObjectKey[] {

@@ -179,7 +179,7 @@ export class RuntimeMetrics {
     });
     this.facts = new Gauge({
       name: "livepeer_operator_status_fact",
-      help: "Numeric facts of a resource's status: maxSessions, deposit, reserve and balance (ETH), activeSet (0/1), lastRewardRound",
+      help: "Numeric facts of a resource's status: maxSessions, deposit, reserve and balance (ETH), activeSet (0/1), lastRewardRound, liveRunnersDesired, liveCapacity and liveSessions (live AI)",
       labelNames: ["kind", "namespace", "name", "fact"],
       registers,
     });

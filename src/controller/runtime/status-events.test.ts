@@ -141,6 +141,20 @@ describe("numericStatusFacts: the status facts exported as gauges", () => {
       { deposit: 0.25, reserve: 0, balance: 1.5 },
     ],
     ["activeSet as 0/1", { activeSet: true }, { activeSet: 1 }],
+    [
+      "live apps summed: runners wanted, healthy (capacity) and in session",
+      {
+        ai: {
+          models: [],
+          live: [
+            { desired: 2, healthy: 2, inSession: 1 },
+            { desired: 3, healthy: 1, inSession: 1 },
+          ],
+        },
+      },
+      { liveRunnersDesired: 5, liveCapacity: 3, liveSessions: 2 },
+    ],
+    ["no live apps, no live facts", { ai: { models: [] } }, {}],
     ["activeSet false is 0, not absent", { activeSet: false }, { activeSet: 0 }],
     [
       "integers as they are",

@@ -31,6 +31,15 @@ const NUMERIC_FACTS = [
   "lastRewardRound",
 ] as const;
 
+/** Sums over status.ai.live (Orchestrators with live apps): what the live capacity alert reads. */
+function liveFacts(s: Record<string, unknown>): Record<string, number> {
+  const ai = s.ai as { live?: { healthy?: unknown; inSession?: unknown; desired?: unknown }[] } | undefined;
+  if (!Array.isArray(ai?.live)) return {};
+  const sum = (k: "healthy" | "inSession" | "desired") =>
+    ai.live!.reduce((n, a) => n + (typeof a[k] === "number" ? (a[k] as number) : 0), 0);
+  return { liveRunnersDesired: sum("desired"), liveCapacity: sum("healthy"), liveSessions: sum("inSession") };
+}
+
 /** A status's numeric facts (pure): ETH amounts as numbers, activeSet as 0/1; absent ones left out. */
 export function numericStatusFacts(status: object): Record<string, number> {
   const out: Record<string, number> = {};
@@ -41,7 +50,7 @@ export function numericStatusFacts(status: object): Record<string, number> {
     const n = Number(v);
     if (Number.isFinite(n)) out[fact] = n;
   }
-  return out;
+  return { ...out, ...liveFacts(s) };
 }
 
 /** What a reconciler announces: condition types by the Event action each transition gets. */

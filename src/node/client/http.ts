@@ -13,6 +13,11 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Cancels the read early (e.g. the reconcile was cancelled). */
   signal?: AbortSignal;
+  /**
+   * https only: accept the node's self-signed certificate (an orchestrator's service port serves
+   * one, as gateways accept it).
+   */
+  selfSigned?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -46,7 +51,7 @@ export async function requestText(x: Exchange, options: RequestOptions = {}): Pr
     });
   const url = new URL(x.endpoint, x.baseUrl.endsWith("/") ? x.baseUrl : `${x.baseUrl}/`);
   try {
-    const { status, text } = await exchange(url, x.method, x.form, signal);
+    const { status, text } = await exchange(url, x.method, x.form, signal, options.selfSigned === true);
     if (status < 200 || status >= 300) {
       const body = text.trim().slice(0, 200);
       throw fail("http-status", `HTTP ${status}${body ? `: ${body}` : ""}${statusHint(x.endpoint, status)}`, {
@@ -79,6 +84,7 @@ function exchange(
   method: string,
   form: Record<string, string> | undefined,
   signal: AbortSignal,
+  selfSigned = false,
 ): Promise<{ status: number; text: string }> {
   const body = form ? new URLSearchParams(form).toString() : undefined;
   const headers: Record<string, string> = body
@@ -89,7 +95,8 @@ function exchange(
     : {};
   return new Promise((resolve, reject) => {
     const transport = url.protocol === "https:" ? https : http;
-    const req = transport.request(url, { method, headers, signal }, (res) => {
+    const tls = url.protocol === "https:" && selfSigned ? { rejectUnauthorized: false } : {};
+    const req = transport.request(url, { method, headers, signal, ...tls }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () =>

@@ -27,6 +27,8 @@ export type { GpuStats } from "./hardware-stats.ts";
 export { readHardwareStats } from "./hardware-stats.ts";
 export type { RequestOptions } from "./http.ts";
 export { DEFAULT_TIMEOUT_MS } from "./http.ts";
+export type { LiveRunnerSeen } from "./live-discovery.ts";
+export { readLiveDiscovery, routeOf } from "./live-discovery.ts";
 export type { MetricsOptions, NodeMetricName, NodeMetrics } from "./metrics.ts";
 export { METRIC_NAMES, readMetrics } from "./metrics.ts";
 export type { NetworkCapabilities, NetworkOrchestrator } from "./network-capabilities.ts";

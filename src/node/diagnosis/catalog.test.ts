@@ -7,6 +7,49 @@ const g = (level: "I" | "W" | "E" | "F", file: string, msg: string) =>
   `${level}1121 10:00:01.123456       1 ${file}] ${msg}`;
 
 const examples: Record<string, { match: string[]; noMatch: string[] }> = {
+  // go-livepeer's slog lines (default text handler) and the ai-runner's Python logging.
+  LiveRunnerUnhealthy: {
+    match: [
+      "2026/11/28 01:40:02 INFO static live runner health changed runner_id=orch-live-sd-0 app=live-video-to-video/sd status=unavailable health_url=http://orch-live-sd-0.orch-live-sd.ns.svc.cluster.local:8000/health",
+      'time=2026-11-28T01:40:02.000Z level=INFO msg="static live runner health changed" runner_id=r1 app=live-video-to-video/sd status=unavailable health_url=http://r:8000/health',
+    ],
+    noMatch: [
+      "2026/11/28 01:40:07 INFO static live runner health changed runner_id=orch-live-sd-0 app=live-video-to-video/sd status=ready health_url=http://r:8000/health",
+    ],
+  },
+  LiveRunnerHeartbeatStale: {
+    match: [
+      '2026/11/28 01:41:00 INFO live runner deregistered runner_id=orch-live-sd-1 app=live-video-to-video/sd reason="heartbeat timeout"',
+    ],
+    noMatch: [
+      "2026/11/28 01:41:00 INFO live runner deregistered runner_id=orch-live-sd-1 app=live-video-to-video/sd reason=unregister",
+    ],
+  },
+  LiveRunnerConfigRejected: {
+    match: [
+      g(
+        "F",
+        "starter.go:2058",
+        "error registering -liveRunnerConfig: runners[0]: price_info.price is required",
+      ),
+      g("F", "starter.go:2036", "running with -useLiveRunners requires -orchSecret"),
+    ],
+    noMatch: [
+      "2026/11/28 01:40:00 INFO Registered 2 static live runners from /var/run/secrets/livepeer/live-runners/liveRunners.json",
+    ],
+  },
+  LivePipelineLoadTimedOut: {
+    match: [
+      '2026-11-28 01:43:00 ERROR process_guardian.py:176 Pipeline loading timed out after 180s. state={"state":"LOADING"}',
+    ],
+    noMatch: [
+      "2026-11-28 01:40:00 INFO app.py:127 Started up with pipeline=LiveVideoToVideoPipeline model_id=streamdiffusion",
+    ],
+  },
+  LivePipelineProcessDied: {
+    match: ["2026-11-28 01:44:00 ERROR process_guardian.py:157 Process is not alive. Returning ERROR state"],
+    noMatch: ["2026-11-28 01:44:00 INFO process.py:98 Pipeline process cleanup complete"],
+  },
   OrchestratorCapped: {
     match: [
       g(

@@ -734,6 +734,91 @@ export const CATALOG: readonly CatalogEntry[] = [
     seenOn: ["orchestrator"],
     origin: "spec-limit",
   },
+  // Live runners (go-livepeer 0.9 ai/runner/live_runner.go and cmd/livepeer/starter, the
+  // ai-runner's live process guardian): slog lines carry key=value pairs after the message.
+  {
+    id: "LiveRunnerUnhealthy",
+    condition: "static live runner health changed ... status=unavailable",
+    severity: "warning",
+    clears: { after: "quiet", minutes: 5 },
+    recognizedBy: [log(String.raw`static live runner health changed\b.*\bstatus="?unavailable`)],
+    meaning:
+      "The node's health check of a static live runner (its health_url, every ~5 s, 3 s timeout) failed: the runner is hidden from discovery and its sessions were released.",
+    action:
+      "Check the runner pod named in the line: its /health must answer 200 within 3 s (warm-up, a crash, or its GPU gone).",
+    seenOn: ["orchestrator"],
+    origin: "real-node",
+  },
+  {
+    id: "LiveRunnerHeartbeatStale",
+    condition: "live runner deregistered ... reason=heartbeat timeout",
+    severity: "warning",
+    clears: { after: "quiet", minutes: 10 },
+    recognizedBy: [log(String.raw`live runner deregistered\b.*reason="?heartbeat timeout`)],
+    meaning:
+      "A dynamic live runner sent no heartbeat within its TTL (20 s by default): the node dropped it from discovery and released its sessions.",
+    action:
+      "Check that the runner reaches the node at -liveRunnerAddr with the orchestrator secret, and that it is not stuck or restarting.",
+    seenOn: ["orchestrator"],
+    origin: "real-node",
+  },
+  {
+    id: "LiveRunnerConfigRejected",
+    condition: "error registering -liveRunnerConfig / running with -useLiveRunners requires -orchSecret",
+    severity: "error",
+    clears: { after: "restart" },
+    recognizedBy: [
+      log("error (registering|reading) -liveRunnerConfig|running with -useLiveRunners requires -orchSecret"),
+    ],
+    meaning: "The node refused its live runner setup at start and exited: no live app is offered.",
+    action:
+      "Read the rest of the line (the field go-livepeer names, e.g. price_info.price) and fix spec.ai.live, or report it if the operator rendered it.",
+    seenOn: ["orchestrator"],
+    origin: "real-node",
+  },
+  {
+    id: "LivePipelineLoadTimedOut",
+    condition: "Pipeline loading timed out after 180s",
+    severity: "error",
+    clears: { after: "quiet", minutes: 15 },
+    recognizedBy: [log(String.raw`Pipeline loading timed out after \d+s`)],
+    meaning:
+      "A live runner's pipeline did not load within the ai-runner's own limit: the runner reports ERROR.",
+    action:
+      "Give the runner a GPU with more memory or faster storage for its weights, or check its log for the load error.",
+    seenOn: ["aiWorker"],
+    origin: "real-node",
+  },
+  {
+    id: "LivePipelineProcessDied",
+    condition: "Process is not alive. Returning ERROR state",
+    severity: "error",
+    clears: { after: "quiet", minutes: 10 },
+    recognizedBy: [log(String.raw`Process is not alive\. Returning ERROR state`)],
+    meaning: "A live runner's pipeline process died: its /health reports ERROR until it restarts.",
+    action:
+      "Read the runner's log above the line (CUDA out of memory, a crash) and restart the pod if it does not recover.",
+    seenOn: ["aiWorker"],
+    origin: "real-node",
+  },
+  {
+    id: "NoLiveCapableOrchestrator",
+    condition: "no orchestrator the gateway uses offers a live app it declares",
+    severity: "warning",
+    recognizedBy: [
+      {
+        kind: "endpoint",
+        endpoint: "/discovery (each orchestrator's live runners)",
+        rule: "no selected orchestrator offers live-video-to-video/<id> of the gateway's spec.ai.liveApps with a healthy runner (as the Orchestrators' status.ai.live reports them)",
+      },
+    ],
+    meaning:
+      "The gateway is expected to serve a live app no orchestrator it uses offers now: the SDK's discovery for it comes back empty and sessions are refused.",
+    action:
+      "Add an Orchestrator with the app in spec.ai.live to the gateway's selector, wait for its runners to warm up, or drop the app from spec.ai.liveApps.",
+    seenOn: ["gateway"],
+    origin: "real-node",
+  },
 ];
 
 export const CATALOG_BY_ID: ReadonlyMap<string, CatalogEntry> = new Map(CATALOG.map((e) => [e.id, e]));

@@ -30,6 +30,8 @@ export interface NodeBedOptions {
   nodes: string[];
   timings?: NodeSimulatorOptions["timings"];
   runnerSimulator?: RunnerSimulatorFactory;
+  /** Serves live runner pods (spec.ai.live). */
+  liveRunnerSimulator?: RunnerSimulatorFactory;
   /** The doctor's period (ms); retry, tick and endpoint timeout follow from it. */
   doctorPeriodMs?: number;
   /** More API options, made once the namespace exists (a store to start first, for example). */
@@ -79,6 +81,7 @@ export async function startNodeBed(o: NodeBedOptions): Promise<NodeBed> {
       namespace,
       ...(o.timings ? { timings: o.timings } : {}),
       ...(o.runnerSimulator ? { runnerSimulator: o.runnerSimulator } : {}),
+      ...(o.liveRunnerSimulator ? { liveRunnerSimulator: o.liveRunnerSimulator } : {}),
     });
     parts.api = await startTestApi("default", { nodeHooks: true, ...(await o.api?.()) });
     const periodMs = o.doctorPeriodMs ?? 2_000;
