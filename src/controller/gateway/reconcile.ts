@@ -39,9 +39,7 @@ import {
 import { revisitAfter } from "../node-status/revisit.ts";
 import { NodeRollout } from "../node-status/rollout.ts";
 import { nodeTargets } from "../node-status/targets.ts";
-import { PORTS as ORCHESTRATOR_PORTS } from "../orchestrator/names.ts";
 import { type RolloutStatefulSet, recoverStuckRollouts } from "../orchestrator/rollout-recovery.ts";
-import { INSTANCE_INDEX } from "../orchestrator/watch.ts";
 import { COMPONENT as SIGNER_COMPONENT } from "../remote-signer/names.ts";
 import {
   type CacheReader,
@@ -56,10 +54,11 @@ import {
   type StatusNews,
   StatusWriter,
 } from "../runtime/index.ts";
+import { orchestratorAddressing } from "./addressing.ts";
 import { hooksSecret, hooksSecretState } from "./hooks-secret.ts";
 import { gatewayChildNames, HOOKS_SECRET_KEYS, PORTS } from "./names.ts";
 import { type GatewayPlan, planGateway, type SignerSeen } from "./plan.ts";
-import type { AddressMode, OrchestratorView } from "./pool.ts";
+import type { OrchestratorView } from "./pool.ts";
 import { computeGatewayStatus, ownedGatewayStatus } from "./status.ts";
 import { hooksSecretUrl, StreamEndReporter } from "./stream-ends.ts";
 import { GATEWAY_INSTANCE_INDEX } from "./watch.ts";
@@ -276,7 +275,7 @@ export class GatewayReconciler implements Reconciler {
       defaultImage: this.#options.defaultImage,
       devnet,
       orchestrators: this.#cache.list<OrchestratorView & KubeObject>(Orchestrators, ns),
-      addressing: this.#addressing(ns),
+      addressing: orchestratorAddressing(this.#cache, this.#options.orchestratorAddresses, ns),
       hooksConfigured: !!this.#options.nodeHooksUrl,
       ...(hookTokenDigest ? { hookTokenDigest } : {}),
       recorded: this.#cache.get(ConfigMaps, keyFor(ns, names.config))?.metadata?.annotations ?? {},
@@ -363,20 +362,6 @@ export class GatewayReconciler implements Reconciler {
       events: this.#events,
     });
     if (recheck !== undefined) run.recheckAfterMs = Math.min(run.recheckAfterMs ?? Infinity, recheck + 1_000);
-  }
-
-  #addressing(ns: string): AddressMode {
-    if (this.#options.orchestratorAddresses !== "pod-ip") return "service";
-    return {
-      podAddress: (name) => {
-        const pod = this.#cache
-          .byIndex<PodFacts>(Pods, INSTANCE_INDEX, keyFor(ns, name))
-          .find(
-            (p) => p.metadata?.labels?.["app.kubernetes.io/component"] === "orchestrator" && p.status?.podIP,
-          );
-        return pod ? `${pod.status?.podIP}:${ORCHESTRATOR_PORTS.service}` : undefined;
-      },
-    };
   }
 
   /** A new price cap, AI caps or session limit goes to the running node before the ConfigMap records it. */

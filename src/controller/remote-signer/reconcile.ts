@@ -28,7 +28,8 @@ import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { readDevnet } from "../devnet/lookup.ts";
 import type { NodeDoctor, NodeDoctorOptions } from "../doctor/index.ts";
 import { GatewayDuties } from "../duties/gateway-duties.ts";
-import type { AddressMode, OrchestratorView } from "../gateway/pool.ts";
+import { orchestratorAddressing } from "../gateway/addressing.ts";
+import type { OrchestratorView } from "../gateway/pool.ts";
 import { newSecretValue } from "../node-pod/index.ts";
 import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
 import type { ChainWatch } from "../node-status/chain-watch.ts";
@@ -39,8 +40,6 @@ import { OwnedSecrets } from "../node-status/owned-secrets.ts";
 import { revisitAfter } from "../node-status/revisit.ts";
 import { NodeRollout } from "../node-status/rollout.ts";
 import { nodeTargets } from "../node-status/targets.ts";
-import { PORTS as ORCHESTRATOR_PORTS } from "../orchestrator/names.ts";
-import { INSTANCE_INDEX } from "../orchestrator/watch.ts";
 import {
   type CacheReader,
   ChildApplier,
@@ -228,27 +227,13 @@ export class RemoteSignerReconciler implements Reconciler {
       defaultImage: this.#options.defaultImage,
       devnet,
       orchestrators: this.#cache.list<OrchestratorView & KubeObject>(Orchestrators, ns),
-      addressing: this.#addressing(ns),
+      addressing: orchestratorAddressing(this.#cache, this.#options.orchestratorAddresses, ns),
       gateways,
       hooksConfigured: !!this.#options.nodeHooksUrl,
       ...(hookTokenDigest ? { hookTokenDigest } : {}),
       ...(this.#options.operatorNamespace ? { operatorNamespace: this.#options.operatorNamespace } : {}),
     });
     return { plan, devnet, pods };
-  }
-
-  #addressing(ns: string): AddressMode {
-    if (this.#options.orchestratorAddresses !== "pod-ip") return "service";
-    return {
-      podAddress: (name) => {
-        const pod = this.#cache
-          .byIndex<PodFacts>(Pods, INSTANCE_INDEX, keyFor(ns, name))
-          .find(
-            (p) => p.metadata?.labels?.["app.kubernetes.io/component"] === "orchestrator" && p.status?.podIP,
-          );
-        return pod ? `${pod.status?.podIP}:${ORCHESTRATOR_PORTS.service}` : undefined;
-      },
-    };
   }
 
   /** Applied with replicas > 1; removed when the signer goes back to one (it would block drains). */
