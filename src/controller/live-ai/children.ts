@@ -15,8 +15,9 @@ import {
   StatefulSets,
 } from "../../kube/index.ts";
 import type { StoredOrchestrator } from "../../schema/orchestrator.ts";
+import { generatedSecret } from "../node-pod/index.ts";
 import type { CacheReader, ChildApplier } from "../runtime/index.ts";
-import { LIVE_RUNNER_COMPONENT, liveRunnersSecretName } from "./names.ts";
+import { LIVE_RUNNER_COMPONENT, LIVE_RUNNERS_FILE, liveRunnersSecretName } from "./names.ts";
 import type { LiveAiPlan } from "./plan.ts";
 
 export class LiveAiChildren {
@@ -32,16 +33,38 @@ export class LiveAiChildren {
     this.#children = children;
   }
 
-  /** Static: the Secret the node reads -liveRunnerConfig from; otherwise none (deleted if there was one). */
+  /**
+   * Static: the Secret the node reads -liveRunnerConfig from. Otherwise no runner is registered
+   * there: a Secret left from a static registration is emptied (`[]`), not deleted (the controller
+   * may not delete Secrets; the Orchestrator's deletion removes it through its owner reference).
+   */
   async applyRegistration(orch: StoredOrchestrator, plan: LiveAiPlan): Promise<void> {
     const key = keyOf(orch);
     if (!plan.secret) {
       if (this.#written.get(key) === "") return;
-      await this.#client
-        .delete(Secrets, orch.metadata?.namespace, liveRunnersSecretName(orch.metadata?.name ?? ""))
-        .catch((err: unknown) => {
-          if (!isNotFound(err)) throw err;
+      // Only an Orchestrator that had live apps (written here, or still in its status) can have one:
+      // no GET per Orchestrator in a burst.
+      const had = this.#written.has(key) || (orch.status?.ai?.live?.length ?? 0) > 0;
+      if (!had) {
+        this.#written.set(key, "");
+        return;
+      }
+      const name = liveRunnersSecretName(orch.metadata?.name ?? "");
+      const exists = await this.#client.get(Secrets, orch.metadata?.namespace, name).then(
+        () => true,
+        (err: unknown) => {
+          if (isNotFound(err)) return false;
+          throw err;
+        },
+      );
+      if (exists) {
+        const empty = generatedSecret({
+          name,
+          namespace: orch.metadata?.namespace ?? "default",
+          values: { [LIVE_RUNNERS_FILE]: "[]" },
         });
+        await applyOwned(this.#client, Secrets, orch, empty as KubeObject);
+      }
       this.#written.set(key, "");
       return;
     }
