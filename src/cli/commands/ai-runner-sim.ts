@@ -1,8 +1,9 @@
 // `livepeer-operator ai-runner-sim`: runs the AI runner stand-in in the foreground, configured as
 // the real livepeer/ai-runner image is (PIPELINE, MODEL_ID, AUTH_TOKEN), plus the simulator's knobs.
 import { startAiRunnerSimulator } from "../../simulator/ai-runner/runner.ts";
-import { RunnerArgsError, runnerOptionsFromArgs } from "../../simulator/ai-runner/runner-args.ts";
-import { type Command, UsageError } from "../command.ts";
+import { runnerOptionsFromArgs } from "../../simulator/ai-runner/runner-args.ts";
+import type { Command } from "../command.ts";
+import { runRunnerSimulator } from "../runner-sim.ts";
 
 const usage = `Usage: livepeer-operator ai-runner-sim [options]
 
@@ -42,35 +43,11 @@ export const command: Command = {
   name: "ai-runner-sim",
   summary: "Run an AI runner stand-in (text-to-image, /health after a cold start, CUDA OOM on demand).",
   usage,
-  async run(args) {
-    let options: ReturnType<typeof runnerOptionsFromArgs>;
-    try {
-      options = runnerOptionsFromArgs(args, process.env);
-    } catch (err) {
-      if (err instanceof RunnerArgsError)
-        throw new UsageError(err.unknownOption ? `${err.message}\n\n${usage}` : err.message);
-      throw err;
-    }
-    const runner = startAiRunnerSimulator(options);
-    const stopped = new Promise<string>((resolve) => {
-      process.once("SIGINT", () => resolve("interrupt"));
-      process.once("SIGTERM", () => resolve("terminated"));
-    });
-    const outcome = await Promise.race([
-      runner.listening.then(
-        (url) => ({ url }),
-        (err: Error) => ({ error: err }),
-      ),
-      stopped.then(() => ({ signalled: true as const })),
-    ]);
-    if ("error" in outcome) return 1;
-    if ("url" in outcome) {
-      process.stdout.write(
-        `READY ${JSON.stringify({ url: outcome.url, pipeline: options.pipeline, modelId: options.modelId })}\n`,
-      );
-      await stopped;
-    }
-    await runner.stop();
-    return 0;
-  },
+  run: (args) =>
+    runRunnerSimulator(
+      usage,
+      () => runnerOptionsFromArgs(args, process.env),
+      startAiRunnerSimulator,
+      (o) => ({ pipeline: o.pipeline, modelId: o.modelId }),
+    ),
 };

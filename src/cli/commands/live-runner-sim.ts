@@ -1,10 +1,10 @@
 // `livepeer-operator live-runner-sim`: runs the live runner stand-in in the foreground: ai-runner's
 // live-video-to-video app with a pass-through pipeline, registered with its orchestrator
 // (heartbeats) or polled by it (static). Flags and variables: src/simulator/live/README.md.
-import { RunnerArgsError } from "../../simulator/ai-runner/runner-args.ts";
 import { startLiveRunnerSimulator } from "../../simulator/live-runner/live-runner.ts";
 import { liveRunnerOptionsFromArgs } from "../../simulator/live-runner/live-runner-args.ts";
-import { type Command, UsageError } from "../command.ts";
+import type { Command } from "../command.ts";
+import { runRunnerSimulator } from "../runner-sim.ts";
 
 const usage = `Usage: livepeer-operator live-runner-sim [options]
 
@@ -44,35 +44,11 @@ export const command: Command = {
   name: "live-runner-sim",
   summary: "Run a live runner stand-in (pass-through live-video-to-video, heartbeat or static registration).",
   usage,
-  async run(args) {
-    let options: ReturnType<typeof liveRunnerOptionsFromArgs>;
-    try {
-      options = liveRunnerOptionsFromArgs(args, process.env);
-    } catch (err) {
-      if (err instanceof RunnerArgsError)
-        throw new UsageError(err.unknownOption ? `${err.message}\n\n${usage}` : err.message);
-      throw err;
-    }
-    const runner = startLiveRunnerSimulator(options);
-    const stopped = new Promise<string>((resolve) => {
-      process.once("SIGINT", () => resolve("interrupt"));
-      process.once("SIGTERM", () => resolve("terminated"));
-    });
-    const outcome = await Promise.race([
-      runner.listening.then(
-        (url) => ({ url }),
-        (err: Error) => ({ error: err }),
-      ),
-      stopped.then(() => ({ signalled: true as const })),
-    ]);
-    if ("error" in outcome) return 1;
-    if ("url" in outcome) {
-      process.stdout.write(
-        `READY ${JSON.stringify({ url: outcome.url, app: `${options.pipeline}/${options.modelId}` })}\n`,
-      );
-      await stopped;
-    }
-    await runner.stop();
-    return 0;
-  },
+  run: (args) =>
+    runRunnerSimulator(
+      usage,
+      () => liveRunnerOptionsFromArgs(args, process.env),
+      startLiveRunnerSimulator,
+      (o) => ({ app: `${o.pipeline}/${o.modelId}` }),
+    ),
 };

@@ -6,6 +6,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { waitFor } from "../../dev/cluster/process.ts";
 import { readNetworkCapabilities } from "../../node/client/network-capabilities.ts";
 import { readSolidPng } from "../ai-runner/png.ts";
 import { type AiRunnerOptions, type AiRunnerSimulator, startAiRunnerSimulator } from "../ai-runner/runner.ts";
@@ -282,12 +283,15 @@ describe("AI through the simulated network", () => {
     const gw = await gateway([aiOrch.sim, videoOrch.sim], await gatewayOnChain());
     // The node polls at start and every -liveAICapReportInterval; until one answered, 500.
     let network: Awaited<ReturnType<typeof readNetworkCapabilities>> | undefined;
-    const deadline = Date.now() + 10_000;
-    while (network?.orchestrators.length !== 2) {
-      if (Date.now() > deadline) throw new Error("the gateway listed no two orchestrators within 10 s");
-      network = await readNetworkCapabilities(gw.sim.urls.cli).catch(() => undefined);
-      if (network?.orchestrators.length !== 2) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(
+      "the gateway to list both orchestrators",
+      async () => {
+        network = await readNetworkCapabilities(gw.sim.urls.cli).catch(() => undefined);
+        return network?.orchestrators.length === 2;
+      },
+      10_000,
+      () => JSON.stringify(network),
+    );
     expect(network!.simulated).toBe(true);
     expect(network!.capabilityNames[27]).toBe("Text to image");
     // Each listed with the price it quoted this gateway (no overhead: -autoAdjustPrice=false).
