@@ -15,7 +15,8 @@ import { runnerName } from "../ai/names.ts";
 import { SESSION_LIMIT } from "../live/node-settings.ts";
 import type { NodeFacts } from "../node-status/facts.ts";
 import { ORCH_SECRET_KEY } from "./names.ts";
-import { type PlanInput, planOrchestrator } from "./plan.ts";
+import { DEFAULT_NODE_IMAGE } from "./controller.ts";
+import { describeProblems, type PlanInput, planOrchestrator } from "./plan.ts";
 import { SERVICE_ADDR_ANNOTATION } from "./service-address.ts";
 
 const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../examples");
@@ -262,6 +263,23 @@ describe("planOrchestrator renders the same children as before", () => {
       ...(ai.models.length ? { ai } : {}),
       liveChanges: liveChanges.map((c) => `${c.setting.what} ${c.from} -> ${c.to}`),
     }).toMatchSnapshot();
+  });
+});
+
+describe("every example Orchestrator", () => {
+  // A user applies them as they are: with the operator's default node image, none may render a
+  // flag that image's go-livepeer lacks (the node would refuse to start).
+  it.each(exampleOrchestrators)("%s renders no flag problem with the default image", (_, orch) => {
+    const devnet = orch.spec.devnet
+      ? ({
+          state: "resolved",
+          configMap: orch.spec.devnet.configMap,
+          ethUrl: "http://chain.devnet.svc:8545",
+          controller: "0x0000000000000000000000000000000000000001",
+        } as const)
+      : undefined;
+    const plan = planOrchestrator({ orch, nodes, defaultImage: DEFAULT_NODE_IMAGE, devnet });
+    expect(describeProblems(plan.problems)).toBe("");
   });
 });
 
