@@ -171,7 +171,8 @@ describe("status.ai.live per app", () => {
       [reading(0, "IDLE"), reading(1, "IDLE")],
       { notServed: true },
       { healthy: 0, registered: 0 },
-      /answers 404 on \/discovery/,
+      // The node's side said once; no runner blamed for what the node cannot tell yet.
+      /^0 of 2 runner\(s\) healthy: the node answers 404 on \/discovery: [^;]*$/,
     ],
     [
       "the node's discovery not read yet",
@@ -180,7 +181,7 @@ describe("status.ai.live per app", () => {
       [reading(0, "IDLE"), reading(1, "IDLE")],
       undefined,
       { healthy: 0, registered: 0 },
-      /GET \/discovery not read yet/,
+      /^0 of 2 runner\(s\) healthy: the node's GET \/discovery not read yet$/,
     ],
   ])("%s", (_, registration, pods, readings, node, want, reason) => {
     const [status] = liveStatusOf({

@@ -33,7 +33,8 @@ function runnerWhy(
   podName: string,
   reading: NodeReading | undefined,
   registration: "static" | "dynamic",
-  offered: boolean,
+  /** Whether the node offers it; undefined while the node's registry is not known (not read, or not served). */
+  offered: boolean | undefined,
 ): string | undefined {
   if (!pod) return `${podName}: not created yet`;
   const unscheduled = pod.status?.conditions?.find((c) => c.type === "PodScheduled" && c.status === "False");
@@ -51,7 +52,8 @@ function runnerWhy(
   if (reading?.health === "LOADING") return `${podName}: warm-up, /health says LOADING`;
   if (reading?.health !== undefined && !runnerServes(reading.health))
     return `${podName}: health failing, /health says ${reading.health}`;
-  if (offered) return undefined;
+  // Unknown to the node yet: the app's reason names the node's side once, no runner is blamed.
+  if (offered !== false) return undefined;
   return registration === "static"
     ? `${podName}: registered but not offered by the node (its health check of ${podName} fails)`
     : `${podName}: not registered or heartbeat stale (the node offers no runner ${podName})`;
@@ -77,7 +79,7 @@ export function liveAppStatus(a: LivePlannedApp, seen: LiveSeen & { plan: LiveAi
       name,
       seen.runnerReadings.find((r) => r.pod === name),
       registration,
-      !!seenByNode,
+      discovered ? !!seenByNode : undefined,
     );
     if (discovered && seenByNode && !why) {
       healthy++;
