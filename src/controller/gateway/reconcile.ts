@@ -1,7 +1,6 @@
 // The Gateway reconciler: an ordered list of named steps (each applies children built by pure
 // functions), then one status computation, written only when it changed.
 import {
-  applyOwned,
   ConfigMaps,
   type KubeClient,
   type KubeObject,
@@ -9,23 +8,21 @@ import {
   Nodes,
   type ObjectKey,
   Pods,
-  Secrets,
   Services,
   StatefulSets,
 } from "../../kube/index.ts";
 import type { ChainReads } from "../../node/chain/index.ts";
 import type { StoredGateway } from "../../schema/gateway.ts";
-import { hookTokenDigest } from "../../schema/node-hooks.ts";
 import type { StoredRemoteSigner } from "../../schema/remote-signer.ts";
 import { Gateways, Orchestrators, RemoteSigners } from "../../schema/resources.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
 import { readDevnet } from "../devnet/lookup.ts";
 import type { DoctorReport, NodeDoctor, NodeDoctorOptions, Quote } from "../doctor/index.ts";
 import { GatewayDuties } from "../duties/gateway-duties.ts";
-import { newSecretValue } from "../node-pod/index.ts";
 import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
 import type { ChainWatch } from "../node-status/chain-watch.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
+import { ensureHooksSecret } from "../node-status/hooks-secret-step.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
 import { nodeObservers } from "../node-status/observers.ts";
 import { OwnedSecrets } from "../node-status/owned-secrets.ts";
@@ -55,7 +52,7 @@ import {
   StatusWriter,
 } from "../runtime/index.ts";
 import { orchestratorAddressing } from "./addressing.ts";
-import { hooksSecret, hooksSecretState } from "./hooks-secret.ts";
+import { hooksSecret } from "./hooks-secret.ts";
 import { gatewayChildNames, HOOKS_SECRET_KEYS, PORTS } from "./names.ts";
 import { type GatewayPlan, planGateway, type SignerSeen } from "./plan.ts";
 import type { OrchestratorView } from "./pool.ts";
@@ -384,29 +381,16 @@ export class GatewayReconciler implements Reconciler {
     if (!needed || !base) return undefined;
     const ns = gw.metadata?.namespace ?? "default";
     const name = gw.metadata?.name ?? "";
-    const cached = await this.#ownedSecrets.read(gw, gatewayChildNames(name).hooksSecret);
-    const state = hooksSecretState(cached, base);
-    if (state.state === "current") return state.digest;
-    let token = newSecretValue();
-    if (state.state === "stale") {
-      const stored = await this.#client.get<KubeObject & { data?: Record<string, string> }>(
-        Secrets,
-        ns,
-        gatewayChildNames(name).hooksSecret,
-      );
-      const value = stored.data?.[HOOKS_SECRET_KEYS.token];
-      if (value) token = Buffer.from(value, "base64").toString("utf8");
-    }
-    this.#ownedSecrets.wrote(
-      gw,
-      await applyOwned(
-        this.#client,
-        Secrets,
-        gw,
-        hooksSecret({ gateway: name, namespace: ns, token, base }) as KubeObject,
-      ),
-    );
-    return hookTokenDigest(token);
+    return ensureHooksSecret({
+      client: this.#client,
+      ownedSecrets: this.#ownedSecrets,
+      owner: gw,
+      name: gatewayChildNames(name).hooksSecret,
+      base,
+      tokenKey: HOOKS_SECRET_KEYS.token,
+      keys: Object.values(HOOKS_SECRET_KEYS),
+      render: (token) => hooksSecret({ gateway: name, namespace: ns, token, base }) as KubeObject,
+    });
   }
 }
 

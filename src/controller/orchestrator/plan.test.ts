@@ -14,8 +14,8 @@ import { OrchestratorSchema } from "../../schema/orchestrator.ts";
 import { runnerName } from "../ai/names.ts";
 import { SESSION_LIMIT } from "../live/node-settings.ts";
 import type { NodeFacts } from "../node-status/facts.ts";
-import { ORCH_SECRET_KEY } from "./names.ts";
 import { DEFAULT_NODE_IMAGE } from "./controller.ts";
+import { ORCH_SECRET_KEY } from "./names.ts";
 import { describeProblems, type PlanInput, planOrchestrator } from "./plan.ts";
 import { SERVICE_ADDR_ANNOTATION } from "./service-address.ts";
 
@@ -273,7 +273,7 @@ describe("every example Orchestrator", () => {
     const devnet = orch.spec.devnet
       ? ({
           state: "resolved",
-          configMap: orch.spec.devnet.configMap,
+          configMap: orch.spec.devnet,
           ethUrl: "http://chain.devnet.svc:8545",
           controller: "0x0000000000000000000000000000000000000001",
         } as const)

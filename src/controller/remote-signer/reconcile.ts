@@ -2,7 +2,6 @@
 // functions), then one status computation, written only when it changed. The chain watch and the
 // funding guard are the signer's: its account pays for every keyless Gateway and app using it.
 import {
-  applyOwned,
   ConfigMaps,
   isNotFound,
   type KubeClient,
@@ -15,13 +14,11 @@ import {
   Pods,
   RoleBindings,
   Roles,
-  Secrets,
   ServiceAccounts,
   Services,
 } from "../../kube/index.ts";
 import type { ChainReads } from "../../node/chain/index.ts";
 import { flagText } from "../../node/config/index.ts";
-import { hookTokenDigest } from "../../schema/node-hooks.ts";
 import type { StoredRemoteSigner } from "../../schema/remote-signer.ts";
 import { Gateways, Orchestrators, RemoteSigners } from "../../schema/resources.ts";
 import type { DevnetResolution } from "../devnet/deployment-config-map.ts";
@@ -30,10 +27,10 @@ import type { NodeDoctor, NodeDoctorOptions } from "../doctor/index.ts";
 import { GatewayDuties } from "../duties/gateway-duties.ts";
 import { orchestratorAddressing } from "../gateway/addressing.ts";
 import type { OrchestratorView } from "../gateway/pool.ts";
-import { newSecretValue } from "../node-pod/index.ts";
 import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
 import type { ChainWatch } from "../node-status/chain-watch.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
+import { ensureHooksSecret } from "../node-status/hooks-secret-step.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
 import { nodeObservers } from "../node-status/observers.ts";
 import { OwnedSecrets } from "../node-status/owned-secrets.ts";
@@ -52,7 +49,7 @@ import {
   type StatusNews,
   StatusWriter,
 } from "../runtime/index.ts";
-import { signerHooksSecret, signerHooksSecretState } from "./hooks-secret.ts";
+import { signerHooksSecret } from "./hooks-secret.ts";
 import { COMPONENT, SIGNER_CLI_PORT, SIGNER_HOOKS_KEYS, signerChildNames } from "./names.ts";
 import { planSigner, type SignerPlan } from "./plan.ts";
 import { computeSignerStatus, ownedSignerStatus } from "./status.ts";
@@ -256,28 +253,15 @@ export class RemoteSignerReconciler implements Reconciler {
     if (!base) return undefined;
     const ns = signer.metadata?.namespace ?? "default";
     const name = signer.metadata?.name ?? "";
-    const secretName = signerChildNames(name).hooksSecret;
-    const state = signerHooksSecretState(await this.#ownedSecrets.read(signer, secretName), base);
-    if (state.state === "current") return state.digest;
-    let token = newSecretValue();
-    if (state.state === "stale") {
-      const stored = await this.#client.get<KubeObject & { data?: Record<string, string> }>(
-        Secrets,
-        ns,
-        secretName,
-      );
-      const value = stored.data?.[SIGNER_HOOKS_KEYS.token];
-      if (value) token = Buffer.from(value, "base64").toString("utf8");
-    }
-    this.#ownedSecrets.wrote(
-      signer,
-      await applyOwned(
-        this.#client,
-        Secrets,
-        signer,
-        signerHooksSecret({ signer: name, namespace: ns, token, base }) as KubeObject,
-      ),
-    );
-    return hookTokenDigest(token);
+    return ensureHooksSecret({
+      client: this.#client,
+      ownedSecrets: this.#ownedSecrets,
+      owner: signer,
+      name: signerChildNames(name).hooksSecret,
+      base,
+      tokenKey: SIGNER_HOOKS_KEYS.token,
+      keys: Object.values(SIGNER_HOOKS_KEYS),
+      render: (token) => signerHooksSecret({ signer: name, namespace: ns, token, base }) as KubeObject,
+    });
   }
 }
