@@ -69,3 +69,33 @@ export async function resolvePodHosts(
   const ips = await podIps(core, hosts, timeoutMs, signal);
   return routePodHosts(text, (h) => ips.get(h.host));
 }
+
+/** What a pod needs for a cluster DNS name (a StatefulSet's pod under its headless Service). */
+export interface NamedPod {
+  metadata?: { name?: string; namespace?: string; deletionTimestamp?: unknown };
+  spec?: { hostname?: string; subdomain?: string };
+  status?: { phase?: string; podIP?: string };
+}
+
+/**
+ * `HOST:IP` pairs (as curl's --resolve) for every running pod with a cluster DNS name
+ * (`<hostname>.<subdomain>.<namespace>.svc.cluster.local`) and a loopback IP: what the cluster's
+ * DNS would answer, for a client on this machine (the local pods' IPs are loopback; any other
+ * address is left out, never dialled).
+ */
+export function clusterDnsPairs(pods: readonly NamedPod[]): string[] {
+  return pods
+    .filter(
+      (p) =>
+        p.spec?.hostname &&
+        p.spec.subdomain &&
+        p.status?.phase === "Running" &&
+        !p.metadata?.deletionTimestamp &&
+        p.status.podIP?.startsWith("127."),
+    )
+    .map(
+      (p) =>
+        `${p.spec!.hostname}.${p.spec!.subdomain}.${p.metadata?.namespace ?? "default"}.svc.cluster.local:${p.status!.podIP}`,
+    )
+    .sort();
+}
