@@ -9,7 +9,7 @@ import type { V1Deployment, V1EnvVar, V1Service, V1Volume } from "@kubernetes/cl
 import type { AiModelSpec } from "../../schema/ai.ts";
 import { AI_RUNNER_PORT } from "../../schema/ai.ts";
 import type { PodTemplateOverrides } from "../../schema/pod-template.ts";
-import { placementFor } from "../gpu/placement.ts";
+import { placementFor, runnerPodScheduling } from "../gpu/placement.ts";
 import { gpuMemoryNeed } from "./model-needs.ts";
 import { aiSecretName, RUNNER_CONTAINER, runnerLabels, tokenKey } from "./names.ts";
 import { runnerImageFor } from "./runner-image.ts";
@@ -83,7 +83,6 @@ export function buildRunner(i: RunnerInput): Runner {
       : // No volume named: the runner downloads the weights at every start (slow, but it works).
         { name: "weights", emptyDir: {} };
   const o = i.podTemplate ?? {};
-  const tolerations = [...placement.tolerations, ...(o.tolerations ?? [])];
   const deployment: V1Deployment = {
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -133,12 +132,7 @@ export function buildRunner(i: RunnerInput): Runner {
             },
           ],
           volumes: [weights],
-          ...(placement.affinity ? { affinity: placement.affinity } : {}),
-          ...(tolerations.length ? { tolerations } : {}),
-          ...(o.nodeSelector ? { nodeSelector: o.nodeSelector } : {}),
-          ...(placement.runtimeClassName ? { runtimeClassName: placement.runtimeClassName } : {}),
-          automountServiceAccountToken: false,
-          enableServiceLinks: false,
+          ...runnerPodScheduling(placement, o),
         },
       },
     },

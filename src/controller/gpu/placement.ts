@@ -1,6 +1,6 @@
 // Where a node pod may run: GPU limits, node affinity on GPU Feature Discovery labels, the
 // GPU taint's toleration and the runtime class. The real kube-scheduler does the placing.
-import type { V1Affinity, V1NodeSelectorRequirement, V1Toleration } from "@kubernetes/client-node";
+import type { V1Affinity, V1NodeSelectorRequirement, V1PodSpec, V1Toleration } from "@kubernetes/client-node";
 import { requirementsMatch } from "../../kube/label-selector.ts";
 import { ENCODERLESS_PRODUCTS } from "./products.ts";
 
@@ -67,4 +67,32 @@ export function nvidiaDevices(count: number): string {
 /** Whether a node's labels satisfy every requirement. */
 export function labelsMatch(labels: Record<string, string>, reqs: V1NodeSelectorRequirement[]): boolean {
   return requirementsMatch(labels, reqs);
+}
+
+/**
+ * A runner pod's scheduling fields (batch and live AI runners alike): the placement's affinity,
+ * its tolerations and the Orchestrator's pool tolerations, the pool's nodeSelector, the runtime
+ * class; no service account token and no service links (a runner needs neither).
+ */
+export function runnerPodScheduling(
+  placement: PodPlacement,
+  pool: { tolerations?: V1Toleration[]; nodeSelector?: Record<string, string> },
+): Pick<
+  V1PodSpec,
+  | "affinity"
+  | "tolerations"
+  | "nodeSelector"
+  | "runtimeClassName"
+  | "automountServiceAccountToken"
+  | "enableServiceLinks"
+> {
+  const tolerations = [...placement.tolerations, ...(pool.tolerations ?? [])];
+  return {
+    ...(placement.affinity ? { affinity: placement.affinity } : {}),
+    ...(tolerations.length ? { tolerations } : {}),
+    ...(pool.nodeSelector ? { nodeSelector: pool.nodeSelector } : {}),
+    ...(placement.runtimeClassName ? { runtimeClassName: placement.runtimeClassName } : {}),
+    automountServiceAccountToken: false,
+    enableServiceLinks: false,
+  };
 }

@@ -7,7 +7,7 @@ import type { V1EnvVar, V1Service, V1StatefulSet } from "@kubernetes/client-node
 import type { LiveAppSpec } from "../../schema/live-ai.ts";
 import { LIVE_PIPELINE } from "../../schema/live-ai.ts";
 import type { PodTemplateOverrides } from "../../schema/pod-template.ts";
-import { placementFor } from "../gpu/placement.ts";
+import { placementFor, runnerPodScheduling } from "../gpu/placement.ts";
 import { liveRunnerImageFor } from "./image.ts";
 import {
   LIVE_APP_LABEL,
@@ -78,7 +78,6 @@ export function buildLiveRunners(i: LiveRunnersInput): LiveRunners {
       : []),
   ];
   const o = i.podTemplate ?? {};
-  const tolerations = [...placement.tolerations, ...(o.tolerations ?? [])];
   const annotations = { [LIVE_APP_LABEL]: liveAppName(app.id) };
   const statefulSet: V1StatefulSet = {
     apiVersion: "apps/v1",
@@ -117,12 +116,7 @@ export function buildLiveRunners(i: LiveRunnersInput): LiveRunners {
               },
             },
           ],
-          ...(placement.affinity ? { affinity: placement.affinity } : {}),
-          ...(tolerations.length ? { tolerations } : {}),
-          ...(o.nodeSelector ? { nodeSelector: o.nodeSelector } : {}),
-          ...(placement.runtimeClassName ? { runtimeClassName: placement.runtimeClassName } : {}),
-          automountServiceAccountToken: false,
-          enableServiceLinks: false,
+          ...runnerPodScheduling(placement, o),
         },
       },
     },
