@@ -189,6 +189,9 @@ describe("live video-to-video on the devnet, paid with tickets the remote signer
     expect(nonces[0]).toBe(signed[0]);
     for (let i = 1; i < nonces.length; i++) expect(nonces[i]!).toBeGreaterThan(nonces[i - 1]!);
     expect(hookCalls.map((c) => c.state.Type)).toEqual(hookCalls.map(() => "lv2v"));
+    console.info(
+      `paid session ${mid}: ${total} tickets accepted in ${accepted.length} payments (${accepted.join("+")}), ${r.out.received} of ${r.out.published} frames back, webhook nonces ${nonces.join(",")}`,
+    );
     // The client closed its input: the session ends, the runner's slot is free again.
     await waitFor("the runner's slot to be free", async () => (await runnerStreams()) === 0, 30_000, context);
   }, 240_000);
@@ -213,6 +216,9 @@ describe("live video-to-video on the devnet, paid with tickets the remote signer
     );
     expect(orch).toMatch(new RegExp(`manifest_id=${mid} .*Accounted payment for sessionID=${mid}, fee=\\d+`));
     expect(signerLog.join("\n")).toContain("tenant acme is over its daily budget");
+    console.info(
+      `refused tenant, session ${mid}: output ended after ${r.out.output_ended_after} s; ${orchLog.filter((l) => l.includes(`Accounted payment for sessionID=${mid},`)).length} charges before "insufficient balance"; ${hookCalls.length} webhook calls`,
+    );
     await waitFor("the runner's slot to be free", async () => (await runnerStreams()) === 0, 30_000, context);
   }, 300_000);
 });
