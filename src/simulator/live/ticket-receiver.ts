@@ -14,11 +14,11 @@
 // Errors and log lines are the node's.
 import { getAddress } from "ethers";
 import { add, compare, floatString, type Rational, rational, ZERO } from "../../node/pricing/rational.ts";
-import { bytesToBigInt, type PaymentMessage } from "../../node/wire/messages.ts";
+import { bytesToBigInt, type PaymentMessage, type TicketParamsMessage } from "../../node/wire/messages.ts";
 import type { SimulatedEthClient } from "../chain-client.ts";
 import type { GlogLevel } from "../glog.ts";
 import { keccak, recoverNodeSigner } from "../signer/signatures.ts";
-import { MAX_WIN_PROB, ticketEv, ticketHash } from "../signer/tickets.ts";
+import { type ExpirationParams, MAX_WIN_PROB, ticketEv, ticketHash } from "../signer/tickets.ts";
 import { recipientRandHash, type TicketParamsSource } from "../ticket-params.ts";
 
 /** pm/recipient.go maxSenderNonces. */
@@ -128,19 +128,18 @@ export class TicketReceiver {
     for (const tsp of payment.ticketSenderParams) {
       let won = false;
       try {
-        // ValidateSender, then ValidateTicket.
-        if (withdrawRound !== 0n && withdrawRound <= lastInitializedRound + 1n) {
-          throw new PaymentError(`deposit and reserve for sender ${sender} is set to unlock soon`, true);
-        }
-        if (!leftPad(params.recipient, 20).equals(leftPad(ours, 20))) {
-          throw new PaymentError("invalid ticket recipient", true);
-        }
-        if (payment.sender.every((b) => b === 0)) throw new PaymentError("invalid ticket sender", true);
-        if (!recipientRandHash(rand).equals(leftPad(params.recipientRandHash, 32))) {
-          throw new PaymentError("invalid recipientRand for ticket recipientRandHash", true);
-        }
-        const hash = ticketHash(params, leftPad(payment.sender, 20), tsp.senderNonce, expiration);
-        if (recoverNodeSigner(hash, tsp.sig) !== sender) throw new PaymentError("invalid ticket signature");
+        const problem = ticketProblem({
+          params,
+          sender: payment.sender,
+          senderNonce: tsp.senderNonce,
+          sig: tsp.sig,
+          expiration,
+          rand,
+          recipient: ours,
+          withdrawRound,
+          lastInitializedRound,
+        });
+        if (problem) throw problem;
         won = isWinning(tsp.sig, rand, winProb);
         this.#useNonce(randHex, tsp.senderNonce, expirationBlock, sender);
         if (expirationBlock <= head.blockNumber) throw new PaymentError("TicketParams expired");
@@ -195,6 +194,43 @@ export class TicketReceiver {
     }
     entry.seen.add(nonce);
   }
+}
+
+export interface TicketToCheck {
+  params: TicketParamsMessage;
+  /** The payment's sender bytes. */
+  sender: Buffer;
+  senderNonce: number;
+  sig: Buffer;
+  expiration: ExpirationParams;
+  /** This orchestrator's rand for the ticket's quoted parameters (TicketParamsSource.recipientRand). */
+  rand: Buffer;
+  /** This orchestrator's address. */
+  recipient: Buffer;
+  /** TicketBroker.getSenderInfo(sender).sender.withdrawRound, RoundsManager.lastInitializedRound. */
+  withdrawRound: bigint;
+  lastInitializedRound: bigint;
+}
+
+/**
+ * pm/sendermonitor.go ValidateSender, then pm/validator.go ValidateTicket, in the node's order: the
+ * error (fatal but for a bad signature), or undefined for a valid ticket.
+ */
+export function ticketProblem(t: TicketToCheck): PaymentError | undefined {
+  const sender = getAddress(`0x${leftPad(t.sender, 20).toString("hex")}`);
+  if (t.withdrawRound !== 0n && t.withdrawRound <= t.lastInitializedRound + 1n) {
+    return new PaymentError(`deposit and reserve for sender ${sender} is set to unlock soon`, true);
+  }
+  if (!leftPad(t.params.recipient, 20).equals(leftPad(t.recipient, 20))) {
+    return new PaymentError("invalid ticket recipient", true);
+  }
+  if (t.sender.every((b) => b === 0)) return new PaymentError("invalid ticket sender", true);
+  if (!recipientRandHash(t.rand).equals(leftPad(t.params.recipientRandHash, 32))) {
+    return new PaymentError("invalid recipientRand for ticket recipientRandHash", true);
+  }
+  const hash = ticketHash(t.params, leftPad(t.sender, 20), t.senderNonce, t.expiration);
+  if (recoverNodeSigner(hash, t.sig) !== sender) return new PaymentError("invalid ticket signature");
+  return undefined;
 }
 
 /** pm/validator.go IsWinningTicket: keccak256(sig, rand) < winProb. */
