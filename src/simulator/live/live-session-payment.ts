@@ -70,8 +70,10 @@ export class LiveSessionPayments {
     try {
       await this.receiver.processPayment(payment, manifestId, log);
     } catch (err) {
-      if (err instanceof PaymentError) return err.message;
-      throw err;
+      // A chain read that failed is the node's error too (isActive, GetSenderInfo): a 400.
+      return err instanceof PaymentError
+        ? err.message
+        : `could not process payment: ${(err as Error).message}`;
     }
     const priced = BigInt(payment.expectedPrice?.pricePerUnit ?? 0) > 0n;
     if (checkBalance && priced && !this.receiver.sufficientBalance(paymentSender(payment), manifestId)) {
