@@ -217,6 +217,7 @@ export async function startNodeSimulator(options: NodeSimulatorOptions): Promise
         log,
         sink,
         cwd: options.cwd ?? process.cwd(),
+        ...(eth ? { eth } : {}),
         timings: {
           ...(options.timings?.liveHeartbeatTtlMs
             ? { heartbeatTtlMs: options.timings.liveHeartbeatTtlMs }

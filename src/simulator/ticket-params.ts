@@ -39,6 +39,36 @@ export interface TicketSettings {
   redeemGas: bigint;
 }
 
+/** What a ticket's recipientRand is made of (pm/recipient.go rand's arguments). */
+export interface QuotedParams {
+  /** big.Int.Bytes() of the seed: no leading zeros. */
+  seed: Buffer;
+  /** 20 bytes (the zero address' bytes when the asker was anonymous). */
+  sender: Buffer;
+  faceValue: bigint;
+  winProb: bigint;
+  expirationBlock: bigint;
+  /** Wei per pixel, reduced (big.Rat). */
+  price: Rational;
+  creationRound: bigint;
+  creationRoundBlockHash: Buffer;
+}
+
+/** keccak256 of the rand left-padded to 32 bytes: what TicketParams.recipientRandHash carries. */
+export function recipientRandHash(rand: Buffer): Buffer {
+  return Buffer.from(getBytes(keccak256(leftPad32(rand))));
+}
+
+function leftPad32(bytes: Buffer): Buffer {
+  return leftPad(bytes, 32);
+}
+
+/** ethcommon.LeftPadBytes over the last `size` bytes (an address' Bytes() is always 20). */
+function leftPad(bytes: Buffer, size: number): Buffer {
+  const tail = bytes.subarray(Math.max(0, bytes.length - size));
+  return Buffer.concat([Buffer.alloc(size - tail.length), tail]);
+}
+
 interface ChainView {
   blockNumber: bigint;
   gasPrice: bigint;
@@ -77,34 +107,55 @@ export class TicketParamsSource {
     }
     const winProb = winProbFor(faceValue, ev);
     const expirationBlock = view.blockNumber + PARAMS_EXPIRATION_BLOCKS;
-    const seed = randomBytes(32);
+    const seed = bigIntToBytes(BigInt(`0x${randomBytes(32).toString("hex")}`));
     const roundHash = Buffer.from(getBytes(view.roundBlockHash));
-    // pm/recipient.go rand: HMAC over seed, sender, face value, win prob, expiration, price, aux data.
-    const roundBytes = bigIntToBytes(view.round);
-    const aux = Buffer.concat([Buffer.alloc(32 - roundBytes.length), roundBytes, roundHash]);
-    const recipientRand = createHmac("sha256", this.#secret)
-      .update(
-        Buffer.concat([
-          bigIntToBytes(BigInt(`0x${seed.toString("hex")}`)),
-          sender,
-          bigIntToBytes(faceValue),
-          bigIntToBytes(winProb),
-          bigIntToBytes(expirationBlock),
-          bigIntToBytes(price.num),
-          bigIntToBytes(price.den),
-          aux,
-        ]),
-      )
-      .digest();
+    const recipientRand = this.recipientRand({
+      seed,
+      sender,
+      faceValue,
+      winProb,
+      expirationBlock,
+      price,
+      creationRound: view.round,
+      creationRoundBlockHash: roundHash,
+    });
     return {
       recipient: await recipient(),
       faceValue: bigIntToBytes(faceValue),
       winProb: bigIntToBytes(winProb),
-      recipientRandHash: Buffer.from(getBytes(keccak256(recipientRand))),
-      seed: bigIntToBytes(BigInt(`0x${seed.toString("hex")}`)),
+      recipientRandHash: recipientRandHash(recipientRand),
+      seed,
       expirationBlock: bigIntToBytes(expirationBlock),
       expirationParams: { creationRound: view.round, creationRoundBlockHash: roundHash },
     };
+  }
+
+  /**
+   * pm/recipient.go rand: the HMAC, under the secret made at start, of what the parameters were
+   * quoted on (the seed, sender, face value, win probability, expiration block, price and the aux
+   * data: creation round and its block hash, none when both are zero). A ticket whose
+   * recipientRandHash is not keccak256 of this was not issued by this orchestrator.
+   */
+  recipientRand(q: QuotedParams): Buffer {
+    const round = bigIntToBytes(q.creationRound);
+    const aux =
+      q.creationRound === 0n && q.creationRoundBlockHash.every((b) => b === 0)
+        ? Buffer.alloc(0)
+        : Buffer.concat([Buffer.alloc(32 - round.length), round, leftPad32(q.creationRoundBlockHash)]);
+    return createHmac("sha256", this.#secret)
+      .update(
+        Buffer.concat([
+          q.seed,
+          leftPad(q.sender, 20),
+          bigIntToBytes(q.faceValue),
+          bigIntToBytes(q.winProb),
+          bigIntToBytes(q.expirationBlock),
+          bigIntToBytes(q.price.num),
+          bigIntToBytes(q.price.den),
+          aux,
+        ]),
+      )
+      .digest();
   }
 
   #chain(): Promise<ChainView> {

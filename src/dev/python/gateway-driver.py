@@ -15,15 +15,19 @@
       N times (the session carries the signer's state) -> {"payments": [{"payment": <base64
       protobuf Payment>, "segCreds": <base64 SegData>}, ...]}
 
-  lv2v --orch-url https://HOST:PORT --model-id MODEL [--wait-seconds S]   (stdin: a clip, base64)
-      start_lv2v([URL], StartJobRequest(model_id=MODEL)) off chain (payments on), publishes the
-      clip's frames at their frame rate with MediaPublish, reads the output back with
+  lv2v --orch-url https://HOST:PORT --model-id MODEL [--wait-seconds S] [--signer-url URL
+       [--signer-headers JSON]] [--repeat-seconds S]   (stdin: a clip, base64)
+      start_lv2v([URL], StartJobRequest(model_id=MODEL)[, signer_url=...]) (payments on: through
+      the signer on chain), publishes the clip's frames at their frame rate with MediaPublish
+      (again and again for --repeat-seconds, until the output ends), reads the output back with
       media_output().frames(), then closes the job -> {"job": {manifest_id, publish_url, ...},
       "published": n, "received": m, "sizes": ["WxH", ...]}: received counts the frames decoded
       until none came for 2 s after the last was published (at most --wait-seconds); the frames
       of the segment still open when the job closes are not among them (closing the input
       channel ends the session and its output channel); with --control JSON that message is
-      written on the control channel; "event" is the first message of the events channel
+      written on the control channel; "event" is the first message of the events channel;
+      "output_ended_after": seconds from the start until the output channel ended (the
+      orchestrator stopped the session), or null
   lv2v-start --orch-url https://HOST:PORT --model-id MODEL
       start_lv2v without payments or control keepalives, and exits leaving the session open ->
       {"job": {...}}
@@ -122,7 +126,10 @@ def lv2v(args: argparse.Namespace) -> dict:
 
     async def run() -> dict:
         # start_lv2v is synchronous; called on a running loop it starts the payment sender.
-        job = start_lv2v([args.orch_url], StartJobRequest(model_id=args.model_id), timeout=30.0)
+        job = start_lv2v(
+            [args.orch_url], StartJobRequest(model_id=args.model_id), timeout=30.0, **_signer_kwargs(args)
+        )
+        started = asyncio.get_running_loop().time()
         sizes: list[str] = []
         received = 0
         output = job.media_output(start_seq=0)
@@ -136,7 +143,14 @@ def lv2v(args: argparse.Namespace) -> dict:
                     if size not in sizes:
                         sizes.append(size)
 
-        reader = asyncio.create_task(read())
+        output_ended_after = None
+
+        async def read_until_end() -> None:
+            nonlocal output_ended_after
+            await read()
+            output_ended_after = asyncio.get_running_loop().time() - started
+
+        reader = asyncio.create_task(read_until_end())
         # The events channel's first message (the runner's), and one control message to the runner.
         first_event = None
 
@@ -153,13 +167,27 @@ def lv2v(args: argparse.Namespace) -> dict:
             MediaPublishConfig(tracks=[VideoOutputConfig(fps=30.0, keyframe_interval_s=0.5)])
         )
         published = 0
-        with av.open(io.BytesIO(clip)) as container:
-            stream = container.streams.video[0]
-            fps = float(stream.average_rate or 30)
-            for frame in container.decode(stream):
-                await media.write_frame(frame)
-                published += 1
-                await asyncio.sleep(1.0 / fps)
+        # The clip once, or again and again for --repeat-seconds (until the session's output ends),
+        # each pass's timestamps after the last (the publisher drops frames that go back in time).
+        pts_offset = next_offset = 0
+        while True:
+            with av.open(io.BytesIO(clip)) as container:
+                stream = container.streams.video[0]
+                fps = float(stream.average_rate or 30)
+                step = max(1, round(1 / (fps * float(stream.time_base))))
+                for frame in container.decode(stream):
+                    if output_ended_after is not None:
+                        break
+                    if frame.pts is not None:
+                        frame.pts += pts_offset
+                        next_offset = frame.pts + step
+                    await media.write_frame(frame)
+                    published += 1
+                    await asyncio.sleep(1.0 / fps)
+            pts_offset = next_offset
+            elapsed = asyncio.get_running_loop().time() - started
+            if output_ended_after is not None or elapsed >= args.repeat_seconds:
+                break
         # Frames still on the way come back while the session lasts: wait until none came for
         # two seconds (at most --wait-seconds). The segment still open is dropped on close.
         loop = asyncio.get_running_loop()
@@ -183,6 +211,7 @@ def lv2v(args: argparse.Namespace) -> dict:
             "received": received,
             "sizes": sizes,
             "event": first_event,
+            "output_ended_after": output_ended_after,
         }
 
     return asyncio.run(run())
@@ -226,6 +255,9 @@ def parser() -> argparse.ArgumentParser:
     lv.add_argument("--model-id", required=True, help="the live pipeline, e.g. noop")
     lv.add_argument("--wait-seconds", type=float, default=10.0, help="wait for frames after publishing")
     lv.add_argument("--control", default="", help="a JSON object to write on the control channel")
+    lv.add_argument("--signer-url", help="a remote signer's base URL: it signs and pays (on chain)")
+    lv.add_argument("--signer-headers", help="headers for the signer, a JSON object")
+    lv.add_argument("--repeat-seconds", type=float, default=0.0, help="publish the clip again until then")
     lv.set_defaults(handler=lv2v)
     ls = sub.add_parser("lv2v-start", help="start_lv2v and leave the session open")
     ls.add_argument("--orch-url", required=True, help="https://host:port of an orchestrator")

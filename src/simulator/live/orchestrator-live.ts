@@ -21,15 +21,18 @@ import { readFileSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { encodeMessage } from "../../node/wire/messages.ts";
 import type { AuthTokens } from "../auth-tokens.ts";
+import type { SimulatedEthClient } from "../chain-client.ts";
 import { clogMessage, goDuration, type LogContext } from "../clog.ts";
 import type { GlogLevel } from "../glog.ts";
 import { type Handler, sendJson, sendText } from "../http-server.ts";
 import type { NodeModel } from "../node-model.ts";
 import { type InfoSource, orchestratorInfoMessage } from "../orchestrator-info-message.ts";
 import { clientIp, readBody } from "../orchestrator-routes.ts";
+import { durationMs } from "../scenario.ts";
 import { decodePayment, decodeSegData, PAYMENT_HEADER, SEGMENT_HEADER } from "../segment-protocol.ts";
 import type { SimulatorState } from "../state.ts";
 import { LiveRunnerRegistry, RunnerError } from "./live-runners.ts";
+import { LiveSessionPayments, paymentSender } from "./live-session-payment.ts";
 import { TRICKLE_PATH, TrickleServer } from "./trickle-server.ts";
 
 export const LIVE_PIPELINE = "live-video-to-video";
@@ -57,7 +60,12 @@ export interface OrchestratorLiveOptions {
   sink: (line: string) => void;
   cwd: string;
   timings?: LiveTimings;
+  /** On chain: the node's chain client (tickets are received and sessions charged). */
+  eth?: SimulatedEthClient;
 }
+
+/** starter.go defaultLivePaymentInterval. */
+const LIVE_PAYMENT_INTERVAL_MS = 5_000;
 
 /** -orchSecret: a value, or the path of a file holding it (common.ReadFromFile). */
 function secretOf(value: string | undefined, cwd: string): string {
@@ -74,12 +82,24 @@ function secretOf(value: string | undefined, cwd: string): string {
 export class OrchestratorLive {
   readonly trickle: TrickleServer;
   readonly registry: LiveRunnerRegistry;
+  /** On chain only: the tickets received and the sessions' balances. */
+  readonly payments: LiveSessionPayments | undefined;
 
   private readonly o: OrchestratorLiveOptions;
 
   private constructor(o: OrchestratorLiveOptions) {
     this.o = o;
     const flags = o.node.flags;
+    this.payments =
+      o.eth && o.info.tickets
+        ? new LiveSessionPayments({
+            eth: o.eth,
+            tickets: o.info.tickets,
+            recipient: o.info.address,
+            ev: /^\d+$/.test(flags.ticketEV ?? "") ? BigInt(flags.ticketEV!) : 8_000_000_000n,
+            intervalMs: durationMs(flags.livePaymentInterval ?? "") ?? LIVE_PAYMENT_INTERVAL_MS,
+          })
+        : undefined;
     this.trickle = new TrickleServer({
       log: o.sink,
       ...(o.timings?.trickleIdleTimeoutMs ? { idleTimeoutMs: o.timings.trickleIdleTimeoutMs } : {}),
@@ -274,41 +294,67 @@ export class OrchestratorLive {
       return this.respondWithError(res, payment.error, 402);
     }
     const seg = decodeSegData(req.headers[SEGMENT_HEADER.toLowerCase()] as string | undefined);
+    // On chain the credentials must be signed by the payment's sender (verifySegCreds).
+    const sigProblem = "ok" in seg ? this.payments?.segSigProblem(seg.ok, payment.ok) : undefined;
+    if (sigProblem) log("E", "segment_rpc.go:421", "Sig check failed");
     const credsError =
       "error" in seg
         ? seg.error
-        : !seg.ok.authToken
-          ? "missing auth token"
-          : !this.o.tokens.verify(seg.ok.authToken)
-            ? "invalid auth token"
-            : Number(seg.ok.authToken.expiration) * 1000 < Date.now()
-              ? "expired auth token"
-              : undefined;
+        : sigProblem
+          ? sigProblem
+          : !seg.ok.authToken
+            ? "missing auth token"
+            : !this.o.tokens.verify(seg.ok.authToken)
+              ? "invalid auth token"
+              : Number(seg.ok.authToken.expiration) * 1000 < Date.now()
+                ? "expired auth token"
+                : undefined;
     if (credsError) {
       release();
       return this.respondWithError(res, credsError, 403);
+    }
+    // The first payment, credited to this session; a priced one must leave at least the ticket EV.
+    const paymentProblem = await this.payments?.take(payment.ok, mid, log, true);
+    if (paymentProblem) {
+      release();
+      return this.respondWithError(res, paymentProblem, 400);
     }
     const channels = [mid, `${mid}-out`, `${mid}-control`, `${mid}-events`] as const;
     const mimes = ["video/MP2T", "video/MP2T", "application/json", "application/json"];
     channels.forEach((name, i) => {
       this.trickle.create(name, mimes[i]!);
     });
+    let closed = false;
     const closeSession = () => {
+      if (closed) return;
+      closed = true;
       this.trickle.off("closed", onClosed);
+      this.trickle.off("segment", onSegment);
       for (const name of channels) this.trickle.close(name);
       release();
+      if (charger) {
+        charger.stop();
+        log("I", "live_payment_processor.go:66", "Done processing payments for session");
+      }
     };
     const onClosed = (name: string) => {
       if (name !== mid) return;
       log("I", "ai_http.go:1108", "Error getting local trickle segment err=stream not found");
       closeSession();
     };
+    // The session is charged as its input arrives (on chain, when the first payment named a price).
+    const charger = this.payments?.charger(payment.ok, mid, log, closeSession);
+    const onSegment = (name: string) => {
+      if (name === mid) charger?.process();
+    };
     this.trickle.on("closed", onClosed);
-    log(
-      "W",
-      "ai_http.go:1100",
-      `No price info found for model ${modelId}, Orchestrator will not charge for video processing`,
-    );
+    if (charger) this.trickle.on("segment", onSegment);
+    else
+      log(
+        "W",
+        "ai_http.go:1100",
+        `No price info found for model ${modelId}, Orchestrator will not charge for video processing`,
+      );
 
     const service = (this.o.state.serviceUri ?? "").replace(/\/$/, "");
     const runnerBase = (this.o.node.flags.liveRunnerAddr || service).replace(/\/$/, "");
@@ -354,28 +400,61 @@ export class OrchestratorLive {
 
   private async payment(req: IncomingMessage, res: ServerResponse): Promise<void> {
     req.resume();
-    const ctx: LogContext = { extra: [["clientIP", clientIp(req)]] };
+    const ctx: { standard?: LogContext["standard"]; extra: [string, string][] } = {
+      extra: [["clientIP", clientIp(req)]],
+    };
     const payment = decodePayment(req.headers[PAYMENT_HEADER.toLowerCase()] as string | undefined);
     if ("error" in payment) {
       this.o.log("E", "segment_rpc.go:293", clogMessage(ctx, "Could not parse payment"));
       return sendText(res, 402, payment.error);
     }
+    const sender = paymentSender(payment.ok);
+    if (this.payments) ctx.extra = [...(ctx.extra ?? []), ["sender", sender]];
     const seg = decodeSegData(req.headers[SEGMENT_HEADER.toLowerCase()] as string | undefined);
     const token = "ok" in seg ? seg.ok.authToken : undefined;
+    if ("ok" in seg) {
+      ctx.standard = { manifestID: seg.ok.manifestId.toString("utf8") };
+    }
+    const sigProblem = "ok" in seg ? this.payments?.segSigProblem(seg.ok, payment.ok) : undefined;
+    if (sigProblem) this.o.log("E", "segment_rpc.go:421", clogMessage(ctx, "Sig check failed"));
     const err =
       "error" in seg
         ? seg.error
-        : !token
-          ? "missing auth token"
-          : !this.o.tokens.verify(token)
-            ? "invalid auth token"
-            : undefined;
+        : sigProblem
+          ? sigProblem
+          : !token
+            ? "missing auth token"
+            : !this.o.tokens.verify(token)
+              ? "invalid auth token"
+              : undefined;
     if (err) {
       this.o.log("E", "segment_rpc.go:305", clogMessage(ctx, `Could not verify segment creds err="${err}"`));
       return sendText(res, 403, err);
     }
-    const sender = payment.ok.sender.length === 20 ? payment.ok.sender : Buffer.alloc(0);
-    const info = await orchestratorInfoMessage(this.o.info, sender, undefined);
+    if (token) ctx.standard = { ...ctx.standard, orchSessionID: token.sessionId };
+    const senderBytes = payment.ok.sender.length === 20 ? payment.ok.sender : Buffer.alloc(0);
+    const info = await orchestratorInfoMessage(this.o.info, senderBytes, undefined);
+    if (this.payments && "ok" in seg) {
+      const manifestId = seg.ok.manifestId.toString("utf8");
+      const problem = await this.payments.take(
+        payment.ok,
+        manifestId,
+        (level, where, message) => this.o.log(level, where, clogMessage(ctx, message)),
+        false,
+      );
+      if (problem) {
+        this.o.log("E", "segment_rpc.go:887", clogMessage(ctx, `error processing payment: ${problem}`));
+        return sendText(res, 400, problem);
+      }
+      this.o.log(
+        "I",
+        "segment_rpc.go:897",
+        clogMessage(
+          ctx,
+          `Payment processed, current balance=${this.payments.balanceText(payment.ok, manifestId)}`,
+        ),
+      );
+    }
     // net.PaymentResult is {OrchestratorInfo info = 16}: the bytes of a TranscodeResult holding only
     // its info (field 16 as well) are the same message.
     res.writeHead(200);

@@ -42,6 +42,15 @@ describe("trickle server", () => {
     expect(lines.some((l) => l.includes("Creating stream stream=s1"))).toBe(true);
   });
 
+  it('says "segment" (the channel) as each published segment starts arriving', async () => {
+    trickle.create("s9", "video/MP2T");
+    const seen: string[] = [];
+    trickle.on("segment", (name) => seen.push(name));
+    await publishSegment(`${base}s9`, 0, Buffer.from("zero"), "video/MP2T");
+    await publishSegment(`${base}s9`, 1, Buffer.from("one"), "video/MP2T");
+    expect(seen).toEqual(["s9", "s9"]);
+  });
+
   it("holds a subscriber at -1 until the next write and trickles the bytes as they come", async () => {
     trickle.create("s2", "video/MP2T");
     const received: string[] = [];

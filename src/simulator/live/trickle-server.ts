@@ -106,8 +106,8 @@ export interface TrickleServerOptions {
   sweepIntervalMs?: number;
 }
 
-/** Emits "closed" (name) when a channel is deleted or swept. */
-export class TrickleServer extends EventEmitter<{ closed: [string] }> {
+/** Emits "closed" (name) when a channel is deleted or swept, "segment" (name) when a segment starts arriving. */
+export class TrickleServer extends EventEmitter<{ closed: [string]; segment: [string] }> {
   private readonly channels = new Map<string, Channel>();
   private readonly log: (line: string) => void;
   private readonly idleTimeoutMs: number;
@@ -270,6 +270,7 @@ export class TrickleServer extends EventEmitter<{ closed: [string] }> {
       if (total === 0) {
         channel.nextWrite = segment.idx + 1;
         channel.writeTime = Date.now();
+        this.emit("segment", channel.name);
       }
       total += next.value.length;
       segment.write(next.value);
