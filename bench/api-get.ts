@@ -414,12 +414,16 @@ async function main(): Promise<void> {
         },
       });
     await apiCreateRound(20); // warm-up
-    // Interleaved halves, pooled: the cluster's own drift (etcd compaction, GC) hits both alike.
+    // Interleaved rounds, pooled: the cluster's own drift (etcd compaction, GC) hits both alike.
     const bareCreateRuns: LoadResult[] = [];
     const apiCreateRuns: LoadResult[] = [];
-    for (let round = 0; round < 2; round++) {
-      bareCreateRuns.push(await bareCreates(client, namespace, Math.ceil(creates / 2), createConcurrency));
-      apiCreateRuns.push(await apiCreateRound(Math.ceil(creates / 2)));
+    // Four rounds each: the p99 of a few hundred creates is a handful of samples, and the API
+    // server's slow spells (etcd compaction, the machine's other load) last seconds.
+    const CREATE_ROUNDS = 4;
+    for (let round = 0; round < CREATE_ROUNDS; round++) {
+      const n = Math.ceil(creates / CREATE_ROUNDS);
+      bareCreateRuns.push(await bareCreates(client, namespace, n, createConcurrency));
+      apiCreateRuns.push(await apiCreateRound(n));
     }
     const bareCreate = pooled(bareCreateRuns);
     const apiCreate = pooled(apiCreateRuns);
@@ -433,7 +437,7 @@ async function main(): Promise<void> {
       `  requests per CPU second API/bare: ${middle(cpuRatios).toFixed(2)} (median of the rounds' ratios, spread ${Math.min(...cpuRatios).toFixed(2)}-${Math.max(...cpuRatios).toFixed(2)})`,
       `  p99 ratio API/bare:        ${ratio(apiGet.p99Ms, bareGet.p99Ms)}`,
       "",
-      `create, ${createConcurrency} in flight, ${creates} each (2 interleaved rounds, pooled):`,
+      `create, ${createConcurrency} in flight, ${creates} each (${bareCreateRuns.length} interleaved rounds, pooled):`,
       line("  bare writes (Webhook + Secret)", bareCreate),
       line("  POST {prefix}/webhook", apiCreate),
       `  p99 ratio API/bare: ${ratio(apiCreate.p99Ms, bareCreate.p99Ms)} (goal <= 1.2)`,

@@ -119,7 +119,13 @@ export function mountApi(app: FastifyInstance, prefix: string, parts: ApiParts):
   const guards: onRequestHookHandler[] = [ready, authenticate(parts.verifier)];
   if (parts.rateLimiter) guards.push(limitRate(parts.rateLimiter));
 
-  void app.register(healthRoutes, { cache: parts.cache });
+  const alsoSynced = [
+    ...(parts.gateways ? [{ holds: "Gateway", synced: () => parts.gateways!.synced() }] : []),
+    ...(parts.signerAuth
+      ? [{ holds: "RemoteSigner", synced: () => parts.signerAuth!.signers.synced() }]
+      : []),
+  ];
+  void app.register(healthRoutes, { cache: parts.cache, alsoSynced });
   if (parts.metrics) void app.register(metricsRoutes, { registry: parts.metrics });
   if (parts.gateways) {
     void app.register(nodeHookRoutes, { gateways: parts.gateways, streams: parts.streamEvents });
