@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { Registry } from "prom-client";
 import { createBaseApp } from "../src/api/app.ts";
@@ -167,6 +168,9 @@ async function closedLoop(label: string, target: string): Promise<Round> {
 }
 
 async function openLoop(label: string, target: string, rate: number): Promise<Round> {
+  // How long the event loop was held (this process's own stalls: GC, a store write) vs the tail.
+  const stalls = monitorEventLoopDelay({ resolution: 1 });
+  stalls.enable();
   const latencies: number[] = [];
   const inFlight: Promise<void>[] = [];
   const t0 = performance.now();
@@ -187,7 +191,12 @@ async function openLoop(label: string, target: string, rate: number): Promise<Ro
     await new Promise((r) => setTimeout(r, 1));
   }
   await Promise.all(inFlight);
-  return report(`${label} at ${rate.toFixed(0)}/s (open loop)`, latencies, seconds, cpuNow() - cpu0);
+  stalls.disable();
+  const round = report(`${label} at ${rate.toFixed(0)}/s (open loop)`, latencies, seconds, cpuNow() - cpu0);
+  console.log(
+    `  event loop delay meanwhile: p99 ${(stalls.percentile(99) / 1e6).toFixed(2)} ms, max ${(stalls.max / 1e6).toFixed(2)} ms`,
+  );
+  return round;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
