@@ -12,7 +12,7 @@ import { frameworkErrorHandler, installErrorHandling } from "./errors/plugin.ts"
 import { eventRoutes } from "./events/routes.ts";
 import { type HealthSource, healthRoutes } from "./health/routes.ts";
 import { parseJsonBody } from "./json-body.ts";
-import { type LogOptions, loggerOptions, logResponses } from "./logging.ts";
+import { type LogOptions, lazyChildLogger, loggerOptions, logResponses } from "./logging.ts";
 import { metricsRoutes } from "./metrics/routes.ts";
 import type { GatewayHooksCache } from "./node-hooks/gateway-hooks-cache.ts";
 import { type NodeHookRoutesOptions, nodeHookRoutes } from "./node-hooks/routes.ts";
@@ -69,6 +69,8 @@ export function createBaseApp(o: BaseOptions): FastifyInstance {
     logger: loggerOptions(o.log),
     // One line per response comes from logResponses(); fastify's own pair per request is off.
     logController: new LogController({ disableRequestLogging: true }),
+    // A request's child logger is made only if it logs (most do not).
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: o.bodyLimit,
     return503OnClosing: true,
     // Kubernetes names (the ids) have up to 253 characters.
@@ -88,8 +90,10 @@ export function createBaseApp(o: BaseOptions): FastifyInstance {
   });
   // A request without body bytes has no body, whatever Content-Type it names (curl's usual header
   // on a bodiless POST): fastify would otherwise run the type's parser on nothing (400 or 415).
-  app.addHook("onRequest", async (request) => {
+  // (Hooks on every request are callback-style: an async hook costs a promise and a microtask.)
+  app.addHook("onRequest", (request, _reply, done) => {
     if (!hasBodyBytes(request.headers)) delete request.headers["content-type"];
+    done();
   });
   const routes = new RouteTable();
   app.addHook("onRoute", (route) => routes.add(route));
@@ -103,18 +107,25 @@ export function createBaseApp(o: BaseOptions): FastifyInstance {
 
 /** Probes and the node hooks at the root; openapi.json, the webhook, log and event routes under the prefix. */
 export function mountApi(app: FastifyInstance, prefix: string, parts: ApiParts): void {
-  const ready: onRequestHookHandler = async () => {
+  const ready: onRequestHookHandler = (_request, _reply, done) => {
     if (!parts.cache.synced()) {
       throw serviceUnavailable(
         "the API is starting: its webhook cache has not synced with the cluster yet",
         2,
       );
     }
+    done();
   };
   const guards: onRequestHookHandler[] = [ready, authenticate(parts.verifier)];
   if (parts.rateLimiter) guards.push(limitRate(parts.rateLimiter));
 
-  void app.register(healthRoutes, { cache: parts.cache });
+  const alsoSynced = [
+    ...(parts.gateways ? [{ holds: "Gateway", synced: () => parts.gateways!.synced() }] : []),
+    ...(parts.signerAuth
+      ? [{ holds: "RemoteSigner", synced: () => parts.signerAuth!.signers.synced() }]
+      : []),
+  ];
+  void app.register(healthRoutes, { cache: parts.cache, alsoSynced });
   if (parts.metrics) void app.register(metricsRoutes, { registry: parts.metrics });
   if (parts.gateways) {
     void app.register(nodeHookRoutes, { gateways: parts.gateways, streams: parts.streamEvents });

@@ -16,6 +16,7 @@ import { type Principal, principalFromClaims } from "./claims.ts";
 import { tokenRejection } from "./failure.ts";
 
 export const MIN_SECRET_BYTES = 32;
+const BEARER = /^Bearer[ ]+([^ ]+)[ ]*$/i;
 
 export interface TokenKeys {
   /** HS256 shared secret (at least 32 bytes). */
@@ -78,18 +79,28 @@ export class TokenVerifier {
     if (!header) {
       throw unauthenticated("missing Authorization header: send 'Authorization: Bearer <token>'");
     }
-    const match = /^Bearer[ ]+([^ ]+)[ ]*$/i.exec(header);
+    const match = BEARER.exec(header);
     if (!match) throw unauthenticated("the Authorization header must be 'Bearer <token>'");
     return this.verify(match[1]!);
   }
 
   async verify(token: string): Promise<Principal> {
-    const now = Date.now();
+    return this.#known(token) ?? (await this.#verifyUncached(token));
+  }
+
+  /** The caller behind a header whose token was verified and is still cached; else undefined (verify it). */
+  knownHeader(header: string | undefined): Principal | undefined {
+    if (!header) return undefined;
+    const match = BEARER.exec(header);
+    return match ? this.#known(match[1]!) : undefined;
+  }
+
+  #known(token: string): Principal | undefined {
     const hit = this.#cache.get(token);
-    if (hit && hit.until > now) return hit.principal;
-    if (hit) this.#cache.delete(token);
-    const principal = await this.#verifyUncached(token);
-    return principal;
+    if (!hit) return undefined;
+    if (hit.until > Date.now()) return hit.principal;
+    this.#cache.delete(token);
+    return undefined;
   }
 
   async #verifyUncached(token: string): Promise<Principal> {

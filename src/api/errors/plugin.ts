@@ -30,8 +30,9 @@ export function installErrorHandling(app: FastifyInstance, opts: ErrorHandlingOp
 
   // Unknown paths and methods a path does not take are answered before the body is read, so a
   // 405 (or 404) never turns into a body or Content-Type error first.
-  app.addHook("onRequest", async (request, reply) => {
-    if (request.is404) return unrouted(request, reply, opts);
+  app.addHook("onRequest", (request, reply, done) => {
+    if (request.is404) unrouted(request, reply, opts);
+    else done();
   });
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => unrouted(request, reply, opts));
 }

@@ -91,6 +91,16 @@ const refuse = (outcome: Outcome, status: number, reason: string, tenant?: strin
   ...(tenant ? { tenant } : {}),
 });
 
+// Caps are the RemoteSigners' spec texts, read on every payment: parsed once (a bounded memo).
+const parsedCaps = new Map<string, Rational | undefined>();
+function capValue(text: string): Rational | undefined {
+  if (parsedCaps.has(text)) return parsedCaps.get(text);
+  if (parsedCaps.size >= 1_000) parsedCaps.clear();
+  const cap = parseRational(text);
+  parsedCaps.set(text, cap);
+  return cap;
+}
+
 /** The tightest cap of the tenant and of the state's app for this payment type. */
 export function capFor(tenant: SignerTenant, app: string, type: PaymentType): Rational | undefined {
   const caps: (PriceCaps | undefined)[] = [
@@ -100,7 +110,7 @@ export function capFor(tenant: SignerTenant, app: string, type: PaymentType): Ra
   let tightest: Rational | undefined;
   for (const c of caps) {
     const text = c?.[type];
-    const cap = text === undefined ? undefined : parseRational(text);
+    const cap = text === undefined ? undefined : capValue(text);
     if (cap && cap.num > 0n && (!tightest || compare(cap, tightest) < 0)) tightest = cap;
   }
   return tightest;

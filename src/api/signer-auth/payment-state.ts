@@ -45,6 +45,59 @@ export const SignerAuthBodySchema = z.looseObject({
 export type RemotePaymentState = z.infer<typeof RemotePaymentStateSchema>;
 export type SignerAuthBody = z.infer<typeof SignerAuthBodySchema>;
 
+// The signer calls the hook for every payment, so its well-formed body (Go sends every field)
+// is checked here by hand: what this accepts, the schemas above accept too, with the same
+// result; anything else (a missing or odd field, an error to report) goes through the schemas.
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+const STRINGS: readonly (readonly [string, number])[] = [
+  ["StateID", 512],
+  ["PMSessionID", 512],
+  ["LastUpdate", 64],
+  ["OrchestratorAddress", 64],
+  ["App", 512],
+  ["Balance", 512],
+  ["Type", 32],
+  ["AuthID", 512],
+];
+const INTS = ["AuthExpiry", "SenderNonce", "InitialPricePerUnit", "InitialPixelsPerUnit", "SequenceNumber"];
+
+function fastState(s: Json): RemotePaymentState | undefined {
+  for (const [k, max] of STRINGS) {
+    const v = s[k];
+    if (typeof v !== "string" || v.length > max) return undefined;
+  }
+  for (const k of INTS) if (!Number.isSafeInteger(s[k])) return undefined;
+  if ((s.SequenceNumber as number) < 0) return undefined;
+  return { ...s } as RemotePaymentState;
+}
+
+function fastHeaders(h: Json): Record<string, string[]> | undefined {
+  const out: Record<string, string[]> = {};
+  for (const k in h) {
+    if (!Object.hasOwn(h, k)) continue;
+    const v = h[k];
+    if (!Array.isArray(v)) return undefined;
+    for (const x of v) if (typeof x !== "string") return undefined;
+    out[k] = v as string[];
+  }
+  return out;
+}
+
+/** The body as SignerAuthBodySchema parses it, for a complete well-formed body; else undefined. */
+export function parseSignerAuthBodyFast(body: unknown): SignerAuthBody | undefined {
+  if (!isObject(body) || !isObject(body.headers)) return undefined;
+  if (Object.getPrototypeOf(body.headers) !== Object.prototype) return undefined;
+  const headers = fastHeaders(body.headers);
+  if (!headers) return undefined;
+  const raw = body.state;
+  if (raw === null) return { ...body, headers, state: null } as SignerAuthBody;
+  if (!isObject(raw)) return undefined;
+  const state = fastState(raw);
+  return state ? ({ ...body, headers, state } as SignerAuthBody) : undefined;
+}
+
 /** A header of Go's canonical map, whatever its case (the first value). */
 export function headerValue(headers: Record<string, string[]>, name: string): string | undefined {
   const lower = name.toLowerCase();

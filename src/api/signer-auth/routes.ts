@@ -7,14 +7,15 @@
 
 import { performance } from "node:perf_hooks";
 import type { FastifyInstance } from "fastify";
-import { hookTokenMatches, NODE_HOOKS_PREFIX } from "../../schema/node-hooks.ts";
+import { NODE_HOOKS_PREFIX } from "../../schema/node-hooks.ts";
 import type { TokenVerifier } from "../auth/verifier.ts";
 import { HttpError, notFound, serviceUnavailable } from "../errors/http-error.ts";
 import { parseOr422 } from "../errors/validation.ts";
 import { type Caller, decide } from "./decision.ts";
+import { HookTokenCheck } from "./hook-token.ts";
 import type { SignerAuthMetrics } from "./metrics.ts";
-import { headerValue, SignerAuthBodySchema } from "./payment-state.ts";
-import type { SignerSource } from "./signer-cache.ts";
+import { headerValue, parseSignerAuthBodyFast, SignerAuthBodySchema } from "./payment-state.ts";
+import type { CachedSigner, SignerSource } from "./signer-cache.ts";
 import type { SpendLedger } from "./spend-ledger.ts";
 
 export interface SignerAuthRoutesOptions {
@@ -50,6 +51,7 @@ async function callerOf(
 
 export async function signerAuthRoutes(app: FastifyInstance, opts: SignerAuthRoutesOptions): Promise<void> {
   const now = opts.now ?? Date.now;
+  const tokens = new HookTokenCheck<CachedSigner>();
   app.post<AuthRequest>(SIGNER_AUTH_ROUTE, async (req, reply) => {
     const started = performance.now();
     if (!opts.signers.synced()) {
@@ -60,12 +62,13 @@ export async function signerAuthRoutes(app: FastifyInstance, opts: SignerAuthRou
     }
     const { namespace, name } = req.params;
     const signer = opts.signers.get(namespace, name);
-    if (!signer || !hookTokenMatches(req.query.token, signer.hookTokenDigest)) {
+    if (!signer || !tokens.matches(signer, req.query.token)) {
       throw notFound(
         `no remote signer auth hook matches ${namespace}/${name} with this token: the RemoteSigner was deleted, or its token changed and the node still has the old URL (its pod restarts with the new one)`,
       );
     }
-    const body = parseOr422(SignerAuthBodySchema, req.body ?? {}, "body");
+    const body =
+      parseSignerAuthBodyFast(req.body) ?? parseOr422(SignerAuthBodySchema, req.body ?? {}, "body");
     const caller = await callerOf(opts.verifier, headerValue(body.headers, "Authorization"));
     const at = now();
     const key = `${namespace}/${name}`;

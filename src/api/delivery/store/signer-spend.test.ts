@@ -49,4 +49,25 @@ describe("mergeSession", () => {
     expect(utcDay(Date.parse("2026-11-28T23:59:59.999Z"))).toBe("2026-11-28");
     expect(utcDay(Date.parse("2026-11-29T00:30:00+01:00"))).toBe("2026-11-28");
   });
+
+  it("names each day right when calls cross midnight, go back, or jump (the last day is remembered)", () => {
+    const days = [
+      "2026-11-28T23:59:59.999Z",
+      "2026-11-29T00:00:00.000Z",
+      "2026-11-28T12:00:00Z",
+      "1970-01-01T00:00:00Z",
+      "1969-12-31T23:59:59.999Z",
+      "2026-11-29T23:59:59.999Z",
+      "2026-11-30T00:00:00Z",
+    ].map((t) => utcDay(Date.parse(t)));
+    expect(days).toEqual([
+      "2026-11-28",
+      "2026-11-29",
+      "2026-11-28",
+      "1970-01-01",
+      "1969-12-31",
+      "2026-11-29",
+      "2026-11-30",
+    ]);
+  });
 });

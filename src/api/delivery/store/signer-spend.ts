@@ -111,5 +111,15 @@ export function inLockOrder(batch: readonly SignerSpendRecord[]): SignerSpendRec
     .map((x) => x.r);
 }
 
+const DAY_MS = 86_400_000;
+// The last day asked for: every payment asks, and almost all fall on the same day.
+let lastDay = { start: 0, text: "1970-01-01" };
+
 /** The UTC day of a time, YYYY-MM-DD. */
-export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+export function utcDay(ms: number): string {
+  if (ms >= lastDay.start && ms < lastDay.start + DAY_MS) return lastDay.text;
+  const start = Math.floor(ms / DAY_MS) * DAY_MS;
+  const text = new Date(ms).toISOString().slice(0, 10);
+  if (Number.isFinite(start)) lastDay = { start, text };
+  return text;
+}
