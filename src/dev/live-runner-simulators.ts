@@ -6,12 +6,14 @@ import { liveRunnerOptionsFromArgs } from "../simulator/live-runner/live-runner-
 import type { RunnerSimulatorFactory } from "./simulators.ts";
 
 export function liveRunnerSimulatorFactory(): RunnerSimulatorFactory {
-  return async ({ host, port, env, log }) => {
+  return async ({ host, port, env, log, routePodHosts }) => {
     const runner = startLiveRunnerSimulator({
       ...liveRunnerOptionsFromArgs(["--pod-network"], {
         ...env,
         LIVEPEER_SIM_RUNNER_ADDR: `${host}:${port}`,
       }),
+      // The node names its trickle channels by its pod's DNS name.
+      ...(routePodHosts ? { routeUrl: routePodHosts } : {}),
       log,
     });
     let stopped = false;
