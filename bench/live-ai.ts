@@ -151,6 +151,9 @@ async function measureSessions(): Promise<string[]> {
           kind: "Orchestrator",
           metadata: { name, namespace },
           spec: {
+            // The controller's default image (0.8.x) has no live runners: the node would refuse
+            // -liveRunnerConfig, and the controller says so.
+            image: "livepeer/go-livepeer:0.9.1",
             ai: {
               only: true,
               live: {
@@ -173,32 +176,40 @@ async function measureSessions(): Promise<string[]> {
         let readyAt = 0;
         let ip = "";
         let serviceAddr = "";
+        let last: Obj | undefined;
+        const look = async () => {
+          if (!readyAt) {
+            const o = await client.get<Obj>(Orchestrators, namespace, name).catch(() => undefined);
+            last = o;
+            if (o?.status?.conditions?.some((c) => c.type === "LiveAIReady" && c.status === "True"))
+              readyAt = performance.now();
+            serviceAddr = o?.status?.serviceAddr ?? serviceAddr;
+          }
+          if (!offeredAt) {
+            ip ||=
+              (await client.get<Obj>(Pods, namespace, `${name}-0`).catch(() => undefined))?.status?.podIP ??
+              "";
+            const info = ip ? await getOrchestrator(`https://${ip}:8935`).catch(() => undefined) : undefined;
+            const model = info?.capabilities?.constraints?.PerCapability?.[35]?.models?.noop;
+            if ((info?.capabilities?.capacities?.[35] ?? 0) > 0 && model) offeredAt = performance.now();
+          }
+        };
+        const timeoutMs = w * 1000 + Number(process.env.BENCH_LIVE_TIMEOUT_MS ?? 300_000);
+        const state = () =>
+          `offered ${offeredAt > 0}, ready ${readyAt > 0}, ip ${ip}, serviceAddr ${serviceAddr}\n${JSON.stringify(last?.status, null, 1)}`;
         await waitFor(
-          `${namespace}/${name}: the node offering live-video-to-video/noop and LiveAIReady`,
+          `${namespace}/${name}: the node offering live-video-to-video/noop`,
           async () => {
-            if (!readyAt) {
-              const o = await client.get<Obj>(Orchestrators, namespace, name).catch(() => undefined);
-              if (o?.status?.conditions?.some((c) => c.type === "LiveAIReady" && c.status === "True"))
-                readyAt = performance.now();
-              serviceAddr = o?.status?.serviceAddr ?? serviceAddr;
-            }
-            if (!offeredAt) {
-              ip ||=
-                (await client.get<Obj>(Pods, namespace, `${name}-0`).catch(() => undefined))?.status?.podIP ??
-                "";
-              const info = ip
-                ? await getOrchestrator(`https://${ip}:8935`).catch(() => undefined)
-                : undefined;
-              const model = info?.capabilities?.constraints?.PerCapability?.[35]?.models?.noop;
-              if ((info?.capabilities?.capacities?.[35] ?? 0) > 0 && model) offeredAt = performance.now();
-            }
-            return offeredAt > 0 && readyAt > 0 && serviceAddr !== "";
+            await look();
+            return offeredAt > 0 && serviceAddr !== "";
           },
-          w * 1000 + 300_000,
+          timeoutMs,
+          state,
         );
-        // The SDK as a client starting its first session once the node offers the app.
+        // The SDK as a client starting its first session as soon as the node offers the app (a
+        // client does not wait for the status); LiveAIReady is watched meanwhile.
         const sdkStart = performance.now();
-        const r = await sdk.run(
+        const session = sdk.run(
           GATEWAY_DRIVER,
           [
             "lv2v-start",
@@ -207,7 +218,21 @@ async function measureSessions(): Promise<string[]> {
           ],
           { timeoutMs: 120_000 },
         );
-        const sessionAt = performance.now();
+        let sessionAt = 0;
+        void session.then(() => {
+          sessionAt = performance.now();
+        });
+        await waitFor(
+          `${namespace}/${name}: LiveAIReady`,
+          async () => {
+            await look();
+            return readyAt > 0;
+          },
+          timeoutMs,
+          state,
+        );
+        const r = await session;
+        sessionAt ||= performance.now();
         if (r.code !== 0) throw new Error(`start_lv2v failed: ${r.stdout}\n${r.stderr.slice(-2000)}`);
         rows.push(
           `  warm-up ${String(w).padStart(3)} s, trial ${t}: apply -> offered ${s(offeredAt - t0)}, -> LiveAIReady ${s(readyAt - t0)}, -> session accepted ${s(sessionAt - t0)} (the SDK's run ${s(sessionAt - sdkStart)}; offered less the warm-up ${s(offeredAt - t0 - w * 1000)})`,
