@@ -62,6 +62,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
     what: "the simulated remote signer's ECDSA signatures per second: bare, over /sign-orchestrator-info, and per live payment (a figure)",
     quick: ["--seconds", "2", "--concurrency", "8"],
   },
+  "live-ai": {
+    what: "spec.ai.live: apply -> first SDK session accepted at a runner warm-up of 0 and 30 s; the controller's CPU and heap per live runner per period at 1,000 runners vs a bare GET /health",
+    quick: ["--warm-ups", "0,30", "--runners", "1000"],
+    nodeFlags: ["--expose-gc"],
+  },
   transport: {
     what: "the Kubernetes client's transport vs client-node's stock client",
     quick: ["--n", "1000", "--concurrency", "16"],

@@ -5,13 +5,24 @@ import { startLiveRunnerSimulator } from "../simulator/live-runner/live-runner.t
 import { liveRunnerOptionsFromArgs } from "../simulator/live-runner/live-runner-args.ts";
 import type { RunnerSimulatorFactory } from "./simulators.ts";
 
-export function liveRunnerSimulatorFactory(): RunnerSimulatorFactory {
-  return async ({ host, port, env, log }) => {
+export interface LiveRunnerFleetOptions {
+  /**
+   * The pipeline's load time, as the real runner takes it before its port opens (a benchmark's
+   * warm-up); a pod's own LIVEPEER_SIM_WARM_UP_SECONDS wins. Default 0.
+   */
+  warmUpSeconds?: number;
+}
+
+export function liveRunnerSimulatorFactory(o: LiveRunnerFleetOptions = {}): RunnerSimulatorFactory {
+  return async ({ host, port, env, log, routePodHosts }) => {
     const runner = startLiveRunnerSimulator({
       ...liveRunnerOptionsFromArgs(["--pod-network"], {
+        ...(o.warmUpSeconds ? { LIVEPEER_SIM_WARM_UP_SECONDS: String(o.warmUpSeconds) } : {}),
         ...env,
         LIVEPEER_SIM_RUNNER_ADDR: `${host}:${port}`,
       }),
+      // The node names its trickle channels by its pod's DNS name.
+      ...(routePodHosts ? { routeUrl: routePodHosts } : {}),
       log,
     });
     let stopped = false;

@@ -42,6 +42,8 @@ export type RunnerSimulatorFactory = (o: {
   port: number;
   env: Record<string, string>;
   log: (line: string) => void;
+  /** `text` with each pod DNS name in it replaced by the pod's IP (no cluster DNS here). */
+  routePodHosts?: (text: string) => Promise<string>;
 }) => Promise<RunnerSimulator>;
 
 interface Running {
@@ -137,6 +139,8 @@ const AI_MODELS_FILE = "aiModels.json";
 const LIVE_RUNNERS_FILE = "liveRunners.json";
 /** How long a node's start waits for the runner pods behind its aiModels.json to be running. */
 const RUNNER_POD_WAIT_MS = 60_000;
+/** How long a runner's lookup of a pod named in a request (its session's node) waits for the pod's IP. */
+const POD_HOST_WAIT_MS = 5_000;
 
 /** Points the local aiModels.json's runner Service URLs at their pods (no cluster DNS here). */
 async function routeRunnerUrls(core: CoreV1Api, file: string, signal: AbortSignal): Promise<void> {
@@ -305,6 +309,7 @@ export function startSimulatorFleet(
         log: (line) => {
           if (running.get(uid) === entry) appendFileSync(logFile, criLogLine(line));
         },
+        routePodHosts: (text) => resolvePodHosts(core, text, POD_HOST_WAIT_MS, entry.abort.signal),
       });
       entry.sim = sim;
       if (!current(uid, entry)) return void (await sim.stop());

@@ -19,10 +19,12 @@ import {
   Services,
   StatefulSets,
 } from "../../src/kube/index.ts";
+import { readLiveDiscovery } from "../../src/node/client/index.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import { nodeHookPath } from "../../src/schema/node-hooks.ts";
 import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 import { Gateways } from "../../src/schema/resources.ts";
+import { getOrchestrator } from "../../src/simulator/testing/wire.ts";
 import { kubectl } from "./support/cluster.ts";
 import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { condition, orchestratorKit } from "./support/orchestrators.ts";
@@ -31,6 +33,8 @@ const kc = new PooledKubeConfig();
 kc.loadFromFile(inject("kubeconfig"));
 const client = new KubeClient(kc);
 const A100 = "NVIDIA-A100-SXM4-40GB";
+/** go-livepeer's Capability_LiveVideoToVideo. */
+const LIVE_CAPABILITY = 35;
 
 let bed: NodeBed;
 
@@ -214,6 +218,35 @@ describe("static registration", () => {
       120_000,
     );
     expect(liveApps(o).map((a) => a.id)).toEqual(["noop"]);
+    // The node itself no longer offers the app: neither in GetOrchestrator (what the SDK's
+    // start_lv2v selects by) nor in GET /discovery.
+    let offered: { models: string[]; runners: string[] } | undefined;
+    await waitFor(
+      "the node offering noop alone",
+      async () => {
+        const node = await client.get<PodView>(Pods, bed.ns.name, "live-0");
+        const url = `https://${node.status?.podIP}:8935`;
+        try {
+          const info = await getOrchestrator(url);
+          const runners = await readLiveDiscovery(url, { timeoutMs: 2_000 });
+          offered = {
+            models: Object.keys(
+              info.capabilities?.constraints?.PerCapability?.[LIVE_CAPABILITY]?.models ?? {},
+            ),
+            runners: runners.map((r) => `${r.route} ${r.app}`).sort(),
+          };
+        } catch {
+          return false;
+        }
+        return offered.models.join() === "noop" && offered.runners.length === 2;
+      },
+      60_000,
+      () => `${JSON.stringify(offered)}\n${context()}`,
+    );
+    expect(offered?.runners).toEqual([
+      "live-live-noop-0 live-video-to-video/noop",
+      "live-live-noop-1 live-video-to-video/noop",
+    ]);
   }, 180_000);
 });
 

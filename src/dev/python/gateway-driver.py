@@ -15,11 +15,11 @@
       N times (the session carries the signer's state) -> {"payments": [{"payment": <base64
       protobuf Payment>, "segCreds": <base64 SegData>}, ...]}
 
-  lv2v --orch-url https://HOST:PORT --model-id MODEL [--wait-seconds S] [--signer-url URL
+  lv2v --orch-url https://HOST:PORT [URL ...] --model-id MODEL [--wait-seconds S] [--signer-url URL
        [--signer-headers JSON]] [--repeat-seconds S]   (stdin: a clip, base64)
-      start_lv2v([URL], StartJobRequest(model_id=MODEL)[, signer_url=...]) (payments on: through
-      the signer on chain), publishes the clip's frames at their frame rate with MediaPublish
-      (again and again for --repeat-seconds, until the output ends), reads the output back with
+      start_lv2v([URL, ...], StartJobRequest(model_id=MODEL)[, signer_url=...]) (payments on:
+      through the signer on chain), publishes the clip's frames at their frame rate with
+      MediaPublish (again and again for --repeat-seconds, until the output ends), reads the output back with
       media_output().frames(), then closes the job -> {"job": {manifest_id, publish_url, ...},
       "published": n, "received": m, "sizes": ["WxH", ...]}: received counts the frames decoded
       until none came for 2 s after the last was published (at most --wait-seconds); the frames
@@ -28,9 +28,13 @@
       written on the control channel; "event" is the first message of the events channel;
       "output_ended_after": seconds from the start until the output channel ended (the
       orchestrator stopped the session), or null
-  lv2v-start --orch-url https://HOST:PORT --model-id MODEL
+  lv2v-start --orch-url https://HOST:PORT [URL ...] --model-id MODEL
       start_lv2v without payments or control keepalives, and exits leaving the session open ->
-      {"job": {...}}
+      {"job": {...}}; the SDK tries the URLs in turn (a refusal moves it to the next)
+
+Every command takes --resolve HOST:IP (repeatable, as curl's): HOST is looked up as IP, a stand-in
+for cluster DNS when the orchestrator advertises its pod's DNS name (the service URI the SDK then
+posts to and the trickle URLs it is given) and the cluster's pods have loopback IPs.
 
 On an SDK error: {"error": "<the SDK's message>", "type": "<exception class>"} and exit 1 (token=
 values in URLs it quotes are masked).
@@ -45,6 +49,27 @@ import sys
 # Discovery and hook URLs in this project carry a token in their query (the Gateway's node hooks):
 # the SDK's error texts quote URLs, so token values are masked before printing.
 _TOKEN = re.compile(r"(token=)[^&\s'\")]+")
+
+
+def _resolve(pairs: list[str]) -> None:
+    """Answers HOST with IP for each HOST:IP (every lookup in this process: urllib, aiohttp)."""
+    import socket
+
+    hosts = {}
+    for pair in pairs:
+        host, sep, ip = pair.rpartition(":")
+        if not sep or not host or not ip:
+            raise ValueError(f"--resolve {pair!r}: expected HOST:IP")
+        hosts[host] = ip
+    if not hosts:
+        return
+    lookup = socket.getaddrinfo
+
+    def getaddrinfo(host, *rest, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else host
+        return lookup(hosts.get(name, host), *rest, **kwargs)
+
+    socket.getaddrinfo = getaddrinfo
 
 
 def _capabilities(caps: list[str]):
@@ -105,7 +130,7 @@ def lv2v_start(args: argparse.Namespace) -> dict:
     from livepeer_gateway import ControlConfig, ControlMode, StartJobRequest, start_lv2v
 
     job = start_lv2v(
-        [args.orch_url],
+        args.orch_url,
         StartJobRequest(model_id=args.model_id),
         start_payments=False,
         control_config=ControlConfig(mode=ControlMode.DISABLED),
@@ -127,7 +152,7 @@ def lv2v(args: argparse.Namespace) -> dict:
     async def run() -> dict:
         # start_lv2v is synchronous; called on a running loop it starts the payment sender.
         job = start_lv2v(
-            [args.orch_url], StartJobRequest(model_id=args.model_id), timeout=30.0, **_signer_kwargs(args)
+            args.orch_url, StartJobRequest(model_id=args.model_id), timeout=30.0, **_signer_kwargs(args)
         )
         started = asyncio.get_running_loop().time()
         sizes: list[str] = []
@@ -251,7 +276,7 @@ def parser() -> argparse.ArgumentParser:
     o.add_argument("--signer-headers", help="headers for the signer, a JSON object")
     o.set_defaults(handler=orch_info)
     lv = sub.add_parser("lv2v", help="start_lv2v, publish the clip on stdin (base64), read the frames back")
-    lv.add_argument("--orch-url", required=True, help="https://host:port of an orchestrator")
+    lv.add_argument("--orch-url", required=True, nargs="+", help="https://host:port of orchestrators, tried in turn")
     lv.add_argument("--model-id", required=True, help="the live pipeline, e.g. noop")
     lv.add_argument("--wait-seconds", type=float, default=10.0, help="wait for frames after publishing")
     lv.add_argument("--control", default="", help="a JSON object to write on the control channel")
@@ -260,7 +285,7 @@ def parser() -> argparse.ArgumentParser:
     lv.add_argument("--repeat-seconds", type=float, default=0.0, help="publish the clip again until then")
     lv.set_defaults(handler=lv2v)
     ls = sub.add_parser("lv2v-start", help="start_lv2v and leave the session open")
-    ls.add_argument("--orch-url", required=True, help="https://host:port of an orchestrator")
+    ls.add_argument("--orch-url", required=True, nargs="+", help="https://host:port of orchestrators, tried in turn")
     ls.add_argument("--model-id", required=True, help="the live pipeline, e.g. noop")
     ls.set_defaults(handler=lv2v_start)
     pay = sub.add_parser("payment", help="PaymentSession(signer_url, info).get_payment()")
@@ -272,12 +297,17 @@ def parser() -> argparse.ArgumentParser:
     pay.add_argument("--manifest-id", default=None, help="the session's id (a signer needs it after the first payment)")
     pay.add_argument("--count", type=int, default=1)
     pay.set_defaults(handler=payment)
+    for command in (d, o, lv, ls, pay):
+        command.add_argument(
+            "--resolve", action="append", default=[], metavar="HOST:IP", help="look HOST up as IP"
+        )
     return p
 
 
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     try:
+        _resolve(args.resolve)
         result = args.handler(args)
     except Exception as e:  # the SDK's errors (LivepeerGatewayError and ValueError) end up here
         out = {"error": _TOKEN.sub(r"\1***", str(e)), "type": type(e).__name__}

@@ -47,6 +47,11 @@ export interface LiveRunnerOptions {
   warmUpMs?: number;
   /** Overrides the orchestrator's heartbeat_interval. */
   heartbeatIntervalMs?: number;
+  /**
+   * Where a session's trickle URL (subscribe, publish, control, events) is dialled: the pod
+   * network's DNS stand-in (the node names itself by its pod's DNS name). Default: as given.
+   */
+  routeUrl?: (url: string) => Promise<string>;
   log?: (line: string) => void;
 }
 
@@ -276,6 +281,10 @@ export function startLiveRunnerSimulator(options: LiveRunnerOptions): LiveRunner
           string,
           string
         >;
+        if (options.routeUrl) {
+          for (const k of ["subscribe_url", "publish_url", "control_url", "events_url"])
+            if (text[k]) text[k] = await options.routeUrl(text[k]);
+        }
         await startStream(text, p.params);
         json(res, 200, { publish_url: "", subscribe_url: "", control_url: "" });
       },
