@@ -25,6 +25,7 @@ import { GatewayDuties } from "../duties/gateway-duties.ts";
 import { newSecretValue } from "../node-pod/index.ts";
 import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
 import type { ChainWatch } from "../node-status/chain-watch.ts";
+import { configHashesOf, mountedConfigHash } from "../node-status/config-restart.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
 import { nodeObservers } from "../node-status/observers.ts";
@@ -165,6 +166,16 @@ export class GatewayReconciler implements Reconciler {
   /** Run in order, stopping at the first error (retried with backoff). */
   readonly steps: ReadonlyArray<[name: string, step: Step]> = [
     ["settings, live", (g, r) => this.#liveSettings(g, r)],
+    [
+      "new pods stamped with the config they mounted",
+      (g, r) =>
+        this.#rollout.stampNewPods(
+          r.pods,
+          mountedConfigHash([r.plan.node.statefulSet], (cm) =>
+            this.#cache.get(ConfigMaps, keyFor(g.metadata?.namespace, cm)),
+          ),
+        ),
+    ],
     [
       "config map",
       (g, r) =>
@@ -341,11 +352,16 @@ export class GatewayReconciler implements Reconciler {
       gpuStatefulSets: gpuStatefulSetsOf([run.plan.node.statefulSet]),
       // Every cached pod: read only when an idle GPU pod is about to go.
       gpuWaiters: () => gpuWaitersAmong(this.#cache.list<PodFacts>(Pods)),
+      configHashes: configHashesOf([run.plan.node.statefulSet], [run.plan.node.configMap]),
     });
     if (run.rollout.recheckAfterMs !== undefined) run.recheckAfterMs = run.rollout.recheckAfterMs;
     await this.#rollout.unlessHeld(run.plan, async () => {
       if (run.rollout)
-        run.replaced = await carryOutRollout(gw, run.rollout, { client: this.#client, events: this.#events });
+        run.replaced = await carryOutRollout(gw, run.rollout, {
+          client: this.#client,
+          events: this.#events,
+          pods: run.pods,
+        });
     });
   }
 
