@@ -108,11 +108,7 @@ export function planPodRollout(i: PodRolloutInput): PodRolloutPlan {
   // brings the owner back, so it is neither pending nor rechecked.
   const pending = steps.some((s) => !settled(s.step));
   const deadline = maxWaitMs !== undefined && pending ? pendingSince + maxWaitMs : undefined;
-  const inPlace = steps.some(
-    ({ step }) =>
-      (step.kind === "replace" && step.inPlace) ||
-      (step.kind === "waitForPod" && step.state === "restarting in place"),
-  );
+  const inPlace = steps.some(({ step }) => isInPlace(step));
   const status: RolloutStatus = {
     replicas,
     updatedReplicas: updated,
@@ -131,6 +127,11 @@ export function planPodRollout(i: PodRolloutInput): PodRolloutPlan {
     ...(recheck !== undefined ? { recheckAfterMs: recheck } : {}),
   };
 }
+
+/** Only the config changed: the node restarts in place (pod, node and GPUs kept). */
+const isInPlace = (step: RolloutStep) =>
+  ((step.kind === "replace" || step.kind === "waitForSessions") && step.inPlace) ||
+  (step.kind === "waitForPod" && step.state === "restarting in place");
 
 const settled = (step: RolloutStep) => step.kind === "upToDate" || step.kind === "unknownRevision";
 
@@ -170,22 +171,22 @@ export function rolloutVerdict(
               `${b.pod} (${b.sessions === undefined ? "sessions not read yet" : `${b.sessions} session(s) open`})`,
           )
           .join(", ");
+        const then = step.inPlace ? "then its node restarted in place anyway" : "then replaced anyway";
         const until =
           deadline !== undefined
-            ? `until ${iso(deadline)} (spec.rollout.maxWait), then replaced anyway`
+            ? `until ${iso(deadline)} (spec.rollout.maxWait), ${then}`
             : "with no deadline (set spec.rollout.maxWait to bound it, or delete the pod to roll now)";
-        return `sessions open on pod ${busy}: waiting for them to end ${since}, ${until}`;
+        const how = step.inPlace
+          ? "; only its config changed: its node restarts in place (pod, node and GPUs kept)"
+          : "";
+        return `sessions open on pod ${busy}: waiting for them to end ${since}, ${until}${how}`;
       }
       default:
         return "";
     }
   });
   const kinds = new Set(open.map((s) => s.step.kind));
-  const inPlace = open.some(
-    ({ step }) =>
-      (step.kind === "replace" && step.inPlace) ||
-      (step.kind === "waitForPod" && step.state === "restarting in place"),
-  );
+  const inPlace = open.some(({ step }) => isInPlace(step));
   const reason = kinds.has("waitForSessions")
     ? "SessionsOpen"
     : kinds.has("waitForGpu")

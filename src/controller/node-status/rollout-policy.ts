@@ -69,6 +69,8 @@ export type RolloutStep =
       /** Old-revision pods and their sessions (undefined: not read), least busy first. */
       busy: { pod: string; sessions: number | undefined }[];
       deadline: number | undefined;
+      /** The next one only needs its node restarted in place. */
+      inPlace: boolean;
     }
   /** The pod is idle, but a pending pod waits for GPUs and could take the ones it frees. */
   | { kind: "waitForGpu"; pod: string; waiters: readonly string[]; deadline: number | undefined }
@@ -114,6 +116,7 @@ export function nextRolloutStep(i: RolloutInput): RolloutStep {
     kind: "waitForSessions",
     busy: order.map((p) => ({ pod: p.name, sessions: p.sessions })),
     deadline,
+    inPlace,
   };
 }
 
