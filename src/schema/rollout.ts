@@ -49,7 +49,9 @@ export const RolloutStatusSchema = z
     updatedReplicas: z
       .int()
       .min(0)
-      .describe("Node pods running the current rendering (the StatefulSets' update revision)."),
+      .describe(
+        "Node pods running the current rendering (the StatefulSets' update revision and the current config file).",
+      ),
     pendingSince: z.iso
       .datetime()
       .optional()
