@@ -252,12 +252,20 @@ describe("spec.devnet: chain settings from a devnet deployment ConfigMap", () =>
     const conf = (await config("chain"))!;
     expect(conf).toMatch(/^ethUrl http:\/\/127\.0\.0\.1:8545$/m);
     expect(conf).toMatch(new RegExp(`^ethController ${CONTROLLER_A}$`, "m"));
-    const hashA = (await statefulSet("chain"))?.spec?.template?.metadata?.annotations?.[
-      "livepeer.org/config-hash"
-    ];
+    // The config hash of the ConfigMap: a change restarts the node in place (node-pod/in-place.ts).
+    const configHash = async () =>
+      (
+        await client
+          .get<KubeObject & { data?: Record<string, string> }>(ConfigMaps, ns.name, "chain-config")
+          .catch(() => undefined)
+      )?.data?.["config-hash"];
+    const hashA = await configHash();
     expect(hashA).toBeDefined();
+    const podHashA = (await statefulSet("chain"))?.spec?.template?.metadata?.annotations?.[
+      "livepeer.org/pod-hash"
+    ];
 
-    // A new deployment (another Controller) re-renders the config and rolls the pod.
+    // A new deployment (another Controller) re-renders the config: the node restarts in place.
     await kubectl([
       "patch",
       "configmap",
@@ -273,13 +281,15 @@ describe("spec.devnet: chain settings from a devnet deployment ConfigMap", () =>
       async () => new RegExp(`^ethController ${CONTROLLER_B}$`, "m").test((await config("chain")) ?? ""),
       15_000,
     );
-    const hash = async () =>
-      (await statefulSet("chain"))?.spec?.template?.metadata?.annotations?.["livepeer.org/config-hash"];
     await waitFor(
-      "the pod template to change (a new Controller restarts the node)",
-      async () => (await hash()) !== hashA,
+      "the config hash to change (a new Controller restarts the node)",
+      async () => (await configHash()) !== hashA,
       15_000,
     );
+    // Only the config file changed: the same pod template.
+    expect(
+      (await statefulSet("chain"))?.spec?.template?.metadata?.annotations?.["livepeer.org/pod-hash"],
+    ).toBe(podHashA);
 
     // Explicit spec fields win over the deployment.
     await apply(
