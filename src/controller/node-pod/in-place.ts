@@ -18,6 +18,17 @@
 // periodSeconds x failureThreshold of failing probes (60 s), then the node's own start.
 // The same probe keeps the former tcpSocket check's meaning: it fails while nothing listens on
 // the status port (read from /proc/net/tcp{,6}: the probe runs with dash builtins only).
+//
+// Why not the alternatives: pods/exec (a signal to the node) is a right the controller should not
+// hold over every node pod; deleting the pod frees its GPUs for any pending pod (seen: a price edit
+// left an orchestrator Pending); a sidecar watching the file would need a shared process namespace.
+// The controller learns what a pod runs from its own annotations (config-restart.ts): RUNNING,
+// stamped on a new pod with its ConfigMap's hash before the controller changes that ConfigMap, and
+// WANTED with RESTARTS_AT_REQUEST, done once restartCount has grown past it. Known limits: a crash
+// restart in the minute between a ConfigMap change and the kubelet's refresh starts the node on the
+// old file while the controller counts the request done (the next config change restarts it
+// again); the kubelet's restart backoff (10 s, doubling) applies to repeated restarts within ten
+// minutes; an image without /bin/sh fails the probe and restarts in a loop.
 import { MOUNTS } from "./mounts.ts";
 
 /** Template annotation: hash of what needs a new pod (a change is a new StatefulSet revision). */
