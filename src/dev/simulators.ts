@@ -3,7 +3,8 @@
 // with the pod's real arguments and config files, logging into the file `kubectl logs` reads.
 // The pod is annotated `livepeer.org/simulated=true`, which the resource's status reports as
 // Simulated=True: a simulated node is never passed off as a real one. kwok runs no probes, so the
-// fleet plays an AI runner pod's startupProbe: not Ready until its runner answers /health.
+// fleet plays an AI runner pod's startupProbe (not Ready until its runner answers /health) and a
+// node pod's liveness probe's in-place restart (liveness-probe.ts).
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
@@ -14,9 +15,11 @@ import {
   setHeaderOptions,
   type V1Pod,
 } from "@kubernetes/client-node";
+import { CONFIG_HASH_KEY } from "../controller/node-pod/in-place.ts";
 import { type NodeSimulatorOptions, startNodeSimulator } from "../simulator/simulator.ts";
 import { attachPodLogs } from "./cluster/fleet.ts";
 import { criLogLine } from "./cluster/kwok.ts";
+import { inPlaceRestartDue, restartedStatus, wantedOf } from "./liveness-probe.ts";
 import { resolvePodHosts } from "./pod-dns.ts";
 import { routeModelsFile, serviceEndpoint, serviceKey, servicesInModelsFile } from "./service-urls.ts";
 import { playStartupProbe } from "./startup-probe.ts";
@@ -51,6 +54,10 @@ interface Running {
   dir: string;
   /** Aborted when the pod goes (or the fleet stops) while its simulator is still starting. */
   abort: AbortController;
+  /** A node simulator's restart request at its start (its container's env), see liveness-probe.ts. */
+  startedWanted?: string;
+  /** Being restarted in place. */
+  restarting?: boolean;
 }
 
 const isRunnerPod = (pod: V1Pod) =>
@@ -224,7 +231,6 @@ export function startSimulatorFleet(
 
   async function start(pod: V1Pod): Promise<void> {
     const uid = pod.metadata!.uid!;
-    const name = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
     const dir = path.join(baseDir, uid);
     const entry: Running = { dir, abort: new AbortController() };
     running.set(uid, entry);
@@ -235,7 +241,14 @@ export function startSimulatorFleet(
     if (isRunnerPod(pod)) return startRunner(pod, entry, logFile, options.runnerSimulator, "AI runner");
     if (isLiveRunnerPod(pod))
       return startRunner(pod, entry, logFile, options.liveRunnerSimulator, "live runner");
-    const mounts = await materializeVolumes(core, pod, dir, entry.abort.signal);
+    return startNode(pod, entry, logFile);
+  }
+
+  async function startNode(pod: V1Pod, entry: Running, logFile: string): Promise<void> {
+    const uid = pod.metadata!.uid!;
+    const name = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
+    entry.startedWanted = wantedOf(pod);
+    const mounts = await materializeVolumes(core, pod, entry.dir, entry.abort.signal);
     // The in-cluster service address has no DNS here: skip the node's self-check of it.
     const argv = [...rewrite(pod.spec?.containers[0]?.args ?? [], mounts), "-startupAvailabilityCheck=false"];
     // Another fleet (a test file running beside this one) may not have stopped the simulator of
@@ -329,6 +342,43 @@ export function startSimulatorFleet(
     }
   }
 
+  /** The liveness probe's part: restarts the pod's node in place once it is due. */
+  async function probeLiveness(pod: V1Pod): Promise<void> {
+    const uid = pod.metadata!.uid!;
+    const entry = running.get(uid);
+    if (!entry?.sim || entry.restarting || entry.startedWanted === undefined) return;
+    if (wantedOf(pod) === entry.startedWanted) return;
+    const cm = pod.spec?.volumes?.find((v) => v.name === "config")?.configMap?.name;
+    const mounted = cm
+      ? (await core.readNamespacedConfigMap({ name: cm, namespace: pod.metadata!.namespace! })).data?.[
+          CONFIG_HASH_KEY
+        ]
+      : undefined;
+    if (!inPlaceRestartDue(pod, entry.startedWanted, mounted) || !current(uid, entry)) return;
+    entry.restarting = true;
+    const name = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
+    const logFile = path.join(entry.dir, "node.log");
+    appendFileSync(
+      logFile,
+      criLogLine(`liveness probe failed: config ${wantedOf(pod)} is mounted and wanted: restarting`),
+    );
+    entry.abort.abort();
+    await entry.sim.stop().catch(() => undefined);
+    if (!current(uid, entry)) return;
+    const next: Running = { dir: entry.dir, abort: new AbortController() };
+    running.set(uid, next);
+    await core.patchNamespacedPodStatus(
+      {
+        name: pod.metadata!.name!,
+        namespace: pod.metadata!.namespace!,
+        body: restartedStatus(pod, new Date()),
+      },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    log(`[simulator] ${name}: restarting the node in place (config ${wantedOf(pod)})`);
+    await startNode(pod, next, logFile);
+  }
+
   async function stopOne(uid: string): Promise<void> {
     const entry = running.get(uid);
     running.delete(uid);
@@ -355,6 +405,10 @@ export function startSimulatorFleet(
     // Not awaited: a node's start waits for its AI runners (their pods, then their cold start),
     // which this loop starts too.
     for (const pod of live) {
+      if (running.has(pod.metadata!.uid!))
+        void probeLiveness(pod).catch((e: Error) => {
+          if (!stopped && running.has(pod.metadata!.uid!)) log(`[simulator] liveness: ${e.message}`);
+        });
       if (!running.has(pod.metadata!.uid!))
         // A start cut short by the pod going away has nothing to report.
         void start(pod).catch((e: Error) => {

@@ -23,7 +23,7 @@ export const RolloutSpecSchema = z
       .enum(ROLLOUT_STRATEGIES)
       .default("whenIdle")
       .describe(
-        "When a pod is replaced after a change in its rendering (image, flags, config): whenIdle (default) replaces one pod at a time, each once it carries no session (or once maxWait has passed); immediate replaces one pod at a time without waiting for its sessions to end; onDelete never replaces a pod by itself: the change reaches a pod when you delete it. Live settings (price, session limit) are set on the running node whatever the strategy.",
+        "When a pod takes a change in its rendering: a new pod for a change in its template (image, command line, resources, GPUs, mounted Secrets, placement), its node restarted in place for a change in its config file only (the pod, its node and GPUs kept). whenIdle (default) replaces or restarts one pod at a time, each once it carries no session (or once maxWait has passed); immediate does so one pod at a time without waiting for its sessions to end; onDelete never replaces or restarts a pod by itself: the change reaches a pod when you delete it. Live settings (price, session limit) are set on the running node whatever the strategy.",
       ),
     maxWait: z
       .string()
@@ -49,7 +49,9 @@ export const RolloutStatusSchema = z
     updatedReplicas: z
       .int()
       .min(0)
-      .describe("Node pods running the current rendering (the StatefulSets' update revision)."),
+      .describe(
+        "Node pods running the current rendering (the StatefulSets' update revision and the current config file).",
+      ),
     pendingSince: z.iso
       .datetime()
       .optional()
@@ -58,6 +60,12 @@ export const RolloutStatusSchema = z
       .datetime()
       .optional()
       .describe("When whenIdle stops waiting for sessions to end (pendingSince + spec.rollout.maxWait)."),
+    inPlace: z
+      .boolean()
+      .optional()
+      .describe(
+        "True while the change restarts nodes in place: only their config changed, so each pod keeps its node and GPUs and its node restarts (restartCount + 1) once the kubelet has mounted the new config.",
+      ),
   })
   .describe(
     "Progress of the change to the node's pods, as `kubectl rollout status` would show it; the RolloutPending condition says what it waits for.",

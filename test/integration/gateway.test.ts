@@ -136,7 +136,8 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
     const container = sts!.spec.template.spec.containers[0]!;
     expect(container.args).toEqual(["-config", "/etc/livepeer/livepeer.conf"]);
     // The discovery URL carries a token: it comes from the Secret, never from the ConfigMap.
-    expect(container.env).toEqual([
+    // The node's LP_ variables (the other is the in-place restart's, node-pod/in-place.ts).
+    expect(container.env?.filter((e) => (e as { name: string }).name.startsWith("LP_"))).toEqual([
       {
         name: "LP_ORCHWEBHOOKURL",
         valueFrom: { secretKeyRef: { name: "gw-node-hooks", key: "orchWebhookUrl" } },
@@ -278,11 +279,17 @@ describe("a Gateway that selects the cluster's Orchestrators", () => {
   it("an off-chain Orchestrator's price edit restarts its node (a price is set live only on chain) and the gateway shows it as configured", async () => {
     const before = await client.get<PodView>(Pods, bed.ns.name, "orch-a-0");
     await orchestrators.apply("orch-a", orchSpec("150"), bed.pool);
+    // The price is in the config file only: the node restarts in place (same pod, restartCount + 1).
+    const restarts = before.status?.containerStatuses?.[0]?.restartCount ?? 0;
     await waitFor(
-      "orch-a-0 replaced",
-      async () =>
-        (await client.get<PodView>(Pods, bed.ns.name, "orch-a-0").catch(() => undefined))?.metadata?.uid !==
-        before.metadata?.uid,
+      "orch-a-0's node restarted in place",
+      async () => {
+        const p = await client.get<PodView>(Pods, bed.ns.name, "orch-a-0").catch(() => undefined);
+        return (
+          p?.metadata?.uid === before.metadata?.uid &&
+          (p?.status?.containerStatuses?.[0]?.restartCount ?? 0) === restarts + 1
+        );
+      },
       90_000,
       context,
     );

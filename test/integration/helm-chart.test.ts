@@ -195,6 +195,9 @@ describe("helm install: least-privilege RBAC", () => {
     ["lpo-controller", "get", "pods", "video", false],
     ["lpo-controller", "create", "pods", "video", false],
     ["lpo-controller", "delete", "pods", "video", true],
+    // Annotations only: the in-place restart request (node-pod/in-place.ts).
+    ["lpo-controller", "patch", "pods", "video", true],
+    ["lpo-controller", "patch", "pods/status", "video", false],
     ["lpo-controller", "get", "configmaps", "video", true],
     ["lpo-controller", "delete", "configmaps", "video", false],
     ["lpo-controller", "patch", "nodes", undefined, false],
@@ -343,6 +346,7 @@ describe("helm install with controller.watchNamespaces: Roles only", () => {
     ["watch", "orchestrators.livepeer.org", "APPS", true],
     ["patch", "gateways.livepeer.org/status", "APPS", true],
     ["delete", "pods", "APPS", true],
+    ["patch", "pods", "APPS", true],
     ["get", "pods/log", "APPS", true],
     ["create", "events.events.k8s.io", "APPS", true],
     ["get", "secrets", "APPS", true],

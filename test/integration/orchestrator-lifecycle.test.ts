@@ -116,6 +116,7 @@ interface PodView {
   simulated: boolean;
   /** The pod's status as JSON, for matching a waiting reason or a scheduler message. */
   statusText: string;
+  restarts: number;
 }
 
 async function pod(name: string): Promise<PodView | undefined> {
@@ -133,6 +134,7 @@ async function pod(name: string): Promise<PodView | undefined> {
     image: p.spec.containers[0].image,
     simulated: p.metadata.annotations?.["livepeer.org/simulated"] === "true",
     statusText: JSON.stringify(p.status ?? {}),
+    restarts: p.status?.containerStatuses?.[0]?.restartCount ?? 0,
   };
 }
 
@@ -252,12 +254,20 @@ describe("spec.devnet: chain settings from a devnet deployment ConfigMap", () =>
     const conf = (await config("chain"))!;
     expect(conf).toMatch(/^ethUrl http:\/\/127\.0\.0\.1:8545$/m);
     expect(conf).toMatch(new RegExp(`^ethController ${CONTROLLER_A}$`, "m"));
-    const hashA = (await statefulSet("chain"))?.spec?.template?.metadata?.annotations?.[
-      "livepeer.org/config-hash"
-    ];
+    // The config hash of the ConfigMap: a change restarts the node in place (node-pod/in-place.ts).
+    const configHash = async () =>
+      (
+        await client
+          .get<KubeObject & { data?: Record<string, string> }>(ConfigMaps, ns.name, "chain-config")
+          .catch(() => undefined)
+      )?.data?.["config-hash"];
+    const hashA = await configHash();
     expect(hashA).toBeDefined();
+    const podHashA = (await statefulSet("chain"))?.spec?.template?.metadata?.annotations?.[
+      "livepeer.org/pod-hash"
+    ];
 
-    // A new deployment (another Controller) re-renders the config and rolls the pod.
+    // A new deployment (another Controller) re-renders the config: the node restarts in place.
     await kubectl([
       "patch",
       "configmap",
@@ -273,13 +283,15 @@ describe("spec.devnet: chain settings from a devnet deployment ConfigMap", () =>
       async () => new RegExp(`^ethController ${CONTROLLER_B}$`, "m").test((await config("chain")) ?? ""),
       15_000,
     );
-    const hash = async () =>
-      (await statefulSet("chain"))?.spec?.template?.metadata?.annotations?.["livepeer.org/config-hash"];
     await waitFor(
-      "the pod template to change (a new Controller restarts the node)",
-      async () => (await hash()) !== hashA,
+      "the config hash to change (a new Controller restarts the node)",
+      async () => (await configHash()) !== hashA,
       15_000,
     );
+    // Only the config file changed: the same pod template.
+    expect(
+      (await statefulSet("chain"))?.spec?.template?.metadata?.annotations?.["livepeer.org/pod-hash"],
+    ).toBe(podHashA);
 
     // Explicit spec fields win over the deployment.
     await apply(
@@ -359,23 +371,16 @@ describe("serviceAddr from the Service's external address", () => {
     const o = await until("np", (x) => x.status?.serviceAddr === want && current(x));
     expect(await config("np")).toMatch(new RegExp(`^serviceAddr ${want.replace(/\./g, "\\.")}$`, "m"));
     expect(await config("np")).toMatch(/^startupAvailabilityCheck false$/m);
-    // Created with the in-cluster address (generation 1), rolled once (2), and no more.
+    // Created with the in-cluster address: the address is in the config file only, so the node
+    // restarts in place (at most once: a pod that mounted the new file already is not restarted)
+    // and the pod template never changes (generation 1).
     const generation = async () => (await statefulSet("np"))?.metadata?.generation;
-    expect(await generation()).toBe(2);
-    // The pod of that roll (the old one may still be Ready for a moment after the StatefulSet
-    // moved to generation 2).
-    let final: PodView | undefined;
-    await waitFor(
-      "pod np-0 Ready on the StatefulSet's update revision (the NodePort address)",
-      async () => {
-        const sts = JSON.parse(await kubectl(["get", "sts", "np", "-n", ns.name, "-o", "json"]));
-        final = await pod("np-0");
-        return !!final?.ready && final.revision === sts.status?.updateRevision;
-      },
-      60_000,
-    );
-    // Two more reconciles of "np", each worked off: one that wanted another roll would have
-    // bumped the StatefulSet's generation by then.
+    expect(await generation()).toBe(1);
+    await until("np", (x) => condition(x, "RolloutPending")?.reason === "UpToDate" && current(x));
+    const final = await untilPod("np-0", (x) => x.ready, "Ready on the NodePort address");
+    expect(final.restarts).toBeLessThanOrEqual(1);
+    // Two more reconciles of "np", each worked off: one that wanted another roll or restart would
+    // have bumped the StatefulSet's generation or the pod's restartCount by then.
     const controller = manager.controllers.find((c) => c.name === "orchestrator")!;
     const reconciles = async () =>
       (await manager.metrics.reconcileTotal.get()).values
@@ -393,8 +398,8 @@ describe("serviceAddr from the Service's external address", () => {
         30_000,
       );
     }
-    expect(await generation()).toBe(2);
-    expect((await pod("np-0"))?.uid).toBe(final?.uid);
+    expect(await generation()).toBe(1);
+    expect(await pod("np-0")).toMatchObject({ uid: final.uid, restarts: final.restarts });
     expect((await read("np"))?.status?.serviceAddr).toBe(o.status?.serviceAddr);
   });
 });

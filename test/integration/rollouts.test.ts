@@ -3,8 +3,9 @@
 // transcode session on an orchestrator pod over the node's wire protocol (GetOrchestrator, then a
 // segment on POST /segment; EndTranscodingSession ends it), which the node reports in /metrics
 // (livepeer_current_sessions_total) and the controller's doctor reads. Then the spec changes what
-// the node runs (its renditions): the StatefulSet (updateStrategy OnDelete) gets a new revision and
-// spec.rollout decides when each pod takes it.
+// the node runs: its image (the pod template: the StatefulSet, updateStrategy OnDelete, gets a new
+// revision, a new pod) or only its config file (the node restarted in place, its pod, node and GPUs
+// kept; the fleet plays the liveness probe that restarts it), and spec.rollout decides when.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -102,14 +103,18 @@ const kit = orchestratorKit(
 );
 const { until } = kit;
 const apply = (name: string, spec: Record<string, unknown>) => kit.apply(name, spec, pool);
-/** A change in what the node runs (its renditions): a new revision of its StatefulSet. */
-const CHANGED = { transcodingOptions: "P240p30fps16x9" };
+/** A new node release: a new revision of its StatefulSet, a new pod. */
+const CHANGED = { image: "livepeer/go-livepeer:test-next" };
+/** A change in the node's config file only (its renditions): its node restarted in place. */
+const RECONFIGURED = { transcodingOptions: "P144p30fps16x9" };
 
 interface PodView {
   uid: string;
   ip: string;
   ready: boolean;
   revision: string;
+  node: string;
+  restarts: number;
 }
 
 async function pod(name: string): Promise<PodView | undefined> {
@@ -124,6 +129,8 @@ async function pod(name: string): Promise<PodView | undefined> {
       (c: { type: string; status: string }) => c.type === "Ready" && c.status === "True",
     ),
     revision: p.metadata.labels?.["controller-revision-hash"] ?? "",
+    node: p.spec?.nodeName ?? "",
+    restarts: p.status?.containerStatuses?.[0]?.restartCount ?? 0,
   };
 }
 
@@ -328,8 +335,82 @@ describe("a rollout does not give a pod's GPUs away", () => {
   });
 });
 
+describe("a change in the config file only restarts the node in place", () => {
+  it("whenIdle: waits for the session, then restarts the node: same pod, node and GPUs (a pod waiting for GPUs gets none), the new config served", async () => {
+    const gpu = (count: number) => ({ gpu: { count, product: "NVIDIA-GeForce-RTX-3090" } });
+    // The GPU pool's two GPUs, free again.
+    await kubectl(["delete", "orchestrator", "held", "-n", ns.name, "--ignore-not-found", "--wait=false"]);
+    await waitFor("held-0 gone", async () => (await pod("held-0")) === undefined, 60_000);
+    await kit.apply("kept", gpu(2), gpuPool);
+    await until("kept", isServing);
+    const before = (await pod("kept-0"))!;
+    await kit.apply("hungry", gpu(1), gpuPool);
+    await until("hungry", (o) => condition(o, "Scheduled")?.reason === "Unschedulable");
+    const session = await openSession(before.ip);
+    await untilDoctorReads("kept", "kept-0", 1);
+    const revision = await updateRevision("kept");
+
+    await kit.apply("kept", { ...gpu(2), ...RECONFIGURED }, gpuPool);
+    const waiting = await until("kept", (o) => atGeneration(o) && rollout(o)?.reason === "SessionsOpen");
+    expect(rollout(waiting)?.message).toMatch(
+      /kept-0 \(1 session\(s\) open\).*its node restarts in place \(pod, node and GPUs kept\)/,
+    );
+    expect(waiting.status?.rollout).toMatchObject({ replicas: 1, updatedReplicas: 0, inPlace: true });
+    // No new revision: the pod template did not change.
+    expect(await updateRevision("kept")).toBe(revision);
+    expect(await pod("kept-0")).toMatchObject({ uid: before.uid, restarts: before.restarts });
+
+    await session.end();
+    const after = await untilPod(
+      "kept-0",
+      (p) => p.restarts === before.restarts + 1 && p.ready,
+      "its node restarted in place",
+    );
+    expect(after).toMatchObject({
+      uid: before.uid,
+      node: before.node,
+      ip: before.ip,
+      revision: before.revision,
+    });
+    expect(
+      await untilEvent("kept", "RolloutNodeRestarted", /restarting the node of pod kept-0 in place/),
+    ).toMatch(/pod, node \S+ and its GPUs kept\): it carried no session; only its config changed/);
+    // The node restarted on the new config file.
+    await waitFor(
+      "the restarted node serves the new renditions",
+      async () => {
+        const r = await fetch(`http://${after.ip}:7935/getBroadcastConfig`).catch(() => undefined);
+        return (
+          ((await r?.json().catch(() => ({}))) as { TranscodingOptions?: string })?.TranscodingOptions ===
+          RECONFIGURED.transcodingOptions
+        );
+      },
+      30_000,
+    );
+    const done = await until(
+      "kept",
+      (o) => rollout(o)?.status === "False" && o.status?.rollout?.updatedReplicas === 1,
+    );
+    expect(done.status?.rollout?.inPlace).toBeUndefined();
+    // The GPUs stayed with the pod: the other one still waits for them.
+    expect(condition((await kit.read("hungry"))!, "Scheduled")?.reason).toBe("Unschedulable");
+    await kubectl(["delete", "orchestrator", "kept", "hungry", "-n", ns.name, "--wait=false"]);
+  });
+
+  it("a template change still replaces the pod (a new revision)", async () => {
+    await apply("swap", {});
+    await until("swap", isServing);
+    const before = (await pod("swap-0"))!;
+    await untilDoctorReads("swap", "swap-0", 0);
+    await apply("swap", { ...CHANGED, ...RECONFIGURED });
+    const after = await untilPod("swap-0", (p) => p.uid !== before.uid && p.ready, "replaced");
+    expect(after.revision).toBe(await updateRevision("swap"));
+    await untilEvent("swap", "RolloutPodReplaced", /replaced pod swap-0 .*it carried no session/);
+  });
+});
+
 describe("a Gateway with a stream live", () => {
-  it("whenIdle: keeps its pod while the stream runs, and rolls once the stream has ended", async () => {
+  it("whenIdle: keeps its node running while the stream runs, and restarts it in place (a new orchestrator list) once the stream has ended", async () => {
     await apply("upstream", {});
     await until("upstream", isServing);
     const orchIp = (await pod("upstream-0"))!.ip;
@@ -394,14 +475,19 @@ describe("a Gateway with a stream live", () => {
       stop.abort();
       await pushing;
     }
-    // The stream ends (no segment for the node's stream timeout): the pod goes.
+    // The stream ends (no segment for the node's stream timeout): only the gateway's config
+    // changed (its orchestrator list), so its node restarts in place: the same pod.
     const after = await untilPod(
       "gw-0",
-      (p) => p.uid !== before.uid && p.ready,
-      "replaced once the stream ended",
+      (p) => p.restarts === before.restarts + 1 && p.ready,
+      "its node restarted in place once the stream ended",
     );
-    expect(after.revision).toBe(await updateRevision("gw"));
-    await untilEvent("gw", "RolloutPodReplaced", /replaced pod gw-0 .*it carried no session/);
+    expect(after).toMatchObject({ uid: before.uid, node: before.node, revision: before.revision });
+    await untilEvent(
+      "gw",
+      "RolloutNodeRestarted",
+      /restarting the node of pod gw-0 in place .*it carried no session/,
+    );
   });
 });
 

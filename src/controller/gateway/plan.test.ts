@@ -50,7 +50,8 @@ describe("a Gateway's plan", () => {
     });
     expect(plan.node.configMap.data?.["livepeer.conf"]).not.toMatch(/orchWebhookUrl/);
     const container = plan.node.statefulSet.spec?.template.spec?.containers[0];
-    expect(container?.env).toEqual([
+    // The node's LP_ variables (the other is the in-place restart's, node-pod/in-place.ts).
+    expect(container?.env?.filter((e) => e.name.startsWith("LP_"))).toEqual([
       {
         name: "LP_ORCHWEBHOOKURL",
         valueFrom: { secretKeyRef: { name: "gw-node-hooks", key: "orchWebhookUrl" } },
@@ -89,7 +90,9 @@ describe("a Gateway's plan", () => {
     ],
   ])("%s: the node's hook URLs come from the hooks Secret as %o", (_, spec, names, o) => {
     const plan = planGateway(input(spec, o));
-    const env = plan.node.statefulSet.spec?.template.spec?.containers[0]?.env ?? [];
+    const env = (plan.node.statefulSet.spec?.template.spec?.containers[0]?.env ?? []).filter((e) =>
+      e.name.startsWith("LP_"),
+    );
     expect(env.map((e) => e.name)).toEqual(names);
     for (const e of env) expect(e.valueFrom?.secretKeyRef?.name).toBe("gw-node-hooks");
     expect(plan.node.configMap.data?.["livepeer.conf"]).not.toMatch(/WebhookUrl/i);
@@ -139,7 +142,7 @@ describe("a Gateway's plan", () => {
     const recorded = before.node.configMap.metadata?.annotations ?? {};
     const after = planGateway(input({ ...selector, maxPricePerUnit: "500", maxSessions: 20 }, { recorded }));
     const hash = (p: typeof before) =>
-      p.node.statefulSet.spec?.template.metadata?.annotations?.["livepeer.org/config-hash"];
+      `${p.node.statefulSet.spec?.template.metadata?.annotations?.["livepeer.org/pod-hash"]}/${p.node.configHash}`;
     expect(hash(after)).toBe(hash(before));
     expect(after.liveChanges.map((c) => `${c.setting.what} ${c.from} -> ${c.to}`)).toEqual([
       "price cap 300/1 -> 500/1",
@@ -158,7 +161,7 @@ describe("a Gateway's plan", () => {
       input(caps("200", [{ pipeline: "image-to-video", maxPricePerUnit: "7" }]), { recorded }),
     );
     const hash = (p: typeof before) =>
-      p.node.statefulSet.spec?.template.metadata?.annotations?.["livepeer.org/config-hash"];
+      `${p.node.statefulSet.spec?.template.metadata?.annotations?.["livepeer.org/pod-hash"]}/${p.node.configHash}`;
     expect(hash(after)).toBe(hash(before));
     expect(after.liveChanges.map((c) => c.setting.what)).toEqual(["capability price caps"]);
     const dropped = planGateway(input(caps("200"), { recorded }));
@@ -199,7 +202,9 @@ describe("a Gateway's plan", () => {
       input({ orchestrators: { addresses: ["o1:8935", "o2:8935"] } }, { hookTokenDigest: undefined }),
     );
     expect(plan.node.flags.orchAddr).toBe("o1:8935,o2:8935");
-    expect(plan.node.statefulSet.spec?.template.spec?.containers[0]?.env).toBeUndefined();
+    expect(
+      plan.node.statefulSet.spec?.template.spec?.containers[0]?.env?.filter((e) => e.name.startsWith("LP_")),
+    ).toEqual([]);
     expect(plan.holds).toEqual([]);
   });
 });

@@ -21,6 +21,7 @@ import type { DoctorReport, NodeDoctor, NodeDoctorOptions, Quote } from "../doct
 import { GatewayDuties } from "../duties/gateway-duties.ts";
 import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
 import type { ChainWatch } from "../node-status/chain-watch.ts";
+import { configHashesOf, mountedConfigHash } from "../node-status/config-restart.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { ensureHooksSecret } from "../node-status/hooks-secret-step.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
@@ -162,6 +163,16 @@ export class GatewayReconciler implements Reconciler {
   /** Run in order, stopping at the first error (retried with backoff). */
   readonly steps: ReadonlyArray<[name: string, step: Step]> = [
     ["settings, live", (g, r) => this.#liveSettings(g, r)],
+    [
+      "new pods stamped with the config they mounted",
+      (g, r) =>
+        this.#rollout.stampNewPods(
+          r.pods,
+          mountedConfigHash([r.plan.node.statefulSet], (cm) =>
+            this.#cache.get(ConfigMaps, keyFor(g.metadata?.namespace, cm)),
+          ),
+        ),
+    ],
     [
       "config map",
       (g, r) =>
@@ -338,11 +349,16 @@ export class GatewayReconciler implements Reconciler {
       gpuStatefulSets: gpuStatefulSetsOf([run.plan.node.statefulSet]),
       // Every cached pod: read only when an idle GPU pod is about to go.
       gpuWaiters: () => gpuWaitersAmong(this.#cache.list<PodFacts>(Pods)),
+      configHashes: configHashesOf([run.plan.node.statefulSet], [run.plan.node.configMap]),
     });
     if (run.rollout.recheckAfterMs !== undefined) run.recheckAfterMs = run.rollout.recheckAfterMs;
     await this.#rollout.unlessHeld(run.plan, async () => {
       if (run.rollout)
-        run.replaced = await carryOutRollout(gw, run.rollout, { client: this.#client, events: this.#events });
+        run.replaced = await carryOutRollout(gw, run.rollout, {
+          client: this.#client,
+          events: this.#events,
+          pods: run.pods,
+        });
     });
   }
 

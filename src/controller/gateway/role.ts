@@ -26,6 +26,6 @@ export function gatewayRole(rtmp: boolean): NodePodRole<GatewayFlagsInput> {
     live: GATEWAY_LIVE,
     configHeader: (owner) => `Rendered by livepeer-operator for Gateway ${owner}; edits are overwritten.`,
     // The capability caps file is set live (capability-caps.ts): not an input.
-    rolloutInputs: (n) => [n.restartConfig, n.image, n.args.join(" ")],
+    configInputs: (n) => [n.restartConfig],
   };
 }

@@ -100,7 +100,7 @@ describe("static registration", () => {
 
   it("a registration change rolls the node pod (it reads the file at start); the same spec does not", () => {
     const hash = (x: ReturnType<typeof plan>) =>
-      x.statefulSets[0]!.spec!.template.metadata!.annotations!["livepeer.org/config-hash"];
+      x.statefulSets[0]!.spec!.template.metadata!.annotations!["livepeer.org/pod-hash"];
     expect(hash(plan({ apps: [sd] }))).toBe(hash(p));
     expect(hash(plan({ apps: [{ ...sd, replicas: 3 }] }))).not.toBe(hash(p));
   });

@@ -35,7 +35,7 @@ const gatewayRole = (gpu: NodePodRole<GatewayFacts>["gpu"] = "any"): NodePodRole
   }),
   live: [GATEWAY_PRICE_CAP],
   configHeader: (owner) => `Gateway ${owner}.`,
-  rolloutInputs: (n) => [n.restartConfig, n.image, n.args.join(" ")],
+  configInputs: (n) => [n.restartConfig],
 });
 
 const input = (o: Partial<NodePodInput<GatewayFacts>> = {}): NodePodInput<GatewayFacts> => ({
@@ -52,7 +52,7 @@ const input = (o: Partial<NodePodInput<GatewayFacts>> = {}): NodePodInput<Gatewa
 const containerOf = (s: V1StatefulSet): V1Container => s.spec!.template.spec!.containers[0]!;
 const portsOf = (s: V1Service | undefined) =>
   s?.spec?.ports?.map((p) => `${p.name} ${p.port}->${p.targetPort}`);
-const configHash = (s: V1StatefulSet) => s.spec!.template.metadata!.annotations!["livepeer.org/config-hash"];
+const podHash = (s: V1StatefulSet) => s.spec!.template.metadata!.annotations!["livepeer.org/pod-hash"];
 
 describe("a gateway-shaped role from test data", () => {
   const node = buildNodePod(gatewayRole(), input({ extraArgs: ["-v", "6"] }));
@@ -71,7 +71,9 @@ describe("a gateway-shaped role from test data", () => {
     const c = containerOf(node.statefulSet);
     expect(c.ports?.map((p) => p.containerPort)).toEqual([8935, 1935, 5935]);
     expect(c.readinessProbe?.httpGet).toEqual({ path: "/status", port: 5935 });
-    expect(c.livenessProbe?.tcpSocket).toEqual({ port: 5935 });
+    // The former tcpSocket check, in the exec probe that also restarts the node in place.
+    expect(c.livenessProbe?.exec?.command?.slice(0, 2)).toEqual(["/bin/sh", "-c"]);
+    expect(c.livenessProbe?.exec?.command?.[2]).toContain("nothing listens on port 5935");
   });
 
   it("renders its flags into the config file; the command line carries -config and extraArgs only", () => {
@@ -84,9 +86,10 @@ describe("a gateway-shaped role from test data", () => {
   it("takes a flag from its Secret as an LP_ variable, never into the ConfigMap", () => {
     const hook = { name: "LP_ORCHWEBHOOKURL", valueFrom: { secretKeyRef: { name: "gw-hooks", key: "url" } } };
     const withHook = buildNodePod(gatewayRole(), input({ env: [hook] }));
-    expect(containerOf(withHook.statefulSet).env).toEqual([hook]);
+    const lp = (s: V1StatefulSet) => containerOf(s).env?.filter((e) => e.name.startsWith("LP_"));
+    expect(lp(withHook.statefulSet)).toEqual([hook]);
     expect(withHook.configMap).toEqual(node.configMap);
-    expect(containerOf(node.statefulSet).env).toBeUndefined();
+    expect(lp(node.statefulSet)).toEqual([]);
   });
 
   it("labels children and pods with its component and the resource's instance", () => {
@@ -180,23 +183,53 @@ describe("Secrets", () => {
   });
 });
 
-describe("the pod template's hash", () => {
-  const hashFor = (o: Partial<NodePodInput<GatewayFacts>>) =>
-    configHash(buildNodePod(gatewayRole(), input(o)).statefulSet);
-  const base = hashFor({ facts: { maxPricePerUnit: "300" } });
+describe("what a change needs: a new pod (template) or the node restarted in place (config)", () => {
+  const built = (o: Partial<NodePodInput<GatewayFacts>>) => {
+    const n = buildNodePod(gatewayRole(), input(o));
+    return { pod: podHash(n.statefulSet), config: n.configHash, template: n.statefulSet.spec?.template };
+  };
+  const base = built({ facts: { maxPricePerUnit: "300" } });
 
-  it.each<[string, Partial<NodePodInput<GatewayFacts>>, boolean]>([
-    ["the same input", { facts: { maxPricePerUnit: "300" } }, false],
-    ["a live flag changed (set on the running node)", { facts: { maxPricePerUnit: "1200" } }, false],
-    ["a restarting flag changed", { facts: { maxPricePerUnit: "300", network: "devnet" } }, true],
-    ["another image", { facts: { maxPricePerUnit: "300" }, image: "livepeer/go-livepeer:0.8.9" }, true],
-    ["extra command-line flags", { facts: { maxPricePerUnit: "300" }, extraArgs: ["-v", "6"] }, true],
+  it.each<[string, Partial<NodePodInput<GatewayFacts>>, "nothing" | "restart in place" | "new pod"]>([
+    ["the same input", { facts: { maxPricePerUnit: "300" } }, "nothing"],
+    ["a live flag changed (set on the running node)", { facts: { maxPricePerUnit: "1200" } }, "nothing"],
+    [
+      "a restarting flag changed",
+      { facts: { maxPricePerUnit: "300", network: "devnet" } },
+      "restart in place",
+    ],
+    ["another image", { facts: { maxPricePerUnit: "300" }, image: "livepeer/go-livepeer:0.8.9" }, "new pod"],
+    ["extra command-line flags", { facts: { maxPricePerUnit: "300" }, extraArgs: ["-v", "6"] }, "new pod"],
+    [
+      "a Secret-mounted file the node reads at start",
+      { facts: { maxPricePerUnit: "300" }, podInputs: ["x"] },
+      "new pod",
+    ],
+    ["GPUs", { facts: { maxPricePerUnit: "300" }, gpu: { count: 1 } }, "new pod"],
+    [
+      "a pod override",
+      { facts: { maxPricePerUnit: "300" }, podTemplate: { nodeSelector: { pool: "a" } } },
+      "new pod",
+    ],
     [
       "another Service type (not read by the pod)",
       { facts: { maxPricePerUnit: "300" }, service: { type: "ClusterIP" } },
-      false,
+      "nothing",
     ],
-  ])("%s: rolls the pod = %s", (_, o, rolls) => expect(hashFor(o) !== base).toBe(rolls));
+  ])("%s: %s", (_, o, needs) => {
+    const after = built(o);
+    const newPod = JSON.stringify(after.template) !== JSON.stringify(base.template);
+    const inPlace = !newPod && after.config !== base.config;
+    expect(newPod ? "new pod" : inPlace ? "restart in place" : "nothing").toBe(needs);
+    // A config-only change leaves the template (and so the StatefulSet revision) as it was.
+    if (needs === "restart in place") expect(after.pod).toBe(base.pod);
+  });
+
+  it("the ConfigMap carries its config hash as a file the probe reads and as an annotation", () => {
+    const n = buildNodePod(gatewayRole(), input({ facts: { maxPricePerUnit: "300" } }));
+    expect(n.configMap.data?.["config-hash"]).toBe(n.configHash);
+    expect(n.configMap.metadata?.annotations?.["livepeer.org/config-hash"]).toBe(n.configHash);
+  });
 
   it("a live flag still reaches the config file (a later restart reads it)", () => {
     const node = buildNodePod(gatewayRole(), input({ facts: { maxPricePerUnit: "1200" } }));

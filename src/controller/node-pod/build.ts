@@ -14,6 +14,7 @@ import {
 import type { PodTemplateOverrides } from "../../schema/pod-template.ts";
 import { placementFor } from "../gpu/placement.ts";
 import { liveFlagNames, recordedLive } from "../live/settings.ts";
+import { CONFIG_HASH_ANNOTATION, CONFIG_HASH_KEY } from "./in-place.ts";
 import { MOUNTS, type SecretMount } from "./mounts.ts";
 import { nodeChildNames, nodeLabels } from "./names.ts";
 import type { NodePodRole } from "./role.ts";
@@ -53,7 +54,7 @@ export interface NodePodInput<Facts> {
   governingService?: string;
   /**
    * What the pod reads at start from outside the ConfigMap (a mounted Secret's file, without its
-   * secrets): a change rolls the pod. Absent leaves the role's hash as it was.
+   * secrets): a change is a new pod (a Secret volume's refresh is not tied to the ConfigMap's).
    */
   podInputs?: readonly string[];
 }
@@ -63,6 +64,8 @@ export interface NodePod {
   /** Errors stop the rollout (the last good pods keep running); warnings are findings. */
   problems: FlagProblem[];
   configMap: V1ConfigMap;
+  /** Hash of what the node reads from the ConfigMap: a change restarts it in place (in-place.ts). */
+  configHash: string;
   statefulSet: V1StatefulSet;
   services: V1Service[];
 }
@@ -97,17 +100,15 @@ export function buildNodePod<Facts>(role: NodePodRole<Facts>, input: NodePodInpu
   const config = renderConfigFile(flags, { header: [role.configHeader(`${namespace}/${input.instance}`)] });
   const files = input.files ?? {};
   const args = ["-config", MOUNTS.configFile, ...(input.extraArgs ?? [])];
+  // The ConfigMap's part restarts the node in place; the rest is in the template (a new pod).
   const configHash = podHash(
-    role
-      .rolloutInputs({
-        config,
-        restartConfig: renderConfigFile(without(flags, liveFlagNames(role.live))),
-        files,
-        image: input.image,
-        args,
-      })
-      .concat(input.podInputs ?? []),
+    role.configInputs({
+      config,
+      restartConfig: renderConfigFile(without(flags, liveFlagNames(role.live))),
+      files,
+    }),
   );
+  const podInputsHash = podHash([input.image, args.join(" "), ...(input.podInputs ?? [])]);
   const configMap: V1ConfigMap = {
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -115,9 +116,13 @@ export function buildNodePod<Facts>(role: NodePodRole<Facts>, input: NodePodInpu
       name: names.config,
       namespace,
       labels,
-      ...annotationsOf({ ...input.configAnnotations, ...recordedLive(role.live, flags, files) }),
+      ...annotationsOf({
+        ...input.configAnnotations,
+        ...recordedLive(role.live, flags, files),
+        [CONFIG_HASH_ANNOTATION]: configHash,
+      }),
     },
-    data: { [CONFIG_FILE]: config, ...files },
+    data: { [CONFIG_FILE]: config, ...files, [CONFIG_HASH_KEY]: configHash },
   };
   const statefulSet = buildNodeStatefulSet({
     name: names.statefulSet,
@@ -129,7 +134,7 @@ export function buildNodePod<Facts>(role: NodePodRole<Facts>, input: NodePodInpu
     args,
     ...(input.env?.length ? { env: input.env } : {}),
     configMap: names.config,
-    configHash,
+    podHash: podInputsHash,
     ports: role.ports.map(({ name, containerPort }) => ({ name, containerPort })),
     statusPort: statusPortOf(role),
     placement,
@@ -149,7 +154,7 @@ export function buildNodePod<Facts>(role: NodePodRole<Facts>, input: NodePodInpu
   });
   // The image's go-livepeer release must have every flag it is given (it exits on an unknown one).
   const problems = [...validateFlags(flags), ...flagsMissingInRelease(flags, input.image, args)];
-  return { flags, problems, configMap, statefulSet, services };
+  return { flags, problems, configMap, configHash, statefulSet, services };
 }
 
 const annotationsOf = (a: Record<string, string>) => (Object.keys(a).length ? { annotations: a } : {});

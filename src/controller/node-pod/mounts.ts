@@ -12,6 +12,8 @@ export const MOUNTS = {
   /** -liveRunnerConfig (static live runners): a Secret, beside the other generated files. */
   liveRunners: "/var/run/secrets/livepeer/live-runners",
   data: "/data",
+  /** The pod's own annotations the node's liveness probe reads (downwardAPI, see in-place.ts). */
+  podInfo: "/etc/livepeer-pod",
 } as const;
 
 /** A Secret a role may mount: the keystore (on chain), the split setup's shared secret, the AI models file. */

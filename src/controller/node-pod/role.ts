@@ -23,16 +23,14 @@ export interface NodePlacement {
   nvidiaDevices?: string;
 }
 
-/** What the pod template's hash is computed over (see NodePodRole.rolloutInputs). */
+/** What the config hash is computed over (see NodePodRole.configInputs). */
 export interface RenderedNode {
   /** The config file as mounted. */
   config: string;
   /** The config file without the role's live flags (and without the header). */
   restartConfig: string;
-  /** Files mounted beside the config file, by name (aiModels.json). */
+  /** Files mounted beside the config file, by name. */
   files: Readonly<Record<string, string>>;
-  image: string;
-  args: readonly string[];
 }
 
 export interface NodePodRole<Facts> {
@@ -57,8 +55,9 @@ export interface NodePodRole<Facts> {
   /** The config file's comment line; `owner` is `<namespace>/<name>` of the resource. */
   configHeader(owner: string): string;
   /**
-   * What the pod template's hash covers: a change of any of it rolls the pod. Each role keeps its
-   * formula: a new one would roll every pod of the role on upgrade.
+   * What of the ConfigMap the config hash covers: a change restarts the node in place (its pod,
+   * node and GPUs kept; see node-pod/in-place.ts). The image, command line and Secret-mounted
+   * files are in the pod template: a change there is a new pod.
    */
-  rolloutInputs(node: RenderedNode): readonly string[];
+  configInputs(node: RenderedNode): readonly string[];
 }

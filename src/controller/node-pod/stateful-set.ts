@@ -11,6 +11,15 @@ import type { z } from "zod";
 import type { PodTemplateOverrides } from "../../schema/pod-template.ts";
 import type { StorageSpecSchema } from "../../schema/workload.ts";
 import type { PodPlacement } from "../gpu/placement.ts";
+import {
+  livenessScript,
+  POD_HASH,
+  POD_INFO,
+  RESTARTS_AT_REQUEST,
+  RUNNING,
+  STARTED_ENV,
+  WANTED,
+} from "./in-place.ts";
 import { MOUNTS, type SecretMount, secretVolume } from "./mounts.ts";
 
 export type StorageSpec = z.infer<typeof StorageSpecSchema>;
@@ -26,8 +35,11 @@ export interface NodeStatefulSetInput {
   args: string[];
   env?: V1EnvVar[];
   configMap: string;
-  /** Hash of everything the pod reads at start: a change rolls the pod. */
-  configHash: string;
+  /**
+   * Hash of what the pod reads at start from outside the ConfigMap (the Secret-mounted files): a
+   * change is a new revision, a new pod. The ConfigMap's own changes restart the node in place.
+   */
+  podHash: string;
   ports: { name: string; containerPort: number }[];
   /** Port whose `/status` answers once the node is up (the CLI port). */
   statusPort: number;
@@ -38,10 +50,26 @@ export interface NodeStatefulSetInput {
   overrides?: PodTemplateOverrides;
 }
 
+/** The in-place restart's pod annotations are the controller's alone (in-place.ts). */
+const withoutOurs = (a: Record<string, string> | undefined) =>
+  Object.fromEntries(
+    Object.entries(a ?? {}).filter(([k]) => ![WANTED, RUNNING, RESTARTS_AT_REQUEST].includes(k)),
+  );
+
 export function buildNodeStatefulSet(input: NodeStatefulSetInput): V1StatefulSet {
-  const volumes: V1Volume[] = [{ name: "config", configMap: { name: input.configMap } }];
+  // Both without subPath: the kubelet refreshes them in the running pod (see in-place.ts).
+  const volumes: V1Volume[] = [
+    { name: "config", configMap: { name: input.configMap } },
+    {
+      name: POD_INFO.volume,
+      downwardAPI: {
+        items: [{ path: POD_INFO.wantedFile, fieldRef: { fieldPath: `metadata.annotations['${WANTED}']` } }],
+      },
+    },
+  ];
   const mounts: V1VolumeMount[] = [
     { name: "config", mountPath: MOUNTS.config, readOnly: true },
+    { name: POD_INFO.volume, mountPath: POD_INFO.mountPath, readOnly: true },
     { name: "data", mountPath: MOUNTS.data },
   ];
   for (const [mount, secretName] of input.secrets) {
@@ -66,11 +94,16 @@ export function buildNodeStatefulSet(input: NodeStatefulSetInput): V1StatefulSet
   }
   const o = input.overrides ?? {};
   const limits = { ...o.resources?.limits, ...input.placement.limits };
+  // The restart request as it was when the container started (the kubelet evaluates it then).
+  const started: V1EnvVar = {
+    name: STARTED_ENV,
+    valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${WANTED}']` } },
+  };
   const container: V1Container = {
     name: "livepeer",
     image: input.image,
     args: input.args,
-    ...(input.env ? { env: input.env } : {}),
+    env: [...(input.env ?? []), started],
     ports: input.ports.map((p) => ({ ...p, protocol: "TCP" })),
     volumeMounts: mounts,
     resources: {
@@ -83,10 +116,12 @@ export function buildNodeStatefulSet(input: NodeStatefulSetInput): V1StatefulSet
       periodSeconds: 5,
       failureThreshold: 3,
     },
+    // The former tcpSocket check of the status port, and the in-place restart (in-place.ts).
     livenessProbe: {
-      tcpSocket: { port: input.statusPort },
+      exec: { command: ["/bin/sh", "-c", livenessScript(input.statusPort)] },
       initialDelaySeconds: 30,
       periodSeconds: 10,
+      timeoutSeconds: 5,
       failureThreshold: 6,
     },
   };
@@ -112,7 +147,7 @@ export function buildNodeStatefulSet(input: NodeStatefulSetInput): V1StatefulSet
       template: {
         metadata: {
           labels: { ...o.labels, ...input.labels },
-          annotations: { ...o.annotations, "livepeer.org/config-hash": input.configHash },
+          annotations: { ...withoutOurs(o.annotations), [POD_HASH]: input.podHash },
         },
         spec: {
           containers: [container],

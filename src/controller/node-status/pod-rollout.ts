@@ -1,10 +1,12 @@
 // A node resource's session-aware rollout, shared by the Orchestrator and Gateway reconcilers:
 // what each StatefulSet's next step is (rollout-policy.ts), the RolloutPending verdict and
-// status.rollout that say so (pure), and the step carried out (one pod deleted, an Event).
+// status.rollout that say so (pure), and the step carried out (one pod deleted, or its node
+// restarted in place when only its config changed; an Event).
 import type { KubeClient, KubeObject } from "../../kube/index.ts";
 import { durationMs, type RolloutSpec, type RolloutStatus } from "../../schema/rollout.ts";
 import type { NodeReading } from "../doctor/index.ts";
 import type { Recorder, Verdict } from "../runtime/index.ts";
+import { podConfig, requestRestart } from "./config-restart.ts";
 import type { PodFacts } from "./facts.ts";
 import { restartPod } from "./pod-restart.ts";
 import { podReady } from "./pods.ts";
@@ -33,10 +35,18 @@ export interface PodRolloutInput {
   gpuStatefulSets?: ReadonlySet<string>;
   /** Pods (of any resource the controller sees) the scheduler cannot place for lack of GPUs; asked only when a GPU pod is about to go. */
   gpuWaiters?: () => readonly string[];
+  /** The config hash each StatefulSet's pods should run (configHashesOf); absent: config not compared. */
+  configHashes?: ReadonlyMap<string, string>;
 }
 
 export interface PodRolloutPlan {
-  steps: { statefulSet: string; updateRevision: string | undefined; step: RolloutStep }[];
+  steps: {
+    statefulSet: string;
+    updateRevision: string | undefined;
+    /** The config hash its pods should run. */
+    configHash?: string | undefined;
+    step: RolloutStep;
+  }[];
   status: RolloutStatus;
   verdict: Verdict;
   /** Look again after this many ms (the deadline, or the next reading while waiting). */
@@ -61,11 +71,17 @@ export function planPodRollout(i: PodRolloutInput): PodRolloutPlan {
     const seen = (sts.status?.observedGeneration ?? -1) >= (sts.metadata?.generation ?? 0);
     const updateRevision = seen ? sts.status?.updateRevision : undefined;
     const pods = i.pods.filter((p) => ownedBy(p, name));
+    const configHash = i.configHashes?.get(name);
+    const config = (p: PodFacts) => podConfig(p, configHash).state;
     replicas += sts.spec?.replicas ?? 0;
     // Until the StatefulSet controller records the new revision, count against the one it has.
     const counted = sts.status?.updateRevision;
     updated += pods.filter(
-      (p) => !p.metadata?.deletionTimestamp && counted && p.metadata?.labels?.[REVISION_LABEL] === counted,
+      (p) =>
+        !p.metadata?.deletionTimestamp &&
+        counted &&
+        p.metadata?.labels?.[REVISION_LABEL] === counted &&
+        (config(p) === "current" || config(p) === "unknown"),
     ).length;
     const step = nextRolloutStep({
       strategy,
@@ -78,6 +94,7 @@ export function planPodRollout(i: PodRolloutInput): PodRolloutPlan {
         ready: podReady(p),
         going: !!p.metadata?.deletionTimestamp,
         sessions: sessionsIfFresh(i.readings.get(p.metadata?.uid ?? ""), i.now, i.freshMs),
+        config: config(p),
       })),
       now: i.now,
       pendingSince,
@@ -85,15 +102,17 @@ export function planPodRollout(i: PodRolloutInput): PodRolloutPlan {
       usesGpu: i.gpuStatefulSets?.has(name) ?? false,
       gpuWaiters: () => (i.gpuWaiters?.() ?? []).filter((w) => !pods.some((p) => p.metadata?.name === w)),
     });
-    return { statefulSet: name, updateRevision, step };
+    return { statefulSet: name, updateRevision, configHash, step };
   });
   // A revision not recorded yet is a moment after each apply: the StatefulSet's status update
   // brings the owner back, so it is neither pending nor rechecked.
   const pending = steps.some((s) => !settled(s.step));
   const deadline = maxWaitMs !== undefined && pending ? pendingSince + maxWaitMs : undefined;
+  const inPlace = steps.some(({ step }) => isInPlace(step));
   const status: RolloutStatus = {
     replicas,
     updatedReplicas: updated,
+    ...(inPlace ? { inPlace: true } : {}),
     ...(pending ? { pendingSince: iso(pendingSince) } : {}),
     ...(deadline !== undefined && strategy === "whenIdle" ? { deadline: iso(deadline) } : {}),
   };
@@ -108,6 +127,11 @@ export function planPodRollout(i: PodRolloutInput): PodRolloutPlan {
     ...(recheck !== undefined ? { recheckAfterMs: recheck } : {}),
   };
 }
+
+/** Only the config changed: the node restarts in place (pod, node and GPUs kept). */
+const isInPlace = (step: RolloutStep) =>
+  ((step.kind === "replace" || step.kind === "waitForSessions") && step.inPlace) ||
+  (step.kind === "waitForPod" && step.state === "restarting in place");
 
 const settled = (step: RolloutStep) => step.kind === "upToDate" || step.kind === "unknownRevision";
 
@@ -128,9 +152,11 @@ export function rolloutVerdict(
       case "waitForPod":
         return step.state === "not created yet"
           ? `StatefulSet ${statefulSet}: waiting for a pod to be created before replacing the next`
-          : `waiting for pod ${step.pod} (${step.state}) before replacing the next, one at a time`;
+          : step.state === "restarting in place"
+            ? `restarting the node of pod ${step.pod} in place (only its config changed; pod, node and GPUs kept): its liveness probe restarts it once the kubelet has mounted the new config, about a minute`
+            : `waiting for pod ${step.pod} (${step.state}) before replacing the next, one at a time`;
       case "replace":
-        return `replacing pod ${step.pod.name} (${step.why === "deadline" ? "maxWait passed" : step.why}); ${step.remaining} more to go`;
+        return `${step.inPlace ? "restarting the node of pod" : "replacing pod"} ${step.pod.name}${step.inPlace ? " in place" : ""} (${step.why === "deadline" ? "maxWait passed" : step.why}); ${step.remaining} more to go`;
       case "waitForGpu": {
         const until =
           deadline !== undefined
@@ -145,26 +171,33 @@ export function rolloutVerdict(
               `${b.pod} (${b.sessions === undefined ? "sessions not read yet" : `${b.sessions} session(s) open`})`,
           )
           .join(", ");
+        const then = step.inPlace ? "then its node restarted in place anyway" : "then replaced anyway";
         const until =
           deadline !== undefined
-            ? `until ${iso(deadline)} (spec.rollout.maxWait), then replaced anyway`
+            ? `until ${iso(deadline)} (spec.rollout.maxWait), ${then}`
             : "with no deadline (set spec.rollout.maxWait to bound it, or delete the pod to roll now)";
-        return `sessions open on pod ${busy}: waiting for them to end ${since}, ${until}`;
+        const how = step.inPlace
+          ? "; only its config changed: its node restarts in place (pod, node and GPUs kept)"
+          : "";
+        return `sessions open on pod ${busy}: waiting for them to end ${since}, ${until}${how}`;
       }
       default:
         return "";
     }
   });
   const kinds = new Set(open.map((s) => s.step.kind));
+  const inPlace = open.some(({ step }) => isInPlace(step));
   const reason = kinds.has("waitForSessions")
     ? "SessionsOpen"
     : kinds.has("waitForGpu")
       ? "GpuContested"
       : kinds.has("manual")
         ? "WaitingForDelete"
-        : kinds.has("replace")
-          ? "ReplacingPod"
-          : "WaitingForPod";
+        : inPlace
+          ? "RestartingInPlace"
+          : kinds.has("replace")
+            ? "ReplacingPod"
+            : "WaitingForPod";
   return { status: "True", reason, message: `${messages.join("; ")} (pending ${since})` };
 }
 
@@ -199,28 +232,51 @@ export function gpuStatefulSetsOf(
   );
 }
 
-/** Carries out each StatefulSet's step: the pod to replace is deleted (uid-guarded) and an Event says why. */
+/**
+ * Carries out each StatefulSet's step: the pod to replace is deleted (uid-guarded), or, when only
+ * its config changed, its node is asked to restart in place (its WANTED annotation); an Event says why.
+ */
 export async function carryOutRollout(
   owner: KubeObject,
   plan: PodRolloutPlan,
-  o: { client: KubeClient; events: Recorder },
+  o: { client: KubeClient; events: Recorder; pods?: readonly PodFacts[] },
 ): Promise<string[]> {
   const replaced: string[] = [];
-  for (const { statefulSet, updateRevision, step } of plan.steps) {
+  for (const { statefulSet, updateRevision, configHash, step } of plan.steps) {
     if (step.kind !== "replace") continue;
     const { pod } = step;
+    const rest = `${step.remaining} more pod(s) to go`;
+    const sessions = pod.sessions === undefined ? "an unknown number of" : pod.sessions;
+    if (step.inPlace) {
+      const facts = o.pods?.find((p) => p.metadata?.uid === pod.uid);
+      if (!facts || !configHash || !(await requestRestart(o.client, facts, configHash))) continue;
+      const where = `pod, node ${facts.spec?.nodeName ?? "(unscheduled)"} and its GPUs kept`;
+      const to = `StatefulSet ${statefulSet} config ${podConfig(facts, configHash).runs ?? "(unknown)"} -> ${configHash}`;
+      o.events.event(owner, {
+        type: step.why === "deadline" ? "Warning" : "Normal",
+        reason: "RolloutNodeRestarted",
+        message: `restarting the node of pod ${pod.name} in place (${to}; ${where}): ${
+          step.why === "deadline"
+            ? `${sessions} session(s) open, spec.rollout.maxWait passed since ${plan.status.pendingSince}`
+            : step.why === "idle"
+              ? "it carried no session"
+              : "spec.rollout.strategy is immediate"
+        }; only its config changed; ${rest}`,
+        action: "RestartNode",
+      });
+      continue;
+    }
     const deleted = await restartPod(o.client, owner.metadata?.namespace ?? "default", pod.name, pod.uid);
     if (!deleted) continue;
     replaced.push(pod.name);
     const to = `StatefulSet ${statefulSet} revision ${pod.revision} -> ${updateRevision}`;
-    const rest = `${step.remaining} more pod(s) to go`;
     o.events.event(
       owner,
       step.why === "deadline"
         ? {
             type: "Warning",
             reason: "RolloutForced",
-            message: `replaced pod ${pod.name} with ${pod.sessions === undefined ? "an unknown number of" : pod.sessions} session(s) open (${to}): spec.rollout.maxWait passed since ${plan.status.pendingSince}; ${rest}`,
+            message: `replaced pod ${pod.name} with ${sessions} session(s) open (${to}): spec.rollout.maxWait passed since ${plan.status.pendingSince}; ${rest}`,
             action: "DeletePod",
           }
         : {

@@ -32,7 +32,7 @@ function summary(i: RolloutInput): string {
   const s = nextRolloutStep(i);
   switch (s.kind) {
     case "replace":
-      return `replace ${s.pod.name} (${s.why}, ${s.remaining} left)`;
+      return `${s.inPlace ? "restart in place" : "replace"} ${s.pod.name} (${s.why}, ${s.remaining} left)`;
     case "waitForPod":
       return `wait for ${s.pod || "a pod"} ${s.state}`;
     case "waitForSessions":
@@ -171,6 +171,64 @@ describe("nextRolloutStep: which pod goes next", () => {
   ])("%s", (_what, i, expected) => {
     expect(summary(input(i))).toBe(expected);
   });
+});
+
+describe("nextRolloutStep: a config-only change restarts the node in place", () => {
+  const cur = (name: string, o: Partial<RolloutPod> = {}) =>
+    pod(name, { revision: NEW, config: "current", ...o });
+  it.each<[string, Partial<RolloutInput>, string]>([
+    ["every pod runs the current config", { pods: [cur("g-0"), cur("g-1")] }, "upToDate"],
+    [
+      "a pod never stamped counts as current",
+      { pods: [cur("g-0", { config: "unknown" }), cur("g-1")] },
+      "upToDate",
+    ],
+    [
+      "whenIdle: the idle pod with an older config restarts in place",
+      { pods: [cur("g-0"), cur("g-1", { config: "stale" })] },
+      "restart in place g-1 (idle, 0 left)",
+    ],
+    [
+      "whenIdle: a busy pod with an older config waits for its sessions",
+      { replicas: 1, pods: [cur("g-0", { config: "stale", sessions: 2 })] },
+      "wait for sessions g-0=2",
+    ],
+    [
+      "whenIdle: past maxWait, the busy pod restarts in place anyway",
+      {
+        replicas: 1,
+        now: T0 + 2 * HOUR,
+        maxWaitMs: HOUR,
+        pods: [cur("g-0", { config: "stale", sessions: 2 })],
+      },
+      "restart in place g-0 (deadline, 0 left)",
+    ],
+    [
+      "immediate: restarts in place with sessions open",
+      { strategy: "immediate", replicas: 1, pods: [cur("g-0", { config: "stale", sessions: 2 })] },
+      "restart in place g-0 (immediate, 0 left)",
+    ],
+    [
+      "onDelete: left to the user",
+      { strategy: "onDelete", replicas: 1, pods: [cur("g-0", { config: "stale" })] },
+      "manual g-0",
+    ],
+    [
+      "one at a time: a pod restarting in place holds the next",
+      { pods: [cur("g-0", { config: "restarting" }), cur("g-1", { config: "stale" })] },
+      "wait for g-0 restarting in place",
+    ],
+    [
+      "the GPUs stay with the pod: a pod waiting for GPUs does not hold an in-place restart",
+      { replicas: 1, usesGpu: true, gpuWaiters: () => ["other-0"], pods: [cur("g-0", { config: "stale" })] },
+      "restart in place g-0 (idle, 0 left)",
+    ],
+    [
+      "a new revision goes first as a new pod (it reads the new config anyway)",
+      { pods: [cur("g-0", { config: "stale", sessions: 1 }), pod("g-1", { config: "stale" })] },
+      "replace g-1 (idle, 1 left)",
+    ],
+  ])("%s", (_, o, expected) => expect(summary(input(o))).toBe(expected));
 });
 
 describe("sessionsIfFresh", () => {

@@ -9,7 +9,11 @@
 // the replacement could stay Pending (seen: a price edit left an orchestrator without its GPU).
 // A pod that is not Ready on an old revision is left to the stuck-rollout recovery (it serves
 // nothing, and is replaced after its grace period) and holds the next replacement back meanwhile.
+// A pod on the current revision whose config (the ConfigMap the kubelet refreshes in it) is older
+// is restarted in place instead (node-pod/in-place.ts): the same policy decides when, but its GPUs
+// are never freed, so no pod waiting for GPUs holds it back; one restarting counts as one going.
 import type { RolloutStrategy } from "../../schema/rollout.ts";
+import type { PodConfigState } from "./config-restart.ts";
 
 export interface RolloutPod {
   name: string;
@@ -21,6 +25,8 @@ export interface RolloutPod {
   going: boolean;
   /** Sessions the node carries, from a reading fresh enough to act on (undefined: not known). */
   sessions: number | undefined;
+  /** Whether it runs the current config (absent: current). */
+  config?: PodConfigState;
 }
 
 export interface RolloutInput {
@@ -47,16 +53,24 @@ export type RolloutStep =
       kind: "replace";
       pod: RolloutPod;
       why: "idle" | "immediate" | "deadline";
-      /** Pods still on an old revision after this one. */
+      /** Only its config is older: restart its node in place (pod, node and GPUs kept). */
+      inPlace: boolean;
+      /** Pods still on an old revision or config after this one. */
       remaining: number;
     }
-  /** A pod of the new revision is starting or one is going: one at a time. */
-  | { kind: "waitForPod"; pod: string; state: "going" | "not Ready" | "not created yet" }
+  /** A pod of the new revision is starting, one is going or restarting in place: one at a time. */
+  | {
+      kind: "waitForPod";
+      pod: string;
+      state: "going" | "not Ready" | "not created yet" | "restarting in place";
+    }
   | {
       kind: "waitForSessions";
       /** Old-revision pods and their sessions (undefined: not read), least busy first. */
       busy: { pod: string; sessions: number | undefined }[];
       deadline: number | undefined;
+      /** The next one only needs its node restarted in place. */
+      inPlace: boolean;
     }
   /** The pod is idle, but a pending pod waits for GPUs and could take the ones it frees. */
   | { kind: "waitForGpu"; pod: string; waiters: readonly string[]; deadline: number | undefined }
@@ -66,34 +80,43 @@ export type RolloutStep =
 export function nextRolloutStep(i: RolloutInput): RolloutStep {
   if (!i.updateRevision) return { kind: "unknownRevision" };
   const outdated = i.pods.filter((p) => !p.going && p.revision !== i.updateRevision);
-  if (!outdated.length) return { kind: "upToDate" };
-  if (i.strategy === "onDelete") return { kind: "manual", pods: outdated.map((p) => p.name).sort() };
+  const stale = i.pods.filter((p) => !p.going && p.revision === i.updateRevision && p.config === "stale");
+  const todo = [...outdated, ...stale];
+  const restarting = i.pods.find((p) => !p.going && p.config === "restarting");
+  if (!todo.length && !restarting) return { kind: "upToDate" };
+  if (i.strategy === "onDelete" && todo.length)
+    return { kind: "manual", pods: todo.map((p) => p.name).sort() };
   const going = i.pods.find((p) => p.going);
   if (going) return { kind: "waitForPod", pod: going.name, state: "going" };
+  if (restarting) return { kind: "waitForPod", pod: restarting.name, state: "restarting in place" };
   const notReady = i.pods.find((p) => !p.ready);
   if (notReady) return { kind: "waitForPod", pod: notReady.name, state: "not Ready" };
   if (i.pods.length < i.replicas) return { kind: "waitForPod", pod: "", state: "not created yet" };
   // Least busy first (unknown counts as busiest); the StatefulSet's own order (highest ordinal) breaks ties.
-  const order = [...outdated].sort(
+  const order = [...todo].sort(
     (a, b) =>
       (a.sessions ?? Number.POSITIVE_INFINITY) - (b.sessions ?? Number.POSITIVE_INFINITY) ||
       ordinal(b.name) - ordinal(a.name),
   );
   const first = order[0]!;
-  const remaining = outdated.length - 1;
-  if (i.strategy === "immediate") return { kind: "replace", pod: first, why: "immediate", remaining };
+  const inPlace = stale.includes(first);
+  const remaining = todo.length - 1;
+  if (i.strategy === "immediate")
+    return { kind: "replace", pod: first, why: "immediate", inPlace, remaining };
   const deadline = i.maxWaitMs === undefined ? undefined : i.pendingSince + i.maxWaitMs;
   const pastDeadline = deadline !== undefined && i.now >= deadline;
   if (first.sessions === 0) {
-    const waiters = i.usesGpu ? (i.gpuWaiters?.() ?? []) : [];
+    // Restarted in place, the pod keeps its GPUs: no waiting pod can take them.
+    const waiters = i.usesGpu && !inPlace ? (i.gpuWaiters?.() ?? []) : [];
     if (waiters.length && !pastDeadline) return { kind: "waitForGpu", pod: first.name, waiters, deadline };
-    return { kind: "replace", pod: first, why: waiters.length ? "deadline" : "idle", remaining };
+    return { kind: "replace", pod: first, why: waiters.length ? "deadline" : "idle", inPlace, remaining };
   }
-  if (pastDeadline) return { kind: "replace", pod: first, why: "deadline", remaining };
+  if (pastDeadline) return { kind: "replace", pod: first, why: "deadline", inPlace, remaining };
   return {
     kind: "waitForSessions",
     busy: order.map((p) => ({ pod: p.name, sessions: p.sessions })),
     deadline,
+    inPlace,
   };
 }
 

@@ -8,6 +8,7 @@ import { type FlagProblem, formatProblem } from "../../node/config/index.ts";
 import { applyLiveChanges } from "../live/apply.ts";
 import type { LiveChange } from "../live/settings.ts";
 import type { ChildApplier, Recorder } from "../runtime/index.ts";
+import { podsToStamp, stampPods } from "./config-restart.ts";
 import type { PodFacts } from "./facts.ts";
 import { blocksRollout, type Hold } from "./holds.ts";
 import { restartPod } from "./pod-restart.ts";
@@ -80,6 +81,14 @@ export class NodeRollout {
       events: this.#events,
       timeoutMs: this.#liveCallTimeoutMs,
     });
+  }
+
+  /**
+   * Before a ConfigMap changes: each pod never stamped gets the config hash its ConfigMap holds
+   * now, so a later change is known to need its restart (config-restart.ts).
+   */
+  async stampNewPods(pods: readonly PodFacts[], mountedHash: (statefulSet: string) => string | undefined) {
+    await stampPods(this.#client, podsToStamp(pods, mountedHash));
   }
 
   async restart(owner: KubeObject, pods: readonly PodFacts[]): Promise<void> {

@@ -100,7 +100,12 @@ const everything = {
   storage: { size: "10Gi", storageClassName: "fast" },
   podTemplate: {
     labels: { team: "video", "app.kubernetes.io/instance": "not-ours" },
-    annotations: { "example.com/owner": "video", "livepeer.org/config-hash": "not-ours" },
+    annotations: {
+      "example.com/owner": "video",
+      "livepeer.org/pod-hash": "not-ours",
+      // The in-place restart's bookkeeping on the pod is the controller's alone.
+      "livepeer.org/config-hash-wanted": "not-ours",
+    },
     nodeSelector: { "topology.kubernetes.io/zone": "eu-west-1a" },
     tolerations: [{ key: "dedicated", operator: "Equal", value: "video", effect: "NoSchedule" }],
     resources: { requests: { cpu: "2", memory: "4Gi" }, limits: { memory: "8Gi" } },
@@ -288,8 +293,10 @@ describe("what rolls the node pods", () => {
     const plan = planOrchestrator({ orch: base(spec), nodes, defaultImage: "img" });
     return {
       config: plan.configMaps.map((c) => c.data?.["livepeer.conf"]),
+      // What restarts a node: a new pod (its template's hash) or in place (its ConfigMap's hash).
       hashes: plan.statefulSets.map(
-        (s) => s.spec?.template.metadata?.annotations?.["livepeer.org/config-hash"],
+        (s, i) =>
+          `${s.spec?.template.metadata?.annotations?.["livepeer.org/pod-hash"]}/${plan.configMaps[i]?.data?.["config-hash"]}`,
       ),
     };
   };
@@ -363,8 +370,9 @@ describe("AI on the orchestrator node", () => {
   const plan = (spec: Record<string, unknown>, aiTokens: Record<string, string> = {}) =>
     planOrchestrator({ orch: base(spec), nodes, defaultImage: "img", aiTokens, newToken: () => "drawn" });
   const config = (p: ReturnType<typeof plan>) => p.configMaps[0]?.data?.["livepeer.conf"] ?? "";
+  // aiModels.json is a Secret's file: a change is a new pod (its template's hash).
   const hash = (p: ReturnType<typeof plan>) =>
-    p.statefulSets[0]?.spec?.template.metadata?.annotations?.["livepeer.org/config-hash"];
+    p.statefulSets[0]?.spec?.template.metadata?.annotations?.["livepeer.org/pod-hash"];
 
   it.each([
     ["dual: transcodes and runs the AI worker", { gpu: { count: 1 }, ai: { models: [sd] } }, true],
@@ -378,7 +386,7 @@ describe("AI on the orchestrator node", () => {
 
   it("mounts aiModels.json from the AI Secret (only that key), never from the ConfigMap", () => {
     const p = plan({ ai: { models: [sd] } });
-    expect(Object.keys(p.configMaps[0]?.data ?? {})).toEqual(["livepeer.conf"]);
+    expect(Object.keys(p.configMaps[0]?.data ?? {})).toEqual(["livepeer.conf", "config-hash"]);
     expect(p.statefulSets[0]?.spec?.template.spec?.volumes).toContainEqual({
       name: "ai-models",
       secret: {

@@ -30,6 +30,7 @@ import { LIVE_RUNNER_COMPONENT } from "../live-ai/names.ts";
 import { generatedSecret, newSecretValue } from "../node-pod/index.ts";
 import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
 import type { ChainWatch } from "../node-status/chain-watch.ts";
+import { configHashesOf, mountedConfigHash } from "../node-status/config-restart.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
 import { nodeObservers } from "../node-status/observers.ts";
@@ -174,6 +175,16 @@ export class OrchestratorReconciler implements Reconciler {
     ["ai models secret", (o, r) => this.#ai.applySecret(o, r.plan.ai)],
     ["live runner registration", (o, r) => this.#live.applyRegistration(o, r.plan.live)],
     ["settings, live", (o, r) => this.#liveSettings(o, r)],
+    [
+      "new pods stamped with the config they mounted",
+      (o, r) =>
+        this.#rollout.stampNewPods(
+          r.pods,
+          mountedConfigHash(r.plan.statefulSets, (cm) =>
+            this.#cache.get(ConfigMaps, keyFor(o.metadata?.namespace, cm)),
+          ),
+        ),
+    ],
     [
       "config maps",
       (o, r) =>
@@ -337,6 +348,7 @@ export class OrchestratorReconciler implements Reconciler {
       gpuStatefulSets: gpuStatefulSetsOf(run.plan.statefulSets),
       // Every cached pod: read only when an idle GPU pod is about to go.
       gpuWaiters: () => gpuWaitersAmong(this.#cache.list<PodFacts>(Pods)),
+      configHashes: configHashesOf(run.plan.statefulSets, run.plan.configMaps),
     });
     if (run.rollout.recheckAfterMs !== undefined)
       run.recheckAfterMs = Math.min(run.recheckAfterMs ?? Infinity, run.rollout.recheckAfterMs);
@@ -345,6 +357,7 @@ export class OrchestratorReconciler implements Reconciler {
         run.replaced = await carryOutRollout(orch, run.rollout, {
           client: this.#client,
           events: this.#events,
+          pods: run.pods,
         });
     });
   }

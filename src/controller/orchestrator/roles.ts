@@ -34,8 +34,8 @@ export const orchestratorRole = (
   flags: (facts, placement) => orchestratorFlags({ ...facts, ...placement }),
   live: orchestratorLive(network),
   configHeader: (owner) => `Rendered by livepeer-operator for Orchestrator ${owner}; edits are overwritten.`,
-  // Every flag but the live ones, aiModels.json, the image and the command line.
-  rolloutInputs: (n) => [n.restartConfig, n.files["aiModels.json"] ?? "", n.image, n.args.join(" ")],
+  // Every flag but the live ones (set on the running node), and the files beside the config.
+  configInputs: (n) => [n.restartConfig, n.files["aiModels.json"] ?? ""],
 });
 
 export const TRANSCODER: NodePodRole<Omit<TranscoderFlagsInput, "nvidiaDevices">> = {
@@ -49,6 +49,6 @@ export const TRANSCODER: NodePodRole<Omit<TranscoderFlagsInput, "nvidiaDevices">
   // A transcoder announces its capacity when it connects: a new session limit needs a restart.
   live: [],
   configHeader: (owner) => `Transcoder of Orchestrator ${owner}.`,
-  // The whole file as mounted and the image (its command line is fixed).
-  rolloutInputs: (n) => [n.config, n.image],
+  // The whole file as mounted.
+  configInputs: (n) => [n.config],
 };

@@ -19,6 +19,6 @@ export function signerRole(httpPort: number): NodePodRole<SignerFlagsInput> {
     live: [],
     configHeader: (owner) =>
       `Rendered by livepeer-operator for RemoteSigner ${owner}; edits are overwritten.`,
-    rolloutInputs: (n) => [n.config, n.image, n.args.join(" ")],
+    configInputs: (n) => [n.config],
   };
 }

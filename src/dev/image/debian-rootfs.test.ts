@@ -44,8 +44,8 @@ describe("Debian root filesystem", () => {
     );
   });
 
-  it("installs only what Node's binary links, plus the copyright of libgcc/libstdc++", () => {
-    expect(Object.keys(ROOTFS_PACKAGES)).toEqual(["libc6", "libgcc-s1", "libstdc++6", "gcc-12-base"]);
+  it("installs only what Node's binary links, the copyright of libgcc/libstdc++, and dash for the liveness probe", () => {
+    expect(Object.keys(ROOTFS_PACKAGES)).toEqual(["libc6", "libgcc-s1", "libstdc++6", "gcc-12-base", "dash"]);
   });
 
   it.each([

@@ -1,7 +1,8 @@
 // The image's root filesystem from Debian packages, without a registry: `apt-get download` of
 // exactly the libraries Node's binary links (libc6, libgcc-s1, libstdc++6; gcc-12-base only for
-// the copyright file of the last two), unpacked with `dpkg-deb -x` (no maintainer scripts, no
-// dpkg database: the image has no apt, dpkg or shell), then what no process reads is removed.
+// the copyright file of the last two), and dash for the node pods' exec liveness probe, unpacked
+// with `dpkg-deb -x` (no maintainer scripts, no dpkg database: the image has no apt or dpkg; /bin/sh
+// is the one link dash's postinst would have made), then what no process reads is removed.
 //
 // Left out on purpose:
 // - ca-certificates: Node verifies TLS against its own built-in Mozilla root store, not
@@ -11,7 +12,16 @@
 //   /usr/share/zoneinfo, checked in the image); our logs are UTC.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 
 /** The packages the root filesystem is made of, and why each is there. */
@@ -20,6 +30,7 @@ export const ROOTFS_PACKAGES: Record<string, string> = {
   "libgcc-s1": "libgcc_s.so.1: node links it (C++ exception unwinding)",
   "libstdc++6": "libstdc++.so.6: node is a C++ program",
   "gcc-12-base": "only /usr/share/doc/gcc-12-base/copyright, the license of libgcc-s1 and libstdc++6",
+  dash: "/bin/sh for the node pods' exec liveness probe (the in-place restart, src/controller/node-pod/in-place.ts), as in go-livepeer's Ubuntu image; builtins only",
 };
 
 export interface DebPackage {
@@ -198,4 +209,7 @@ export function addSkeleton(root: string): void {
     mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     writeFileSync(path.join(root, file), content, { mode: 0o644 });
   }
+  // dash's postinst makes /bin/sh; dpkg-deb -x runs no maintainer script.
+  const sh = path.join(root, "bin", "sh");
+  if (existsSync(path.join(root, "bin", "dash")) && !existsSync(sh)) symlinkSync("dash", sh);
 }

@@ -74,7 +74,7 @@ watch, so it cannot enumerate other tenants' Secrets.
     verbs: ["get", "create", "patch"]
   - apiGroups: [""]
     resources: ["pods"]
-    verbs: ["list", "watch", "delete"]
+    verbs: ["list", "watch", "patch", "delete"]
   # The node doctor reads node pods' logs (bounded reads, no follow).
   - apiGroups: [""]
     resources: ["pods/log"]
