@@ -291,7 +291,7 @@ try {
   const rollup = (field: string) =>
     Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(smaps)?.[1] ?? 0) / 1024;
   console.log(
-    `controller external (outside heap):   ${gauge("nodejs_external_memory_bytes").toFixed(0)} MB (${(gaugeLabelled("nodejs_heap_space_size_used_bytes", "code_space") + gaugeLabelled("nodejs_heap_space_size_used_bytes", "large_object_space")).toFixed(0)} MB code + large objects in the heap)`,
+    `controller external (outside heap):   ${gauge("nodejs_external_memory_bytes").toFixed(0)} MB (${(gaugeLabelled("nodejs_heap_space_size_used_bytes", "code") + gaugeLabelled("nodejs_heap_space_size_used_bytes", "large_object")).toFixed(0)} MB code + large objects in the heap)`,
   );
   console.log(
     `controller RSS anonymous / file:      ${rollup("Anonymous").toFixed(0)} / ${(rollup("Rss") - rollup("Anonymous")).toFixed(0)} MB at the end`,
