@@ -5,7 +5,7 @@ import type { Informer, InformerHandlers } from "../../kube/informer.ts";
 import type { KubeObject } from "../../kube/objects.ts";
 import { ConfigMaps, Secrets, StatefulSets } from "../../kube/resources.ts";
 import { silentLogger } from "../../process/log.ts";
-import { Controller } from "./controller.ts";
+import { Controller, DEFAULT_COALESCE_MS } from "./controller.ts";
 import { RuntimeMetrics } from "./metrics.ts";
 import type { CacheReader, ControllerDefinition, ReconcileResult, Reconciler } from "./reconciler.ts";
 
@@ -227,7 +227,11 @@ describe("controller", () => {
     );
     c.attach(informer as never);
     const enqueued: string[] = [];
-    c.enqueue = (key) => void enqueued.push(key);
+    const windows = new Set<number>();
+    c.enqueue = (key, _cause, coalesceMs = 0) => {
+      enqueued.push(key);
+      windows.add(coalesceMs);
+    };
     const old = {
       apiVersion: "v1",
       kind: "Thing",
@@ -254,5 +258,8 @@ describe("controller", () => {
     } as KubeObject;
     handlers.get(resource)?.onUpdate?.(old, next);
     expect([...new Set(enqueued)]).toEqual(expected);
+    // The primary's own change wakes it at once; a child's or a watched object's waits for the
+    // other events of its key (one reconcile for a pod's created, scheduled, started).
+    if (expected.length) expect([...windows]).toEqual([resource === ConfigMaps ? 0 : DEFAULT_COALESCE_MS]);
   });
 });

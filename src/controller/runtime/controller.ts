@@ -28,7 +28,15 @@ export interface ControllerOptions {
   rateLimiter?: RateLimiterOptions;
   /** How long stop() waits for reconciles in flight before giving up on them. */
   stopTimeoutMs: number;
+  /**
+   * Events of children and watched objects wake their key after this window, one reconcile for
+   * all the events of it (default 1 s); the primary's own changes wake it at once.
+   */
+  coalesceMs?: number;
 }
+
+/** A pod's life from created to Running, and its StatefulSet's status following, mostly fit in this. */
+export const DEFAULT_COALESCE_MS = 1_000;
 
 export class Controller {
   readonly name: string;
@@ -88,7 +96,11 @@ export class Controller {
       const toOwner = (o: KubeObject) => {
         const ref = controllerOf(o);
         if (ref && isOfType(primary, ref)) {
-          this.enqueue(keyFor(primary.namespaced ? o.metadata?.namespace : undefined, ref.name), owned.kind);
+          this.enqueue(
+            keyFor(primary.namespaced ? o.metadata?.namespace : undefined, ref.name),
+            owned.kind,
+            this.#coalesceMs,
+          );
         }
       };
       informers(owned).addHandlers({
@@ -103,7 +115,7 @@ export class Controller {
     }
     for (const w of this.#def.watches ?? []) {
       const map = (o: KubeObject) => {
-        for (const key of w.map(o, this.#cache)) this.enqueue(key, w.resource.kind);
+        for (const key of w.map(o, this.#cache)) this.enqueue(key, w.resource.kind, this.#coalesceMs);
       };
       informers(w.resource).addHandlers({
         onAdd: map,
@@ -117,9 +129,17 @@ export class Controller {
     }
   }
 
-  /** `cause` labels the enqueues metric: what asked for this key (default: a wake). */
-  enqueue(key: ObjectKey, cause = "wake"): void {
-    this.#queue?.add(key, cause);
+  /**
+   * `cause` labels the enqueues metric: what asked for this key (default: a wake). With
+   * `coalesceMs`, the key waits that long for the other events of it (WorkQueue.addCoalesced).
+   */
+  enqueue(key: ObjectKey, cause = "wake", coalesceMs = 0): void {
+    if (coalesceMs > 0) this.#queue?.addCoalesced(key, coalesceMs, cause);
+    else this.#queue?.add(key, cause);
+  }
+
+  get #coalesceMs(): number {
+    return this.#o.coalesceMs ?? DEFAULT_COALESCE_MS;
   }
 
   /** Starts a leadership term: a fresh queue holding every cached primary key, and the workers. */

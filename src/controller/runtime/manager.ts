@@ -37,6 +37,8 @@ export interface ManagerOptions {
   /** Default workers per controller (a definition may set its own). */
   workers?: number;
   resyncPeriodMs?: number;
+  /** Window in which a key's child and watch events wake one reconcile (default 1 s). */
+  coalesceMs?: number;
   /** Bound on waiting for reconciles in flight when stopping. */
   shutdownTimeoutMs?: number;
   rateLimiter?: RateLimiterOptions;
@@ -131,6 +133,7 @@ export class Manager {
       resyncPeriodMs: def.resyncPeriodMs ?? this.#o.resyncPeriodMs ?? 10 * 60_000,
       stopTimeoutMs: this.#o.shutdownTimeoutMs ?? 20_000,
       ...(this.#o.rateLimiter ? { rateLimiter: this.#o.rateLimiter } : {}),
+      ...(this.#o.coalesceMs !== undefined ? { coalesceMs: this.#o.coalesceMs } : {}),
     });
     controller.attach((t) => this.#informer(t));
     this.#definitions.push(def);

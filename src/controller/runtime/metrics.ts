@@ -2,9 +2,8 @@
 // One registry per Manager (tests run several managers in one process).
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { InformerMetrics } from "../../kube/informer.ts";
+import { ObjectGauge, type ObjectRef } from "./object-gauge.ts";
 import type { QueueMetrics } from "./work-queue.ts";
-
-type ObjectRef = { kind: string; namespace: string; name: string };
 
 /**
  * What a status says about one object, as gauges: the findings in force
@@ -56,11 +55,9 @@ export class RuntimeMetrics {
   readonly restRequests: Counter<"code" | "method">;
   readonly restLatency: Histogram<"verb">;
   readonly enqueues: Counter<"controller" | "cause">;
-  readonly findings: Gauge<"kind" | "namespace" | "name" | "id" | "severity">;
-  readonly conditions: Gauge<"kind" | "namespace" | "name" | "type" | "status" | "reason">;
-  readonly facts: Gauge<"kind" | "namespace" | "name" | "fact">;
-  /** The series each object has in each per-object gauge, to drop the ones no longer in force. */
-  readonly #objectSeries = new Map<Gauge<string>, Map<string, Record<string, string>[]>>();
+  readonly findings: ObjectGauge<"id" | "severity">;
+  readonly conditions: ObjectGauge<"type" | "status" | "reason">;
+  readonly facts: ObjectGauge<"fact">;
 
   constructor(opts: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -165,59 +162,41 @@ export class RuntimeMetrics {
       labelNames: ["controller", "cause"],
       registers,
     });
-    this.findings = new Gauge({
+    this.findings = new ObjectGauge({
       name: "livepeer_operator_findings",
       help: "1 per finding in force on a resource (status.findings), by catalog id and severity; alerts match on id",
-      labelNames: ["kind", "namespace", "name", "id", "severity"],
+      labelNames: ["id", "severity"],
       registers,
     });
-    this.conditions = new Gauge({
+    this.conditions = new ObjectGauge({
       name: "livepeer_operator_condition",
       help: "1 per condition on a resource (status.conditions) with its status and reason; alerts match on type, status and reason",
-      labelNames: ["kind", "namespace", "name", "type", "status", "reason"],
+      labelNames: ["type", "status", "reason"],
       registers,
     });
-    this.facts = new Gauge({
+    this.facts = new ObjectGauge({
       name: "livepeer_operator_status_fact",
       help: "Numeric facts of a resource's status: maxSessions, deposit, reserve and balance (ETH), activeSet (0/1), lastRewardRound, liveRunnersDesired, liveCapacity and liveSessions (live AI)",
-      labelNames: ["kind", "namespace", "name", "fact"],
+      labelNames: ["fact"],
       registers,
     });
-  }
-
-  /** Replaces one object's series in a per-object gauge (series not given are removed). */
-  #setObject(gauge: Gauge<string>, object: ObjectRef, values: [Record<string, string>, number][]): void {
-    const byObject = this.#objectSeries.get(gauge) ?? new Map<string, Record<string, string>[]>();
-    this.#objectSeries.set(gauge, byObject);
-    const key = `${object.kind}/${object.namespace}/${object.name}`;
-    for (const labels of byObject.get(key) ?? []) gauge.remove(labels);
-    const series = values.map(([labels, value]) => {
-      const all = { ...object, ...labels };
-      gauge.set(all, value);
-      return all;
-    });
-    if (series.length) byObject.set(key, series);
-    else byObject.delete(key);
   }
 
   /** The findings gauge, as the status writers update it. */
   findingsMetrics(): FindingsMetrics {
     return {
       set: (object, findings) =>
-        this.#setObject(
-          this.findings,
+        this.findings.set(
           object,
           findings.map((f) => [{ id: f.id, severity: f.severity }, 1]),
         ),
       conditions: (object, conditions) =>
-        this.#setObject(
-          this.conditions,
+        this.conditions.set(
           object,
           conditions.map((c) => [{ type: c.type, status: c.status, reason: c.reason }, 1]),
         ),
       facts: (object, facts) =>
-        this.#setObject(
-          this.facts,
+        this.facts.set(
           object,
           Object.entries(facts).map(([fact, value]) => [{ fact }, value]),
         ),

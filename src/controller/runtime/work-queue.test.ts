@@ -103,6 +103,61 @@ describe("work queue", () => {
       expect(q.len()).toBe(1); // the later delays did not add it again
     });
 
+    it("coalesces a key's events within the window into one add, counted once by cause", async () => {
+      const added: string[] = [];
+      const q = new WorkQueue({
+        rateLimiter: neverLimited(),
+        metrics: { depth() {}, added: (c) => added.push(c), queued() {}, worked() {}, retried() {} },
+      });
+      q.addCoalesced("a", 1000, "Pod");
+      await vi.advanceTimersByTimeAsync(400);
+      q.addCoalesced("a", 1000, "StatefulSet");
+      q.addCoalesced("a", 1000, "Pod");
+      await vi.advanceTimersByTimeAsync(599);
+      expect(q.len()).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(q.len()).toBe(1);
+      expect(added).toEqual(["Pod"]);
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(q.len()).toBe(1);
+      expect(added).toEqual(["Pod"]);
+    });
+
+    it("drops a coalescing window when the key is handed out first (that reconcile reads the change)", async () => {
+      const q = new WorkQueue({ rateLimiter: neverLimited() });
+      q.addCoalesced("a", 1000);
+      q.add("a");
+      expect(await q.get()).toBe("a");
+      q.done("a");
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(q.len()).toBe(0);
+    });
+
+    it("adds nothing for a key already waiting for a worker, and holds one being processed", async () => {
+      const q = new WorkQueue({ rateLimiter: neverLimited() });
+      q.add("a");
+      q.addCoalesced("a", 1000);
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(q.len()).toBe(1);
+      expect(await q.get()).toBe("a");
+      // An event while "a" is processed: the reconcile in flight may have missed it.
+      q.addCoalesced("a", 1000);
+      await vi.advanceTimersByTimeAsync(1_000);
+      q.done("a");
+      expect(q.len()).toBe(1);
+      expect(await q.get()).toBe("a");
+    });
+
+    it("adds at once with a window of 0, and nothing after shutDown", async () => {
+      const q = new WorkQueue({ rateLimiter: neverLimited() });
+      q.addCoalesced("a", 0);
+      expect(q.len()).toBe(1);
+      q.addCoalesced("b", 1000);
+      q.shutDown();
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(q.len()).toBe(1);
+    });
+
     it("retries a failing key after 5 ms, 10 ms, 20 ms ... and forgets the backoff on success", async () => {
       const q = new WorkQueue({ rateLimiter: defaultControllerRateLimiter() });
       const delays = [1, 2, 3, 4, 5].map(() => q.addRateLimited("a"));

@@ -3,7 +3,10 @@
 // - a key added while processing is not dropped: it is marked dirty and handed out again after
 //   done(), once (adds coalesce);
 // - addAfter() delays a key (keeping the earliest time if added twice); addRateLimited() delays it
-//   by the rate limiter (per-key exponential backoff, overall token bucket); forget() on success.
+//   by the rate limiter (per-key exponential backoff, overall token bucket); forget() on success;
+// - addCoalesced() holds a key for a short window so that the events arriving together (a pod
+//   created, scheduled, started; its StatefulSet's status following) wake one reconcile, not one
+//   each; a key handed out meanwhile drops its window (the reconcile reads the cache as it is now).
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiter.ts";
 
 export interface QueueMetrics {
@@ -30,6 +33,7 @@ export class WorkQueue {
   readonly #processing = new Map<string, number>();
   readonly #enqueuedAt = new Map<string, number>();
   readonly #waiting = new Map<string, { readyAt: number; timer: NodeJS.Timeout }>();
+  readonly #coalescing = new Map<string, NodeJS.Timeout>();
   readonly #getters: Array<(key: string | undefined) => void> = [];
   readonly #drainers: Array<() => void> = [];
   readonly #limiter: RateLimiter;
@@ -67,6 +71,26 @@ export class WorkQueue {
     }, delayMs);
     timer.unref?.();
     this.#waiting.set(key, { readyAt, timer });
+  }
+
+  /**
+   * Adds `key` once `windowMs` has passed, absorbing every other coalesced add of it until then;
+   * nothing if it is already due (waiting for a worker, or to run again after the one in flight):
+   * that reconcile reads this change. A key being processed and not due is held too (the
+   * reconcile in flight may have read the cache before the change).
+   */
+  addCoalesced(key: string, windowMs: number, cause = "add"): void {
+    if (this.#shuttingDown || this.#coalescing.has(key)) return;
+    if (windowMs <= 0 || this.#dirty.has(key)) {
+      this.add(key, cause);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.#coalescing.delete(key);
+      this.add(key, cause);
+    }, windowMs);
+    timer.unref?.();
+    this.#coalescing.set(key, timer);
   }
 
   /** Returns the delay chosen (ms). */
@@ -108,6 +132,8 @@ export class WorkQueue {
     this.#shuttingDown = true;
     for (const w of this.#waiting.values()) clearTimeout(w.timer);
     this.#waiting.clear();
+    for (const t of this.#coalescing.values()) clearTimeout(t);
+    this.#coalescing.clear();
     for (const g of this.#getters.splice(0)) g(undefined);
   }
 
@@ -142,6 +168,11 @@ export class WorkQueue {
 
   #take(key: string): string {
     this.#dirty.delete(key);
+    const held = this.#coalescing.get(key);
+    if (held) {
+      clearTimeout(held);
+      this.#coalescing.delete(key);
+    }
     const now = Date.now();
     this.#processing.set(key, now);
     const enqueued = this.#enqueuedAt.get(key);
