@@ -30,6 +30,8 @@ export const isNotFound = (err: unknown): boolean => statusOf(err) === 404;
 export const isConflict = (err: unknown): boolean => statusOf(err) === 409;
 /** 410 Gone: the resourceVersion is older than etcd keeps (compacted): list again. */
 export const isGone = (err: unknown): boolean => statusOf(err) === 410;
+/** 422 Invalid: the object fails validation. */
+export const isInvalid = (err: unknown): boolean => statusOf(err) === 422;
 
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

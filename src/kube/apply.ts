@@ -6,7 +6,7 @@
 // - status through the /status subresource with a second field manager
 //   (livepeer-operator-status), so spec writers and status writers never clobber each other;
 // - 409 Conflict retried with a short backoff (on a fresh read where the write was based on one).
-import { isConflict } from "./api-error.ts";
+import { errorMessage, isConflict, isInvalid } from "./api-error.ts";
 import { backoffDelay, sleep } from "./backoff.ts";
 import type { KubeClient } from "./kube-client.ts";
 import { controllerReference, type KubeObject, type OwnerReference } from "./objects.ts";
@@ -59,7 +59,38 @@ export function applyOwned<T extends KubeObject>(
   o: ConflictRetryOptions = {},
 ): Promise<T> {
   const body = withOwner(owner, child);
-  return retryOnConflict(() => client.apply<T>(type, body, { fieldManager: FIELD_MANAGER, force: true }), o);
+  const write = () => client.apply<T>(type, body, { fieldManager: FIELD_MANAGER, force: true });
+  return retryOnConflict(async () => {
+    try {
+      return await write();
+    } catch (err) {
+      const strategy = staleRollingUpdate(err, body);
+      if (!strategy) throw err;
+      // Once per StatefulSet made with RollingUpdate (by an operator before 0.2.0): the API server
+      // defaulted rollingUpdate.partition, which no apply owns, so an apply of another type is
+      // refused until a merge patch drops it with the type changed in the same write.
+      await client.mergePatch(type, body.metadata?.namespace, body.metadata?.name ?? "", {
+        spec: { updateStrategy: { type: strategy, rollingUpdate: null } },
+      });
+      return write();
+    }
+  }, o);
+}
+
+/**
+ * The update strategy to switch to when the API server refused `body` (a StatefulSet whose
+ * updateStrategy is not RollingUpdate) for the rollingUpdate block left on the stored object
+ * (422: "spec.updateStrategy.rollingUpdate: ... only allowed for updateStrategy 'RollingUpdate'").
+ */
+export function staleRollingUpdate(err: unknown, body: KubeObject): string | undefined {
+  if (body.kind !== "StatefulSet" || !isInvalid(err)) return undefined;
+  const type = (body as { spec?: { updateStrategy?: { type?: string } } }).spec?.updateStrategy?.type;
+  if (!type || type === "RollingUpdate") return undefined;
+  return /spec\.updateStrategy\.rollingUpdate: .*only allowed for updateStrategy 'RollingUpdate'/.test(
+    errorMessage(err),
+  )
+    ? type
+    : undefined;
 }
 
 /**

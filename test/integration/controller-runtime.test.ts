@@ -23,6 +23,7 @@ import {
   type KubeObject,
   Leases,
   PooledKubeConfig,
+  StatefulSets,
   updateWithRetry,
 } from "../../src/kube/index.ts";
 import { Webhooks } from "../../src/schema/resources.ts";
@@ -279,6 +280,40 @@ describe("writes", () => {
     expect(counter.data?.n).toBe("10");
     expect(conflicts).toBeGreaterThan(0);
     process.stderr.write(`[controller-runtime] 10 concurrent updates: ${conflicts} conflicts retried\n`);
+  });
+
+  it("switches a StatefulSet made with the default RollingUpdate (as 0.1.0 made them) to OnDelete", async () => {
+    const owner = await client.create<KubeObject>(Webhooks, {
+      metadata: { name: "sts-owner", namespace: ns.name },
+      spec: { name: "sts-owner", url: "https://example.com/h" },
+    });
+    const sts = (type?: string) => ({
+      apiVersion: "apps/v1",
+      kind: "StatefulSet",
+      metadata: { name: "old-node" },
+      spec: {
+        serviceName: "old-node",
+        replicas: 0,
+        selector: { matchLabels: { app: "old-node" } },
+        ...(type ? { updateStrategy: { type } } : {}),
+        template: {
+          metadata: { labels: { app: "old-node" } },
+          spec: { containers: [{ name: "livepeer", image: "livepeer/go-livepeer:0.8.8" }] },
+        },
+      },
+    });
+    type Stored = KubeObject & {
+      spec: { updateStrategy: { type: string; rollingUpdate?: unknown } };
+      status?: { updateRevision?: string };
+    };
+    // 0.1.0 set no update strategy: the API server defaulted RollingUpdate with a partition no apply owns.
+    const before = await applyOwned<Stored>(client, StatefulSets, owner, sts());
+    expect(before.spec.updateStrategy).toEqual({ type: "RollingUpdate", rollingUpdate: { partition: 0 } });
+    const after = await applyOwned<Stored>(client, StatefulSets, owner, sts("OnDelete"));
+    expect(after.spec.updateStrategy).toEqual({ type: "OnDelete" });
+    expect(after.metadata?.generation).toBe((before.metadata?.generation ?? 0) + 1);
+    const again = await applyOwned<Stored>(client, StatefulSets, owner, sts("OnDelete"));
+    expect(again.metadata?.generation).toBe(after.metadata?.generation);
   });
 
   it("applies children with a controller owner reference and status with its own field manager", async () => {
