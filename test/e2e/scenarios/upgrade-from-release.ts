@@ -18,6 +18,7 @@ import { dump, load } from "js-yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { mintToken } from "../../../src/api/auth/mint.ts";
 import { waitFor } from "../../../src/dev/cluster/process.ts";
+import { DEFAULT_PORTS } from "../../../src/node/config/addresses.ts";
 import { GATEWAY_HTTP_PORT } from "../../../src/schema/gateway.ts";
 import {
   APP_NS,
@@ -156,17 +157,23 @@ async function transcodedSegments(): Promise<number[]> {
   return [...out.matchAll(/segment (\d+): 200 transcoded/g)].map((m) => Number(m[1]));
 }
 
-/** What the version of the CRD served keeps of an Orchestrator with spec.rollout (server-side dry run). */
-async function rolloutRoundTrip(): Promise<unknown> {
+/**
+ * What the CRD served does with an Orchestrator carrying spec.rollout (a server-side dry run,
+ * kubectl's strict field validation): keeps it, or refuses it naming the unknown field.
+ */
+async function rolloutRoundTrip(): Promise<{ rollout?: unknown; refused?: string }> {
   const body = {
     apiVersion: "livepeer.org/v1alpha1",
     kind: "Orchestrator",
     metadata: { name: "e2e-up-dry", namespace: APP_NS },
     spec: { pricePerUnit: "1000", rollout: { strategy: "whenIdle", maxWait: "30m" } },
   };
-  const out = await kubectl(["create", "--dry-run=server", "-o", "json", "-f", "-"], JSON.stringify(body));
-  return (JSON.parse(out) as Resource).spec?.rollout;
+  const r = await kubectlRun(["create", "--dry-run=server", "-o", "json", "-f", "-"], JSON.stringify(body));
+  if (r.code !== 0) return { refused: r.out.trim() };
+  return { rollout: (JSON.parse(r.out) as Resource).spec?.rollout };
 }
+
+const ROLLOUT = { rollout: { strategy: "whenIdle", maxWait: "30m" } };
 
 async function receiverPod(name: string, script: string, image = ctx.operatorImage) {
   return {
@@ -266,7 +273,10 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
           .catch(() => undefined)),
       30_000,
     );
-    expect(await rolloutRoundTrip(), "the previous release's CRD prunes spec.rollout").toBeUndefined();
+    const old = await rolloutRoundTrip();
+    expect(old.refused, "the previous release's CRD does not know spec.rollout").toMatch(
+      /unknown field "spec\.rollout"/,
+    );
   }, 420_000);
 
   it("runs two Orchestrators and a Gateway with a stream through them, and queues deliveries for a receiver that is down", async () => {
@@ -344,7 +354,7 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
     await waitFor(
       "the gateway node's /status to list both orchestrators",
       async () => {
-        const r = await fetchInCluster(`http://${gwIp}:7935/status`);
+        const r = await fetchInCluster(`http://${gwIp}:${DEFAULT_PORTS.gatewayCli}/status`);
         pool = r.text;
         const known =
           r.status === 200 ? (JSON.parse(r.text) as { OrchestratorPool?: unknown[] }).OrchestratorPool : [];
@@ -405,7 +415,7 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
       async () => !!(await rolloutRoundTrip()),
       60_000,
     );
-    expect(await rolloutRoundTrip()).toEqual({ strategy: "whenIdle", maxWait: "30m" });
+    expect(await rolloutRoundTrip()).toEqual(ROLLOUT);
 
     // The new controller has rendered every StatefulSet (OnDelete: it rolls pods itself).
     const sets = new Map<string, StatefulSet>();
@@ -509,7 +519,7 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
     await releasePodsReady("controller", previous.operatorImage);
     // The CRDs stay the working tree's (Helm never touches crds/ after install; the old controller
     // does not apply CRDs): spec.rollout still round-trips.
-    expect(await rolloutRoundTrip()).toEqual({ strategy: "whenIdle", maxWait: "30m" });
+    expect(await rolloutRoundTrip()).toEqual(ROLLOUT);
     const logs = await kubectl([
       "logs",
       "-n",
