@@ -136,6 +136,14 @@ async function releasePodsReady(component: string, image: string): Promise<void>
   });
 }
 
+/** The release's controller pods' last log lines. */
+async function controllerLog(lines: number): Promise<string> {
+  const selector = `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component=controller`;
+  return kubectl(["logs", "-n", NS, "-l", selector, `--tail=${lines}`, "--prefix"]).catch(
+    (e: Error) => e.message,
+  );
+}
+
 async function apiToken(scope?: string): Promise<string> {
   const secret = await getJson<{ data: Record<string, string> }>("secret", `${RELEASE}-api-jwt`, NS);
   const key = Buffer.from(secret.data["jwt-secret"]!, "base64");
@@ -432,9 +440,11 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
             !!s.status?.updateRevision,
         );
       },
-      180_000,
+      120_000,
       () => JSON.stringify([...sets.values()].map((s) => [s.metadata.name, s.spec.updateStrategy, s.status])),
-    );
+    ).catch(async (err: Error) => {
+      throw new Error(`${err.message}\nthe controller's log:\n${await controllerLog(80)}`);
+    });
 
     // The stream keeps producing segments after the upgrade.
     const target = state.segmentsBefore + 5;
@@ -520,14 +530,6 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
     // The CRDs stay the working tree's (Helm never touches crds/ after install; the old controller
     // does not apply CRDs): spec.rollout still round-trips.
     expect(await rolloutRoundTrip()).toEqual(ROLLOUT);
-    const logs = await kubectl([
-      "logs",
-      "-n",
-      NS,
-      "-l",
-      `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component=controller`,
-      "--tail=40",
-    ]);
-    log(`${previous.version} controller after the rollback:\n${logs}`);
+    log(`${previous.version} controller after the rollback:\n${await controllerLog(40)}`);
   }, 420_000);
 });
