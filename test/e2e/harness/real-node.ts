@@ -13,6 +13,7 @@ import type { TestProject } from "vitest/node";
 import { REAL_NODE_LABEL } from "../../../src/dev/cluster/real-node/real-node.ts";
 import { kubeProxyChains, SERVICE_CIDR } from "../../../src/dev/cluster/real-node/service-proxy.ts";
 import { buildImages } from "../../../src/dev/image/build.ts";
+import { buildPreviousRelease } from "../../../src/dev/image/previous-release.ts";
 import { type RealNodeCluster, startClusterWithRealNode } from "../../integration/support/real-node.ts";
 import type { E2eContext } from "../support/context.ts";
 
@@ -44,7 +45,17 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
     const t1 = Date.now();
     const built = await buildImages({ log });
     log(`[e2e-real-node] images in ${seconds(Date.now() - t1)}`);
-    for (const image of [built.operator, built.simulator]) {
+    // The previous release for the upgrade scenario (scenarios/upgrade-from-release.ts): cached by
+    // commit, so only the first run on a machine pays its npm install and image build.
+    const t3 = Date.now();
+    const previous = await buildPreviousRelease({ log });
+    log(
+      `[e2e-real-node] previous release ${previous.version} (${previous.commit.slice(0, 7)}) in ${seconds(Date.now() - t3)}` +
+        (previous.cached
+          ? " (cached)"
+          : ` (worktree ${previous.seconds.worktree.toFixed(1)} s, npm ${previous.seconds.npmCi.toFixed(1)} s, images ${previous.seconds.images.toFixed(1)} s)`),
+    );
+    for (const image of [built.operator, built.simulator, previous.operator, previous.simulator]) {
       const names = await cluster.node.importImage(image.archive);
       if (!names.join(" ").includes(image.ref)) {
         throw new Error(`importing ${image.archive} gave ${names.join(", ")}, not ${image.ref}`);
@@ -94,6 +105,13 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
       operatorImage: built.operator.ref,
       simulatorImage: built.simulator.ref,
       placement,
+      previous: {
+        version: previous.version,
+        commit: previous.commit,
+        chart: previous.chart,
+        operatorImage: previous.operator.ref,
+        simulatorImage: previous.simulator.ref,
+      },
     };
     project.provide("e2e", context);
   } catch (err) {

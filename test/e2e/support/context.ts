@@ -24,6 +24,21 @@ export interface E2eContext {
   simulatorImage: string;
   /** Where the Orchestrator, Gateway and receiver pods go. */
   placement: Placement;
+  /**
+   * The previous release (releases.json's newest), built from its recorded commit with its own
+   * build code and imported into the cluster's nodes: the upgrade scenario installs it. Only a
+   * harness that built it sets this (the real-node one); without it that scenario does not run.
+   */
+  previous?: PreviousRelease;
+}
+
+export interface PreviousRelease {
+  version: string;
+  commit: string;
+  /** Its chart directory (in its git worktree). */
+  chart: string;
+  operatorImage: string;
+  simulatorImage: string;
 }
 
 export const DEFAULT_PLACEMENT: Placement = {
