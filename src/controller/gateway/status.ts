@@ -73,7 +73,14 @@ export function computeGatewayStatus(seen: GatewaySeen, now: Date): GatewayOwned
     ["NodeReachable", nodeReachable(seen)],
     ["PriceCompatible", priceVerdict(plan)],
     ["Ready", ready(seen, findings)],
-    ["Simulated", simulatedVerdict(seen.pods, seen.doctor?.report)],
+    [
+      "Simulated",
+      simulatedVerdict(
+        seen.pods,
+        seen.doctor?.report,
+        gateway.status?.conditions?.find((c) => c.type === "Simulated"),
+      ),
+    ],
     ["NodeVersionSupported", nodeVersionSupport(nodeImageOf(plan.node.statefulSet))],
     ...(seen.chain?.conditions ?? []),
     ...(seen.duties?.conditions ?? []),

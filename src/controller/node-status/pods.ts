@@ -51,8 +51,17 @@ export function notReadyMessage(pods: readonly PodFacts[]): string {
     .join(", ")}`;
 }
 
-/** Simulated: True when the simulator serves any pod (never hidden), by annotation or its answers. */
-export function simulatedVerdict(pods: readonly PodFacts[], report: DoctorReport | undefined): Verdict {
+/**
+ * Simulated: True when the simulator serves any pod (never hidden), by annotation or its answers.
+ * While nothing has been read (a controller that just started, a node that stopped answering) the
+ * last known answer stands (`previous`, the condition as stored): what a node is does not change
+ * because the controller restarted, and its lastTransitionTime must not either.
+ */
+export function simulatedVerdict(
+  pods: readonly PodFacts[],
+  report: DoctorReport | undefined,
+  previous?: { type?: string; status?: string; reason?: string; message?: string },
+): Verdict {
   const annotated = pods
     .filter((p) => p.metadata?.annotations?.[SIMULATED_ANNOTATION] === "true")
     .map((p) => p.metadata?.name ?? "");
@@ -71,6 +80,8 @@ export function simulatedVerdict(pods: readonly PodFacts[], report: DoctorReport
   }
   const read = report?.readings.some((r) => r.answered.includes("/status")) ?? false;
   if (!read) {
+    if ((previous?.status === "True" || previous?.status === "False") && previous.reason && previous.message)
+      return { status: previous.status, reason: previous.reason, message: previous.message };
     return {
       status: "Unknown",
       reason: "NodeNotRead",

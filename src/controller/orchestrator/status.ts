@@ -89,8 +89,12 @@ export function nodeReachable({ doctor, orch }: Seen): Verdict {
   return reachability(doctor.targets, doctor.report.readings, orch.metadata?.namespace ?? "default");
 }
 
-export function simulated({ pods, doctor }: Seen): Verdict {
-  return simulatedVerdict(pods, doctor?.report);
+export function simulated({ pods, doctor, orch }: Seen): Verdict {
+  return simulatedVerdict(
+    pods,
+    doctor?.report,
+    orch.status?.conditions?.find((c) => c.type === "Simulated"),
+  );
 }
 
 export function findingsOf(seen: Seen, previous: Finding[] | undefined, now: string): Finding[] {

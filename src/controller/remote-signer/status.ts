@@ -66,7 +66,14 @@ export function computeSignerStatus(seen: SignerSeen, now: Date): SignerOwnedSta
     ["Scheduled", podsScheduled(seen.pods, seen.nodes)],
     ["NodeReachable", nodeReachable(seen)],
     ["Ready", ready(seen, findings)],
-    ["Simulated", simulatedVerdict(seen.pods, seen.doctor?.report)],
+    [
+      "Simulated",
+      simulatedVerdict(
+        seen.pods,
+        seen.doctor?.report,
+        signer.status?.conditions?.find((c) => c.type === "Simulated"),
+      ),
+    ],
     ["NodeVersionSupported", nodeVersionSupport(nodeImageOf(plan.node.statefulSet))],
     ...(seen.chain?.conditions ?? []),
     ...(seen.duties?.conditions ?? []),
