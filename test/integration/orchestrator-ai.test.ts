@@ -167,7 +167,7 @@ describe("an AI-only Orchestrator on the A100 node", () => {
       bed.ns.name,
       "a100-config",
     );
-    expect(Object.keys(config.data)).toEqual(["livepeer.conf"]);
+    expect(Object.keys(config.data).sort()).toEqual(["config-hash", "livepeer.conf"]);
     expect(config.data["livepeer.conf"]).toMatch(/^aiWorker$/m);
     expect(config.data["livepeer.conf"]).toMatch(
       /^aiModels \/var\/run\/secrets\/livepeer\/ai-models\/aiModels.json$/m,
