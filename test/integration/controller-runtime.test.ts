@@ -491,10 +491,21 @@ describe("leader election between controller processes", () => {
     const b = startController("replica-b", args(lease));
     await Promise.all([a.waitForLine(/caches synced/), b.waitForLine(/caches synced/)]);
     await waitFor("a leader", async () => ["replica-a", "replica-b"].includes(await holder(lease)), 20_000);
+    // Over five renewals of the lease (each a sentinel that must arrive), exactly one says leader.
+    let renewed = "";
     for (let i = 0; i < 5; i++) {
+      await waitFor(
+        "the leader to renew its lease",
+        async () => {
+          const now = (await client.get<Lease>(Leases, ns.name, lease)).spec?.renewTime ?? "";
+          if (!now || now === renewed) return false;
+          renewed = now;
+          return true;
+        },
+        20_000,
+      );
       const statuses = [await leaderMetric(a, lease), await leaderMetric(b, lease)];
       expect(statuses.sort()).toEqual([0, 1]);
-      await new Promise((r) => setTimeout(r, 500));
     }
     const leaderId = await holder(lease);
     const [leader, follower] = leaderId === "replica-a" ? [a, b] : [b, a];

@@ -118,7 +118,9 @@ describe("work queue", () => {
       await vi.advanceTimersByTimeAsync(1);
       expect(q.len()).toBe(1);
       expect(added).toEqual(["Pod"]);
-      await vi.advanceTimersByTimeAsync(5_000);
+      // Every timer has run (none left pending): nothing more was added.
+      await vi.runAllTimersAsync();
+      expect(vi.getTimerCount()).toBe(0);
       expect(q.len()).toBe(1);
       expect(added).toEqual(["Pod"]);
     });
@@ -129,7 +131,8 @@ describe("work queue", () => {
       q.add("a");
       expect(await q.get()).toBe("a");
       q.done("a");
-      await vi.advanceTimersByTimeAsync(2_000);
+      await vi.runAllTimersAsync();
+      expect(vi.getTimerCount()).toBe(0);
       expect(q.len()).toBe(0);
     });
 
@@ -137,7 +140,8 @@ describe("work queue", () => {
       const q = new WorkQueue({ rateLimiter: neverLimited() });
       q.add("a");
       q.addCoalesced("a", 1000);
-      await vi.advanceTimersByTimeAsync(2_000);
+      await vi.runAllTimersAsync();
+      expect(vi.getTimerCount()).toBe(0);
       expect(q.len()).toBe(1);
       expect(await q.get()).toBe("a");
       // An event while "a" is processed: the reconcile in flight may have missed it.
@@ -154,7 +158,8 @@ describe("work queue", () => {
       expect(q.len()).toBe(1);
       q.addCoalesced("b", 1000);
       q.shutDown();
-      await vi.advanceTimersByTimeAsync(2_000);
+      await vi.runAllTimersAsync();
+      expect(vi.getTimerCount()).toBe(0);
       expect(q.len()).toBe(1);
     });
 
