@@ -124,6 +124,8 @@ describe("a delivery worker process on postgres holding fresh deliveries leased 
     );
     receivers.push(r);
     const storeConfig = await fixture.newConfig("postgres");
+    // The leases are taken at enqueue, inside the child: after this instant, whatever the load.
+    const beforeEnqueue = Date.now();
     const first = await startWorker(
       childConfig(storeConfig, r, {
         maxInFlight: 1,
@@ -131,7 +133,6 @@ describe("a delivery worker process on postgres holding fresh deliveries leased 
       }),
     );
     await r.waitFor(1);
-    const leasedAt = r.received[0]!.at;
     process.kill(first.pid, "SIGKILL");
     await first.exited;
 
@@ -142,7 +143,9 @@ describe("a delivery worker process on postgres holding fresh deliveries leased 
     expect(at("e2")).toHaveLength(1);
     expect(at("e2")[0]! - startedAt).toBeLessThan(LEASE_MS - 500);
     expect(at("e1")).toHaveLength(1);
-    expect(at("e1")[0]! - leasedAt).toBeGreaterThanOrEqual(LEASE_MS - 200);
+    // Not before its lease ran out: the lease ends at least LEASE_MS after beforeEnqueue. Had the
+    // second worker ignored it, e1 would go out with e2, well under LEASE_MS after the spawn.
+    expect(at("e1")[0]! - beforeEnqueue).toBeGreaterThanOrEqual(LEASE_MS);
     expect(at("e0")).toHaveLength(2);
 
     const store = await fixture.open(storeConfig);
