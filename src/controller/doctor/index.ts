@@ -12,4 +12,4 @@ export type { EndpointFailureInfo, NodeReading, Quote } from "./node-reading.ts"
 export { KubePodLogs } from "./pod-log.ts";
 export type { PodLogChunk, PodLogRead, PodLogSource } from "./pod-log-source.ts";
 export { type NodeTarget, nodeUrl } from "./target.ts";
-export { reachability, simulatedPods } from "./verdicts.ts";
+export { nodeReachableVerdict, type PreviousCondition, reachability, simulatedPods } from "./verdicts.ts";

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { NodeReading } from "./node-reading.ts";
 import type { NodeTarget } from "./target.ts";
-import { endpointFindings, logStatusFindings, reachability, simulatedPods } from "./verdicts.ts";
+import {
+  endpointFindings,
+  logStatusFindings,
+  nodeReachableVerdict,
+  reachability,
+  simulatedPods,
+} from "./verdicts.ts";
 
 const target = (pod: string, over: Partial<NodeTarget> = {}): NodeTarget => ({
   pod,
@@ -33,6 +39,54 @@ const refused = (pod: string): NodeReading =>
       message: "GET /status of http://127.1.0.9:7935 failed: connection refused",
     },
   });
+
+describe("nodeReachableVerdict: the last answer kept until the node is read again", () => {
+  const wasTrue = { status: "True", reason: "EndpointsAnswering", message: "answering: o-0 (/status)" };
+  const wasFalse = { status: "False", reason: "ConnectionRefused", message: "pod o-0: refused" };
+  const wasUnknown = { status: "Unknown", reason: "NoReadyPod", message: "no node pod is Ready yet" };
+  const look = (targets: NodeTarget[], readings: NodeReading[]) => ({ targets, report: { readings } });
+  it.each([
+    ["controller just started, True before", undefined, wasTrue, "True", "EndpointsAnswering"],
+    ["controller just started, False before", undefined, wasFalse, "False", "ConnectionRefused"],
+    ["controller just started, nothing before", undefined, undefined, "Unknown", "NotChecked"],
+    ["controller just started, Unknown before", undefined, wasUnknown, "Unknown", "NotChecked"],
+    [
+      "a Ready pod not read yet, True before",
+      look([target("o-0")], []),
+      wasTrue,
+      "True",
+      "EndpointsAnswering",
+    ],
+    [
+      "a Ready pod not read yet, Unknown before",
+      look([target("o-0")], []),
+      wasUnknown,
+      "Unknown",
+      "Checking",
+    ],
+    ["no Ready pod: not kept", look([target("o-0", { ready: false })], []), wasTrue, "Unknown", "NoReadyPod"],
+    [
+      "read and refused: the reading wins",
+      look([target("o-0")], [refused("o-0")]),
+      wasTrue,
+      "False",
+      "ConnectionRefused",
+    ],
+    [
+      "read and answering: the reading wins",
+      look([target("o-0")], [ok("o-0")]),
+      wasFalse,
+      "True",
+      "EndpointsAnswering",
+    ],
+  ] as const)("%s", (_, doctor, previous, status, reason) => {
+    expect(nodeReachableVerdict(doctor, "video", previous)).toMatchObject({ status, reason });
+  });
+
+  it("keeps the previous message as it was (the condition does not move at all)", () => {
+    expect(nodeReachableVerdict(undefined, "video", { ...wasTrue })).toEqual(wasTrue);
+  });
+});
 
 describe("reachability", () => {
   it.each([

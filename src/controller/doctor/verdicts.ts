@@ -73,6 +73,30 @@ export function reachability(
   return { status: "True", reason: "EndpointsAnswering", message: `answering: ${answered.join(", ")}` };
 }
 
+/** What a resource's status said before this reconcile (its own condition of that type). */
+export type PreviousCondition = { status?: string; reason?: string; message?: string } | undefined;
+
+/**
+ * NodeReachable for a resource, from its doctor's look (undefined before the first one). A
+ * verdict that is Unknown only because nothing was read yet (the controller just started, or a
+ * Ready pod has not been read since) keeps the previous True or False as it stood: an operator
+ * restart or upgrade is not a change in the node, and its lastTransitionTime must not move.
+ */
+export function nodeReachableVerdict(
+  doctor: { targets: readonly NodeTarget[]; report: { readings: readonly NodeReading[] } } | undefined,
+  namespace: string,
+  previous: PreviousCondition,
+): Verdict {
+  const verdict: Verdict = doctor
+    ? reachability(doctor.targets, doctor.report.readings, namespace)
+    : { status: "Unknown", reason: "NotChecked", message: "the node's endpoints have not been read" };
+  const unread = verdict.reason === "NotChecked" || verdict.reason === "Checking";
+  if (unread && (previous?.status === "True" || previous?.status === "False") && previous.reason) {
+    return { status: previous.status, reason: previous.reason, message: previous.message ?? "" };
+  }
+  return verdict;
+}
+
 /** Pods whose answers carried the simulator's marker. */
 export function simulatedPods(readings: readonly NodeReading[]): string[] {
   return readings.filter((r) => r.simulated).map((r) => r.pod);

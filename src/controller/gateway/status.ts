@@ -7,7 +7,7 @@ import { nodeVersionSupport } from "../../node/config/index.ts";
 import { type Condition, GATEWAY_CONDITION_TYPES } from "../../schema/condition.ts";
 import type { Finding } from "../../schema/finding.ts";
 import type { GatewayStatus, StoredGateway } from "../../schema/gateway.ts";
-import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
+import { type DoctorReport, type NodeTarget, nodeReachableVerdict } from "../doctor/index.ts";
 import type { GatewayDutyStatus } from "../duties/gateway-duties.ts";
 import { nodeImageOf } from "../node-pod/index.ts";
 import type { ChainStatus } from "../node-status/chain-status.ts";
@@ -188,9 +188,11 @@ export function ownedGatewayStatus(gateway: StoredGateway): GatewayOwnedStatus {
 }
 
 function nodeReachable({ doctor, gateway }: GatewaySeen): Verdict {
-  if (!doctor)
-    return { status: "Unknown", reason: "NotChecked", message: "the node's endpoints have not been read" };
-  return reachability(doctor.targets, doctor.report.readings, gateway.metadata?.namespace ?? "default");
+  return nodeReachableVerdict(
+    doctor,
+    gateway.metadata?.namespace ?? "default",
+    gateway.status?.conditions?.find((c) => c.type === "NodeReachable"),
+  );
 }
 
 function priceVerdict(plan: GatewayPlan): Verdict {

@@ -7,7 +7,7 @@ import type { StoredGateway } from "../../schema/gateway.ts";
 import type { OrchestratorStatus, StoredOrchestrator } from "../../schema/orchestrator.ts";
 import { runnerFindings } from "../ai/findings.ts";
 import { aiReady, aiStatusOf } from "../ai/status.ts";
-import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
+import { type DoctorReport, type NodeTarget, nodeReachableVerdict } from "../doctor/index.ts";
 import type { OrchestratorDutyStatus } from "../duties/orchestrator-duties.ts";
 import { liveAiReady, liveStatusOf } from "../live-ai/status.ts";
 import { nodeImageOf } from "../node-pod/index.ts";
@@ -81,12 +81,13 @@ export function ready(seen: Seen, findings: readonly Finding[] = [], ai?: Verdic
   });
 }
 
-/** NodeReachable: the Ready node pods answer their endpoints. */
+/** NodeReachable: the Ready node pods answer their endpoints (the last answer kept until read). */
 export function nodeReachable({ doctor, orch }: Seen): Verdict {
-  if (!doctor) {
-    return { status: "Unknown", reason: "NotChecked", message: "the node's endpoints have not been read" };
-  }
-  return reachability(doctor.targets, doctor.report.readings, orch.metadata?.namespace ?? "default");
+  return nodeReachableVerdict(
+    doctor,
+    orch.metadata?.namespace ?? "default",
+    orch.status?.conditions?.find((c) => c.type === "NodeReachable"),
+  );
 }
 
 export function simulated({ pods, doctor, orch }: Seen): Verdict {

@@ -6,7 +6,7 @@ import { nodeVersionSupport } from "../../node/config/index.ts";
 import { type Condition, REMOTE_SIGNER_CONDITION_TYPES } from "../../schema/condition.ts";
 import type { Finding } from "../../schema/finding.ts";
 import type { RemoteSignerStatus, StoredRemoteSigner } from "../../schema/remote-signer.ts";
-import { type DoctorReport, type NodeTarget, reachability } from "../doctor/index.ts";
+import { type DoctorReport, type NodeTarget, nodeReachableVerdict } from "../doctor/index.ts";
 import type { GatewayDutyStatus } from "../duties/gateway-duties.ts";
 import { nodeImageOf } from "../node-pod/index.ts";
 import type { ChainStatus } from "../node-status/chain-status.ts";
@@ -124,9 +124,11 @@ export function ownedSignerStatus(signer: StoredRemoteSigner): SignerOwnedStatus
 }
 
 function nodeReachable({ doctor, signer }: SignerSeen): Verdict {
-  if (!doctor)
-    return { status: "Unknown", reason: "NotChecked", message: "the node's endpoints have not been read" };
-  return reachability(doctor.targets, doctor.report.readings, signer.metadata?.namespace ?? "default");
+  return nodeReachableVerdict(
+    doctor,
+    signer.metadata?.namespace ?? "default",
+    signer.status?.conditions?.find((c) => c.type === "NodeReachable"),
+  );
 }
 
 function ready(seen: SignerSeen, findings: readonly Finding[]): Verdict {

@@ -34,7 +34,13 @@ import {
   RECEIVER,
   RECEIVER_PORT,
 } from "../support/cluster.ts";
-import { type Condition, changedConditions, type PodBefore, podFate } from "../support/upgrade.ts";
+import {
+  type Condition,
+  ConditionTimeline,
+  changedConditions,
+  type PodBefore,
+  podFate,
+} from "../support/upgrade.ts";
 
 const previous = ctx.previous!;
 const NS = "livepeer-upgrade";
@@ -410,6 +416,22 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
   it("helm upgrade to the working tree: CRDs updated, busy pods kept, the stream goes on, every queued delivery arrives", async () => {
     state.segmentsBefore = (await transcodedSegments()).length;
     const values = valuesFile("current.yaml", { operator: ctx.operatorImage, simulator: ctx.simulatorImage });
+    // Every node resource's conditions sampled through the upgrade: a condition that leaves its
+    // status and comes back shows where it went (the timestamps below say only that it moved).
+    const timeline = new ConditionTimeline();
+    for (const [name, conditions] of state.conditions) timeline.observe(name, conditions);
+    let sampling = true;
+    const samplingUntil = Date.now() + 480_000; // stops with the test even when a check fails first
+    const sampler = (async () => {
+      while (sampling && Date.now() < samplingUntil) {
+        for (const { kind, name } of nodeResources())
+          timeline.observe(
+            name,
+            (await getResource(kind, name).catch(() => undefined))?.status?.conditions ?? [],
+          );
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    })();
     const t0 = Date.now();
     const r = await helm(["upgrade", RELEASE, ctx.chart, "-n", NS, "-f", values]);
     expect(r.code, r.out).toBe(0);
@@ -489,23 +511,23 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
       expect(pending.get(owner), `${owner}: a changed pod kept must say RolloutPending`).toBe(true);
     }
 
-    // Conditions whose status did not change should keep their lastTransitionTime on every resource
-    // whose node pods were all kept (a replaced pod's Ready really went False and back).
+    // Conditions whose status did not change keep their lastTransitionTime on every resource whose
+    // node pods were all kept (a replaced pod's Ready really went False and back).
+    sampling = false;
+    await sampler;
     const replaced = new Set(fates.filter((f) => !f.kept).map((f) => f.name.replace(/-0$/, "")));
     for (const { kind, name } of nodeResources()) {
       const after = (await getResource(kind, name)).status?.conditions ?? [];
+      timeline.observe(name, after);
       const diff = changedConditions(state.conditions.get(name) ?? [], after);
       log(
-        `${name}: conditions changed by the upgrade: ${JSON.stringify(diff.changed)}; re-stamped: ${JSON.stringify(diff.unchangedButRestamped)}`,
+        `${name}: conditions changed by the upgrade: ${JSON.stringify(diff.changed)}; through the upgrade: ${JSON.stringify(timeline.changes(name))}`,
       );
-      // Not asserted yet, recorded: on the resources whose pods were kept, the node-read conditions
-      // (Simulated, NodeReachable) come back with a new lastTransitionTime after the upgrade, with
-      // the same status. Issue 32 stays open on it (its note); the check goes back to toEqual([])
-      // once the controller keeps them.
-      if (!replaced.has(name) && diff.unchangedButRestamped.length)
-        log(
-          `${name}: NOT YET HELD: re-stamped with the same status: ${diff.unchangedButRestamped.join("; ")}`,
-        );
+      if (!replaced.has(name))
+        expect(
+          diff.unchangedButRestamped,
+          `${name}: re-stamped with the same status (what they went through: ${timeline.changes(name).join("; ")})`,
+        ).toEqual([]);
     }
     expect(replaced.size, "the scenario replaces at least one idle pod").toBeGreaterThan(0);
     expect(nodeResources().length - replaced.size, "and keeps at least one busy one").toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { changedConditions, podFate } from "./upgrade.ts";
+import { ConditionTimeline, changedConditions, podFate } from "./upgrade.ts";
 
 const before = { name: "o-0", uid: "u1", restarts: 0, revision: "o-abc", statefulSet: "o" };
 
@@ -56,5 +56,22 @@ describe("changedConditions", () => {
       changed: ["Ready: True -> False"],
       unchangedButRestamped: [`NodeReachable True: ${t1} -> ${t2}`],
     });
+  });
+});
+
+describe("ConditionTimeline", () => {
+  it("records each type's status and reason changes in order, not the samples that repeat", () => {
+    const t = new ConditionTimeline();
+    const at = (s: number) => new Date(Date.UTC(2026, 10, 28, 8, 0, s));
+    t.observe("gw", [{ type: "NodeReachable", status: "True", reason: "EndpointsAnswering" }], at(1));
+    t.observe("gw", [{ type: "NodeReachable", status: "True", reason: "EndpointsAnswering" }], at(2));
+    t.observe("gw", [{ type: "NodeReachable", status: "Unknown", reason: "NotChecked" }], at(3));
+    t.observe("gw", [{ type: "NodeReachable", status: "True", reason: "EndpointsAnswering" }], at(4));
+    expect(t.changes("gw")).toEqual([
+      "08:00:01 NodeReachable=True EndpointsAnswering",
+      "08:00:03 NodeReachable=Unknown NotChecked",
+      "08:00:04 NodeReachable=True EndpointsAnswering",
+    ]);
+    expect(t.changes("other")).toEqual([]);
   });
 });

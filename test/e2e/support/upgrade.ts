@@ -61,3 +61,30 @@ export function changedConditions(
   }
   return { changed, unchangedButRestamped };
 }
+
+/**
+ * What a resource's conditions went through while they were sampled: each type's (status, reason)
+ * changes in order, so a condition that left its status and came back (a re-stamped
+ * lastTransitionTime) shows where it went.
+ */
+export class ConditionTimeline {
+  readonly #last = new Map<string, string>();
+  readonly #changes = new Map<string, string[]>();
+
+  observe(resource: string, conditions: readonly Condition[], at = new Date()): void {
+    for (const c of conditions) {
+      const key = `${resource}/${c.type}`;
+      const now = `${c.status} ${c.reason ?? ""}`.trim();
+      if (this.#last.get(key) === now) continue;
+      this.#last.set(key, now);
+      const list = this.#changes.get(resource) ?? [];
+      list.push(`${at.toISOString().slice(11, 19)} ${c.type}=${now}`);
+      this.#changes.set(resource, list);
+    }
+  }
+
+  /** The changes seen on one resource, oldest first. */
+  changes(resource: string): string[] {
+    return this.#changes.get(resource) ?? [];
+  }
+}
