@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSignerAuthBodyFast, SignerAuthBodySchema } from "./payment-state.ts";
+import { goTimeMs, headerValue, parseSignerAuthBodyFast, SignerAuthBodySchema } from "./payment-state.ts";
 
 // What go-livepeer's authLivePayment sends: every field of RemotePaymentState.
 const state = {
@@ -65,5 +65,32 @@ describe("parseSignerAuthBodyFast: the schema's answer for a complete body, else
     const json = JSON.parse(JSON.stringify(input)) as unknown;
     expect(parseSignerAuthBodyFast(json)).toBeUndefined();
     expect(SignerAuthBodySchema.safeParse(json).success).toBe(true);
+  });
+});
+
+describe("goTimeMs: a Go time's milliseconds", () => {
+  it.each<[string, string | undefined, number | undefined]>([
+    ["nanoseconds, UTC", "2026-11-28T10:00:00.123456789Z", Date.UTC(2026, 10, 28, 10, 0, 0, 123)],
+    ["milliseconds, UTC", "2026-11-28T10:00:00.123Z", Date.UTC(2026, 10, 28, 10, 0, 0, 123)],
+    ["one fraction digit", "2026-11-28T10:00:00.5Z", Date.UTC(2026, 10, 28, 10, 0, 0, 500)],
+    ["whole seconds", "2026-11-28T10:00:00Z", Date.UTC(2026, 10, 28, 10, 0, 0)],
+    ["an offset", "2026-11-28T11:00:00.25+01:00", Date.UTC(2026, 10, 28, 10, 0, 0, 250)],
+    ["Go's zero time", "0001-01-01T00:00:00Z", undefined],
+    ["junk in the fraction", "2026-11-28T10:00:00.12xZ", undefined],
+    ["empty", "", undefined],
+    ["absent", undefined, undefined],
+  ])("%s", (_, text, ms) => {
+    expect(goTimeMs(text)).toBe(ms);
+  });
+});
+
+describe("headerValue: a header of Go's canonical map", () => {
+  it.each<[string, Record<string, string[]>, string | undefined]>([
+    ["canonical name", { Authorization: ["Bearer a"] }, "Bearer a"],
+    ["another case", { authorization: ["Bearer b"] }, "Bearer b"],
+    ["the first of several values", { Authorization: ["Bearer c", "Bearer d"] }, "Bearer c"],
+    ["absent", { "Content-Type": ["application/json"] }, undefined],
+  ])("%s", (_, headers, value) => {
+    expect(headerValue(headers, "Authorization")).toBe(value);
   });
 });

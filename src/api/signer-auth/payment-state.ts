@@ -100,8 +100,10 @@ export function parseSignerAuthBodyFast(body: unknown): SignerAuthBody | undefin
 
 /** A header of Go's canonical map, whatever its case (the first value). */
 export function headerValue(headers: Record<string, string[]>, name: string): string | undefined {
+  // Go sends canonical names ("Authorization"): that key first, any case after.
+  if (Object.hasOwn(headers, name)) return headers[name]![0];
   const lower = name.toLowerCase();
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === lower) return v[0];
+  for (const k in headers) if (Object.hasOwn(headers, k) && k.toLowerCase() === lower) return headers[k]![0];
   return undefined;
 }
 
@@ -109,9 +111,13 @@ export function isPaymentType(t: string): t is PaymentType {
   return (PAYMENT_TYPES as readonly string[]).includes(t);
 }
 
+const FRACTION_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/;
+
 /** ms since the epoch of a Go time (nanoseconds cut to ms); undefined for the zero time or junk. */
 export function goTimeMs(text: string | undefined): number | undefined {
   if (!text || text.startsWith("0001-01-01")) return undefined;
+  // What Go's JSON holds for a UTC time (RFC 3339, up to nanoseconds): cut to milliseconds.
+  if (FRACTION_UTC.test(text)) return Date.parse(`${text.slice(0, Math.min(23, text.length - 1)).padEnd(23, "0")}Z`);
   const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(text);
   if (!m) return undefined;
   const ms = Date.parse(`${m[1]}.${(m[2] ?? "").padEnd(3, "0").slice(0, 3)}${m[3]}`);

@@ -20,7 +20,7 @@ import type { SpendLedger } from "./spend-ledger.ts";
 
 export interface SignerAuthRoutesOptions {
   signers: SignerSource;
-  verifier: Pick<TokenVerifier, "verifyHeader">;
+  verifier: Pick<TokenVerifier, "verifyHeader" | "knownHeader">;
   ledger: SpendLedger;
   metrics?: SignerAuthMetrics | undefined;
   now?: () => number;
@@ -69,7 +69,12 @@ export async function signerAuthRoutes(app: FastifyInstance, opts: SignerAuthRou
     }
     const body =
       parseSignerAuthBodyFast(req.body) ?? parseOr422(SignerAuthBodySchema, req.body ?? {}, "body");
-    const caller = await callerOf(opts.verifier, headerValue(body.headers, "Authorization"));
+    const header = headerValue(body.headers, "Authorization");
+    // A token verified moments ago (a session pays every few seconds) needs no await.
+    const known = opts.verifier.knownHeader(header);
+    const caller: Caller = known
+      ? { kind: "token", sub: known.userId, scopes: known.scopes }
+      : await callerOf(opts.verifier, header);
     const at = now();
     const key = `${namespace}/${name}`;
     const state = body.state ?? null;

@@ -59,4 +59,53 @@ describe("SpendLedger", () => {
     await second.close();
     await after.close();
   });
+
+  it("writes a session's payments since the last write as one row: its highest spend, the day's sum", async () => {
+    const store = new SqliteDeliveryStore(":memory:");
+    const batches: number[][] = [];
+    const counting = {
+      loadSignerSpend: store.loadSignerSpend.bind(store),
+      recordSignerSpend: (batch: Parameters<typeof store.recordSignerSpend>[0]) => {
+        batches.push(batch.map((r) => Number(r.spent)));
+        return store.recordSignerSpend(batch);
+      },
+    };
+    const ledger = new SpendLedger(counting, { now: () => NOW, flushMs: 60_000 });
+    for (let i = 1; i <= 100; i++) ledger.record("pay/s", "acme", spend("s1", BigInt(i * 10), 10n), NOW + i);
+    ledger.record("pay/s", "acme", spend("s2", 7n, 7n), NOW);
+    expect(batches).toEqual([]);
+    await ledger.flushed();
+    expect(batches).toEqual([[1000, 7]]);
+    const kept = await store.loadSignerSpend("2026-11-28", 0);
+    expect(kept.days.map((d) => [d.tenant, d.spent])).toEqual([["acme", 1007n]]);
+    expect(kept.sessions.map((x) => [x.stateId, x.spent]).sort()).toEqual([
+      ["s1", 1000n],
+      ["s2", 7n],
+    ]);
+    expect(ledger.view("pay/s", "acme", "s1", NOW).spentToday).toBe(1007n);
+    await ledger.close();
+    await store.close();
+  });
+
+  it("keeps counting what a failed write held, and writes it with what came since at the next try", async () => {
+    const store = new SqliteDeliveryStore(":memory:");
+    let fail = true;
+    const flaky = {
+      loadSignerSpend: store.loadSignerSpend.bind(store),
+      recordSignerSpend: (batch: Parameters<typeof store.recordSignerSpend>[0]) =>
+        fail ? Promise.reject(new Error("database is locked")) : store.recordSignerSpend(batch),
+    };
+    const ledger = new SpendLedger(flaky, { now: () => NOW, flushMs: 60_000 });
+    ledger.record("pay/s", "acme", spend("s1", 100n, 100n), NOW);
+    await ledger.flushed();
+    expect(ledger.view("pay/s", "acme", "s1", NOW).spentToday).toBe(100n);
+    expect((await store.loadSignerSpend("2026-11-28", 0)).days).toEqual([]);
+    ledger.record("pay/s", "acme", spend("s1", 160n, 60n), NOW + 1);
+    fail = false;
+    await ledger.flushed();
+    expect((await store.loadSignerSpend("2026-11-28", 0)).days.map((d) => d.spent)).toEqual([160n]);
+    expect(ledger.view("pay/s", "acme", "s1", NOW).spentToday).toBe(160n);
+    await ledger.close();
+    await store.close();
+  });
 });
