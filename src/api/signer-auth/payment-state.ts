@@ -117,7 +117,8 @@ const FRACTION_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/;
 export function goTimeMs(text: string | undefined): number | undefined {
   if (!text || text.startsWith("0001-01-01")) return undefined;
   // What Go's JSON holds for a UTC time (RFC 3339, up to nanoseconds): cut to milliseconds.
-  if (FRACTION_UTC.test(text)) return Date.parse(`${text.slice(0, Math.min(23, text.length - 1)).padEnd(23, "0")}Z`);
+  if (FRACTION_UTC.test(text))
+    return Date.parse(`${text.slice(0, Math.min(23, text.length - 1)).padEnd(23, "0")}Z`);
   const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(text);
   if (!m) return undefined;
   const ms = Date.parse(`${m[1]}.${(m[2] ?? "").padEnd(3, "0").slice(0, 3)}${m[3]}`);
