@@ -115,17 +115,25 @@ describe("Orchestrator status and the node doctor", () => {
   it("/status failing: NodeReachable=False and Ready=False naming the endpoint; recovers when cleared", async () => {
     await until("serving", isServing);
     await sim("serving", { fail: { path: "/status", status: 500, body: "simulated failure" } });
-    const down = await until("serving", (o) => condition(o, "NodeReachable")?.status === "False");
-    expect(condition(down, "NodeReachable")).toMatchObject({ reason: "EndpointError" });
-    expect(condition(down, "NodeReachable")?.message).toMatch(
-      /^pod serving-0: GET \/status of http:\/\/127\.\d+\.\d+\.\d+:7935 failed: HTTP 500: simulated failure\. Next: /,
-    );
-    expect(condition(down, "Ready")).toMatchObject({ status: "False", reason: "NodeUnreachable" });
-    // Pods stay Ready throughout (kwok): only the endpoints say the node is not serving.
-    const events = await eventsAbout("serving");
-    expect(events.some((e) => e.reason === "NodeUnreachable" && e.type === "Warning")).toBe(true);
-
-    await sim("serving", { clear: "/status" });
+    try {
+      const down = await until("serving", (o) => condition(o, "NodeReachable")?.status === "False");
+      expect(condition(down, "NodeReachable")).toMatchObject({ reason: "EndpointError" });
+      expect(condition(down, "NodeReachable")?.message).toMatch(
+        /^pod serving-0: GET \/status of http:\/\/127\.\d+\.\d+\.\d+:7935 failed: HTTP 500: simulated failure\. Next: /,
+      );
+      expect(condition(down, "Ready")).toMatchObject({ status: "False", reason: "NodeUnreachable" });
+      // Pods stay Ready throughout (kwok): only the endpoints say the node is not serving.
+      // The Event is posted beside the status write, not before it: wait for it.
+      await waitFor(
+        "a Warning Event NodeUnreachable",
+        async () =>
+          (await eventsAbout("serving")).some((e) => e.reason === "NodeUnreachable" && e.type === "Warning"),
+        15_000,
+      );
+    } finally {
+      // Cleared even when a check above fails: the tests after this one read the same node.
+      await sim("serving", { clear: "/status" });
+    }
     const back = await until("serving", isServing);
     expect(condition(back, "NodeReachable")).toMatchObject({ status: "True" });
   });
