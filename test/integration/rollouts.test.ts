@@ -333,6 +333,45 @@ describe("a rollout does not give a pod's GPUs away", () => {
     expect(after.revision).toBe(await updateRevision("held"));
     await until("held", (o) => rollout(o)?.status === "False" && isServing(o));
   });
+
+  it("whenIdle: gpu.count raised on a full pool keeps the old pod (WaitingForGpuSlot), and rolls once a GPU frees", async () => {
+    const gpu = (count: number) => ({ gpu: { count, product: "NVIDIA-GeForce-RTX-3090" } });
+    // The pool's two GPUs, free again: one for each of two Orchestrators.
+    await kubectl(["delete", "orchestrator", "held", "-n", ns.name, "--ignore-not-found", "--wait=false"]);
+    await waitFor("held-0 gone", async () => (await pod("held-0")) === undefined, 60_000);
+    await Promise.all([kit.apply("grow", gpu(1), gpuPool), kit.apply("filler", gpu(1), gpuPool)]);
+    await Promise.all([until("grow", isServing), until("filler", isServing)]);
+    const before = (await pod("grow-0"))!;
+    await untilDoctorReads("grow", "grow-0", 0);
+
+    // Two GPUs for the next pod: the one grow-0 frees and none besides (filler-0 holds the other).
+    await kit.apply("grow", gpu(2), gpuPool);
+    const waiting = await until("grow", (o) => atGeneration(o) && rollout(o)?.reason === "WaitingForGpuSlot");
+    expect(rollout(waiting)?.status).toBe("True");
+    expect(rollout(waiting)?.message).toMatch(
+      /^pod grow-0 is not replaced: its replacement needs 2 GPU\(s\) and no node its template may run on has them free \(free now, counting the GPUs pod grow-0 frees: \S+-gpu-rtx3090-a 1 of 2\); waiting for a free slot since \S+Z, with no deadline .*; to roll: free 2 GPU\(s\) on one of those nodes, add a node .*or set spec.rollout.strategy: immediate/,
+    );
+    // Idle and read as idle after the change: without the slot check it would have gone.
+    await untilDoctorReads("grow", "grow-0", 0);
+    await until("grow", (o) => atGeneration(o) && rollout(o)?.reason === "WaitingForGpuSlot");
+    // The old pod still serves.
+    expect(await pod("grow-0")).toMatchObject({ uid: before.uid, revision: before.revision, ready: true });
+    expect(await updateRevision("grow")).not.toBe(before.revision);
+
+    // A GPU frees: the rollout goes on, and the new pod gets both GPUs.
+    await kubectl(["delete", "orchestrator", "filler", "-n", ns.name, "--wait=false"]);
+    const after = await untilPod(
+      "grow-0",
+      (p) => p.uid !== before.uid && p.ready,
+      "replaced once a GPU is free",
+    );
+    expect(after.revision).toBe(await updateRevision("grow"));
+    expect(after.node).toBe(before.node);
+    await untilEvent("grow", "RolloutPodReplaced", /replaced pod grow-0 .*it carried no session/);
+    await until("grow", (o) => rollout(o)?.status === "False" && isServing(o));
+    await kubectl(["delete", "orchestrator", "grow", "-n", ns.name, "--wait=false"]);
+    await waitFor("grow-0 gone", async () => (await pod("grow-0")) === undefined, 60_000);
+  });
 });
 
 describe("a change in the config file only restarts the node in place", () => {

@@ -30,7 +30,7 @@
 // again); the kubelet's restart backoff (10 s, doubling) applies to repeated restarts within ten
 // minutes; an image without /bin/sh fails the probe and restarts in a loop. A request not done
 // within IN_PLACE_RESTART_TIMEOUT_MS (its time in REQUESTED_AT) falls back to replacing the pod
-// (node-status/rollout-policy.ts): the kubelet may never refresh the file, or the probe never run.
+// (node-status/rollout-policy.ts): the kubelet may never refresh the file, or the probe never act.
 import { MOUNTS } from "./mounts.ts";
 
 /** Template annotation: hash of what needs a new pod (a change is a new StatefulSet revision). */
