@@ -372,6 +372,40 @@ describe("a rollout does not give a pod's GPUs away", () => {
     await kubectl(["delete", "orchestrator", "grow", "-n", ns.name, "--wait=false"]);
     await waitFor("grow-0 gone", async () => (await pod("grow-0")) === undefined, 60_000);
   });
+
+  it("immediate: gpu.count raised on a full pool replaces the pod at once, with a Warning that its replacement may stay Pending", async () => {
+    const spec = (count: number) => ({
+      gpu: { count, product: "NVIDIA-GeForce-RTX-3090" },
+      rollout: { strategy: "immediate" },
+    });
+    await Promise.all([kit.apply("eager", spec(1), gpuPool), kit.apply("occupant", spec(1), gpuPool)]);
+    await Promise.all([until("eager", isServing), until("occupant", isServing)]);
+    const before = (await pod("eager-0"))!;
+
+    await kit.apply("eager", spec(2), gpuPool);
+    expect(
+      await untilEvent(
+        "eager",
+        "RolloutWithoutGpuSlot",
+        /^replaced pod eager-0 \(StatefulSet eager revision \S+ -> \S+\): spec.rollout.strategy is immediate; its replacement needs 2 GPU\(s\)/,
+      ),
+    ).toMatch(
+      /\S+-gpu-rtx3090-a 1 of 2\): the replacement may stay Pending until a GPU frees or a node is added/,
+    );
+    // As said: the new pod waits for GPUs while the other Orchestrator holds one.
+    const pending = await until("eager", (o) => condition(o, "Scheduled")?.reason === "Unschedulable");
+    expect(condition(pending, "Scheduled")?.message).toMatch(/Insufficient nvidia.com\/gpu/);
+    expect((await pod("eager-0"))?.uid).not.toBe(before.uid);
+
+    await kubectl(["delete", "orchestrator", "occupant", "-n", ns.name, "--wait=false"]);
+    await untilPod("eager-0", (p) => p.ready, "placed once a GPU is free");
+    await kubectl(["delete", "orchestrator", "eager", "-n", ns.name, "--wait=false"]);
+    await waitFor(
+      "eager-0 and occupant-0 gone",
+      async () => (await pod("eager-0")) === undefined && (await pod("occupant-0")) === undefined,
+      60_000,
+    );
+  });
 });
 
 describe("a change in the config file only restarts the node in place", () => {
