@@ -139,7 +139,9 @@ describe("a rollout that needs a new GPU pod asks for a free slot first (from th
   it("a GPU model no node of its pool has: waits, saying no node matches", () => {
     const p = plan(planned(1, { product: "Tesla-T4" }), pool, []);
     expect(p.verdict.reason).toBe("WaitingForGpuSlot");
-    expect(p.verdict.message).toMatch(/no schedulable node matches its placement/);
+    expect(p.verdict.message).toMatch(
+      /no schedulable node matches its placement .*; to roll: add a node with 1 free GPU\(s\) its placement allows, or set spec.rollout.strategy: immediate/,
+    );
   });
 
   it("a node of another pool with free GPUs does not count", () => {

@@ -197,7 +197,8 @@ export function rolloutVerdict(
             ? `until ${iso(deadline)} (spec.rollout.maxWait), then replaced anyway (the replacement may stay Pending)`
             : "with no deadline (set spec.rollout.maxWait to bound it)";
         const need = step.slot.need;
-        return `${timedOutText(step.restartTimedOut)}pod ${step.pod} is not replaced: ${noSlotText(step.slot, step.pod)}; waiting for a free slot ${since}, ${until}; to roll: free ${need} GPU(s) on one of those nodes, add a node with ${need} free GPU(s) its placement allows, or set spec.rollout.strategy: immediate (the replacement may then stay Pending)`;
+        const free = step.slot.candidates.length ? `free ${need} GPU(s) on one of those nodes, ` : "";
+        return `${timedOutText(step.restartTimedOut)}pod ${step.pod} is not replaced: ${noSlotText(step.slot, step.pod)}; waiting for a free slot ${since}, ${until}; to roll: ${free}add a node with ${need} free GPU(s) its placement allows, or set spec.rollout.strategy: immediate (the replacement may then stay Pending)`;
       }
       case "waitForSessions": {
         const busy = step.busy
