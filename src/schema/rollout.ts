@@ -34,7 +34,7 @@ export const RolloutSpecSchema = z
       })
       .optional()
       .describe(
-        "whenIdle: the longest a pending change waits for sessions to end, counted from when it was first seen, for example 2h; then the busy pods are replaced one at a time anyway (an Event RolloutForced says so). Absent: wait as long as sessions last.",
+        "whenIdle: the longest a pending change waits for sessions to end (or for a free GPU slot for a new GPU pod), counted from when it was first seen, for example 2h; then the busy pods are replaced one at a time anyway (an Event RolloutForced, or RolloutWithoutGpuSlot, says so). Absent: wait as long as sessions last.",
       ),
   })
   .describe(

@@ -333,6 +333,79 @@ describe("a rollout does not give a pod's GPUs away", () => {
     expect(after.revision).toBe(await updateRevision("held"));
     await until("held", (o) => rollout(o)?.status === "False" && isServing(o));
   });
+
+  it("whenIdle: gpu.count raised on a full pool keeps the old pod (WaitingForGpuSlot), and rolls once a GPU frees", async () => {
+    const gpu = (count: number) => ({ gpu: { count, product: "NVIDIA-GeForce-RTX-3090" } });
+    // The pool's two GPUs, free again: one for each of two Orchestrators.
+    await kubectl(["delete", "orchestrator", "held", "-n", ns.name, "--ignore-not-found", "--wait=false"]);
+    await waitFor("held-0 gone", async () => (await pod("held-0")) === undefined, 60_000);
+    await Promise.all([kit.apply("grow", gpu(1), gpuPool), kit.apply("filler", gpu(1), gpuPool)]);
+    await Promise.all([until("grow", isServing), until("filler", isServing)]);
+    const before = (await pod("grow-0"))!;
+    await untilDoctorReads("grow", "grow-0", 0);
+
+    // Two GPUs for the next pod: the one grow-0 frees and none besides (filler-0 holds the other).
+    await kit.apply("grow", gpu(2), gpuPool);
+    const waiting = await until("grow", (o) => atGeneration(o) && rollout(o)?.reason === "WaitingForGpuSlot");
+    expect(rollout(waiting)?.status).toBe("True");
+    expect(rollout(waiting)?.message).toMatch(
+      /^pod grow-0 is not replaced: its replacement needs 2 GPU\(s\) and no node its template may run on has them free \(free now, counting the GPUs pod grow-0 frees: \S+-gpu-rtx3090-a 1 of 2\); waiting for a free slot since \S+Z, with no deadline .*; to roll: free 2 GPU\(s\) on one of those nodes, add a node .*or set spec.rollout.strategy: immediate/,
+    );
+    // Idle and read as idle after the change: without the slot check it would have gone.
+    await untilDoctorReads("grow", "grow-0", 0);
+    await until("grow", (o) => atGeneration(o) && rollout(o)?.reason === "WaitingForGpuSlot");
+    // The old pod still serves.
+    expect(await pod("grow-0")).toMatchObject({ uid: before.uid, revision: before.revision, ready: true });
+    expect(await updateRevision("grow")).not.toBe(before.revision);
+
+    // A GPU frees: the rollout goes on, and the new pod gets both GPUs.
+    await kubectl(["delete", "orchestrator", "filler", "-n", ns.name, "--wait=false"]);
+    const after = await untilPod(
+      "grow-0",
+      (p) => p.uid !== before.uid && p.ready,
+      "replaced once a GPU is free",
+    );
+    expect(after.revision).toBe(await updateRevision("grow"));
+    expect(after.node).toBe(before.node);
+    await untilEvent("grow", "RolloutPodReplaced", /replaced pod grow-0 .*it carried no session/);
+    await until("grow", (o) => rollout(o)?.status === "False" && isServing(o));
+    await kubectl(["delete", "orchestrator", "grow", "-n", ns.name, "--wait=false"]);
+    await waitFor("grow-0 gone", async () => (await pod("grow-0")) === undefined, 60_000);
+  });
+
+  it("immediate: gpu.count raised on a full pool replaces the pod at once, with a Warning that its replacement may stay Pending", async () => {
+    const spec = (count: number) => ({
+      gpu: { count, product: "NVIDIA-GeForce-RTX-3090" },
+      rollout: { strategy: "immediate" },
+    });
+    await Promise.all([kit.apply("eager", spec(1), gpuPool), kit.apply("occupant", spec(1), gpuPool)]);
+    await Promise.all([until("eager", isServing), until("occupant", isServing)]);
+    const before = (await pod("eager-0"))!;
+
+    await kit.apply("eager", spec(2), gpuPool);
+    expect(
+      await untilEvent(
+        "eager",
+        "RolloutWithoutGpuSlot",
+        /^replaced pod eager-0 \(StatefulSet eager revision \S+ -> \S+\): spec.rollout.strategy is immediate; its replacement needs 2 GPU\(s\)/,
+      ),
+    ).toMatch(
+      /\S+-gpu-rtx3090-a 1 of 2\): the replacement may stay Pending until a GPU frees or a node is added/,
+    );
+    // As said: the new pod waits for GPUs while the other Orchestrator holds one.
+    const pending = await until("eager", (o) => condition(o, "Scheduled")?.reason === "Unschedulable");
+    expect(condition(pending, "Scheduled")?.message).toMatch(/Insufficient nvidia.com\/gpu/);
+    expect((await pod("eager-0"))?.uid).not.toBe(before.uid);
+
+    await kubectl(["delete", "orchestrator", "occupant", "-n", ns.name, "--wait=false"]);
+    await untilPod("eager-0", (p) => p.ready, "placed once a GPU is free");
+    await kubectl(["delete", "orchestrator", "eager", "-n", ns.name, "--wait=false"]);
+    await waitFor(
+      "eager-0 and occupant-0 gone",
+      async () => (await pod("eager-0")) === undefined && (await pod("occupant-0")) === undefined,
+      60_000,
+    );
+  });
 });
 
 describe("a change in the config file only restarts the node in place", () => {

@@ -23,17 +23,12 @@ import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
 import type { ChainWatch } from "../node-status/chain-watch.ts";
 import { configHashesOf, mountedConfigHash } from "../node-status/config-restart.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
+import { rolloutGpuFacts } from "../node-status/gpu-slot.ts";
 import { ensureHooksSecret } from "../node-status/hooks-secret-step.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
 import { nodeObservers } from "../node-status/observers.ts";
 import { OwnedSecrets } from "../node-status/owned-secrets.ts";
-import {
-  carryOutRollout,
-  gpuStatefulSetsOf,
-  gpuWaitersAmong,
-  type PodRolloutPlan,
-  planPodRollout,
-} from "../node-status/pod-rollout.ts";
+import { carryOutRollout, type PodRolloutPlan, planPodRollout } from "../node-status/pod-rollout.ts";
 import { revisitAfter } from "../node-status/revisit.ts";
 import { NodeRollout } from "../node-status/rollout.ts";
 import { nodeTargets } from "../node-status/targets.ts";
@@ -346,9 +341,7 @@ export class GatewayReconciler implements Reconciler {
       now: Date.now(),
       // Two looks' worth: one look may be in flight or delayed.
       freshMs: 2 * this.doctor.lookIntervalMs(),
-      gpuStatefulSets: gpuStatefulSetsOf([run.plan.node.statefulSet]),
-      // Every cached pod: read only when an idle GPU pod is about to go.
-      gpuWaiters: () => gpuWaitersAmong(this.#cache.list<PodFacts>(Pods)),
+      ...rolloutGpuFacts([run.plan.node.statefulSet], this.#cache),
       configHashes: configHashesOf([run.plan.node.statefulSet], [run.plan.node.configMap]),
     });
     if (run.rollout.recheckAfterMs !== undefined) run.recheckAfterMs = run.rollout.recheckAfterMs;

@@ -1,5 +1,8 @@
+export type { GpuNode, GpuPodNeeds, GpuSlot, GpuUse, NodeFree } from "./capacity.ts";
+export { gpuSlotFor, gpusRequested, nodeTakes } from "./capacity.ts";
 export type { GpuRequest, PodPlacement } from "./placement.ts";
 export {
+  GPU_RESOURCE,
   GPU_TOLERATION,
   gpuNodeRequirements,
   labelsMatch,

@@ -23,8 +23,11 @@ export interface PodPlacement {
   nvidiaDevices?: string;
 }
 
+/** The extended resource the NVIDIA device plugin advertises and a GPU pod requests. */
+export const GPU_RESOURCE = "nvidia.com/gpu";
+
 export const GPU_TOLERATION: V1Toleration = {
-  key: "nvidia.com/gpu",
+  key: GPU_RESOURCE,
   operator: "Exists",
   effect: "NoSchedule",
 };
@@ -45,7 +48,7 @@ export function gpuNodeRequirements(req: GpuRequest): V1NodeSelectorRequirement[
 export function placementFor(req: GpuRequest): PodPlacement {
   if (req.count <= 0) return { limits: {}, tolerations: [] };
   return {
-    limits: { "nvidia.com/gpu": String(req.count) },
+    limits: { [GPU_RESOURCE]: String(req.count) },
     affinity: {
       nodeAffinity: {
         requiredDuringSchedulingIgnoredDuringExecution: {

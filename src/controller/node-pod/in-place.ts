@@ -28,7 +28,9 @@
 // restart in the minute between a ConfigMap change and the kubelet's refresh starts the node on the
 // old file while the controller counts the request done (the next config change restarts it
 // again); the kubelet's restart backoff (10 s, doubling) applies to repeated restarts within ten
-// minutes; an image without /bin/sh fails the probe and restarts in a loop.
+// minutes; an image without /bin/sh fails the probe and restarts in a loop. A request not done
+// within IN_PLACE_RESTART_TIMEOUT_MS (its time in REQUESTED_AT) falls back to replacing the pod
+// (node-status/rollout-policy.ts): the kubelet may never refresh the file, or the probe never act.
 import { MOUNTS } from "./mounts.ts";
 
 /** Template annotation: hash of what needs a new pod (a change is a new StatefulSet revision). */
@@ -43,6 +45,14 @@ export const WANTED = "livepeer.org/config-hash-wanted";
 export const RUNNING = "livepeer.org/config-hash";
 /** Pod annotation: the container's restartCount when the restart was asked for. */
 export const RESTARTS_AT_REQUEST = "livepeer.org/config-restarts";
+/** Pod annotation: when the restart was asked for (RFC 3339). */
+export const REQUESTED_AT = "livepeer.org/config-restart-requested-at";
+/**
+ * How long an in-place restart may take before the pod is replaced instead: the kubelet's refresh
+ * of the mounted ConfigMap (about a minute), six failing probes (60 s), the restart backoff and the
+ * node's own start, with room to spare.
+ */
+export const IN_PLACE_RESTART_TIMEOUT_MS = 5 * 60_000;
 /** The container's env var: WANTED as it was when the container started ("" before any request). */
 export const STARTED_ENV = "LIVEPEER_STARTED_CONFIG_HASH";
 /** The downwardAPI volume with the live WANTED annotation. */

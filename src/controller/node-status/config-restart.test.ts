@@ -57,6 +57,19 @@ describe("podConfig: which config a node pod runs", () => {
   ])("%s", (_, p, current, state, runs) => {
     expect(podConfig(p, current)).toMatchObject({ state, runs });
   });
+
+  it("a pending request tells when it was asked for (for the in-place restart's timeout)", () => {
+    const asked = {
+      "livepeer.org/config-hash": "A",
+      "livepeer.org/config-hash-wanted": "B",
+      "livepeer.org/config-restarts": "0",
+    };
+    expect(
+      podConfig(pod({ ...asked, "livepeer.org/config-restart-requested-at": "2026-11-28T01:00:00Z" }), "B"),
+    ).toEqual({ state: "restarting", runs: "A", restarts: 0, askedAt: Date.parse("2026-11-28T01:00:00Z") });
+    // Asked by an operator that did not record the time: no timeout to count from.
+    expect(podConfig(pod(asked), "B").askedAt).toBeUndefined();
+  });
 });
 
 describe("podsToStamp", () => {

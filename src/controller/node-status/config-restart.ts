@@ -7,6 +7,7 @@ import { isConflict, isNotFound, type KubeClient, Pods } from "../../kube/index.
 import {
   CONFIG_HASH_ANNOTATION,
   CONFIG_HASH_KEY,
+  REQUESTED_AT,
   RESTARTS_AT_REQUEST,
   RUNNING,
   WANTED,
@@ -25,6 +26,8 @@ export interface PodConfig {
   runs: string | undefined;
   /** The node container's restartCount now. */
   restarts: number;
+  /** When the pending restart was asked for (ms since epoch; restarting only, when recorded). */
+  askedAt?: number;
 }
 
 const restartsOf = (pod: PodFacts) => pod.status?.containerStatuses?.[0]?.restartCount ?? 0;
@@ -39,7 +42,10 @@ export function podConfig(pod: PodFacts, current: string | undefined): PodConfig
   const done = wanted !== undefined && !Number.isNaN(askedAt) && restarts > askedAt;
   const runs = done ? wanted : a[RUNNING];
   if (current === undefined) return { state: "current", runs, restarts };
-  if (wanted === current && !done) return { state: "restarting", runs, restarts };
+  if (wanted === current && !done) {
+    const at = Date.parse(a[REQUESTED_AT] ?? "");
+    return { state: "restarting", runs, restarts, ...(Number.isNaN(at) ? {} : { askedAt: at }) };
+  }
   if (runs === undefined) return { state: "unknown", runs, restarts };
   return { state: runs === current ? "current" : "stale", runs, restarts };
 }
@@ -109,11 +115,12 @@ export async function stampPods(client: KubeClient, stamps: readonly { pod: PodF
 }
 
 /** Asks the pod's node to restart into `hash` (its liveness probe acts once the file is mounted). */
-export function requestRestart(client: KubeClient, pod: PodFacts, hash: string): Promise<boolean> {
+export function requestRestart(client: KubeClient, pod: PodFacts, hash: string, at: Date): Promise<boolean> {
   const { runs, restarts } = podConfig(pod, hash);
   return annotate(client, pod, {
     [RUNNING]: runs ?? null,
     [WANTED]: hash,
     [RESTARTS_AT_REQUEST]: String(restarts),
+    [REQUESTED_AT]: at.toISOString().replace(/\.\d+Z$/, "Z"),
   });
 }

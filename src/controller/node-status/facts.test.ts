@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../../kube/index.ts";
-import { podFacts } from "./facts.ts";
+import { nodeFacts, podFacts } from "./facts.ts";
 
 describe("podFacts", () => {
   it("keeps what PodFacts declares and drops the rest of a pod's status", () => {
@@ -64,9 +64,62 @@ describe("podFacts", () => {
     expect(podFacts(pod).spec).toEqual({ nodeName: "gpu-0" });
   });
 
+  it("keeps the GPUs a pod requests (summed), and nothing else of its containers", () => {
+    const pod = {
+      metadata: { name: "o-0" },
+      spec: {
+        nodeName: "gpu-0",
+        containers: [
+          { name: "livepeer", resources: { limits: { "nvidia.com/gpu": "2", cpu: "2" } } },
+          { name: "sidecar", resources: { limits: { "nvidia.com/gpu": "1" } } },
+        ],
+      },
+    };
+    expect(podFacts(pod).spec).toEqual({
+      nodeName: "gpu-0",
+      containers: [{ resources: { limits: { "nvidia.com/gpu": "3" } } }],
+    });
+  });
+
   it("keeps a pod without a status as it is", () => {
     expect(
       (podFacts({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" } }) as { status?: unknown }).status,
     ).toBeUndefined();
+  });
+});
+
+describe("nodeFacts", () => {
+  it("keeps labels, addresses, taints, cordon and allocatable GPUs; drops the rest", () => {
+    const node = {
+      metadata: { name: "gpu-a", labels: { "nvidia.com/gpu.present": "true" }, annotations: { x: "y" } },
+      spec: {
+        taints: [{ key: "nvidia.com/gpu", effect: "NoSchedule", timeAdded: "2026-11-28T01:00:00Z" }],
+        unschedulable: true,
+        podCIDR: "10.0.0.0/24",
+      },
+      status: {
+        addresses: [
+          { type: "InternalIP", address: "127.0.0.9" },
+          { type: "Hostname", address: "gpu-a" },
+        ],
+        allocatable: { cpu: "32", "nvidia.com/gpu": "2" },
+        capacity: { cpu: "32", "nvidia.com/gpu": "2" },
+      },
+    };
+    expect(nodeFacts(node)).toEqual({
+      metadata: { name: "gpu-a", labels: { "nvidia.com/gpu.present": "true" } },
+      spec: { taints: [{ key: "nvidia.com/gpu", effect: "NoSchedule" }], unschedulable: true },
+      status: {
+        addresses: [{ type: "InternalIP", address: "127.0.0.9" }],
+        allocatable: { "nvidia.com/gpu": "2" },
+      },
+    });
+  });
+
+  it("a CPU node keeps no spec and no allocatable", () => {
+    expect(nodeFacts({ metadata: { name: "cpu" }, status: { allocatable: { cpu: "4" } } })).toEqual({
+      metadata: { name: "cpu" },
+      status: { addresses: [] },
+    });
   });
 });

@@ -2,13 +2,22 @@
 // Nodes and the node pods, reduced to what a status reads.
 
 import { type KubeObject, keyFor, type ObjectKey } from "../../kube/index.ts";
+import { GPU_RESOURCE, gpusRequested } from "../gpu/index.ts";
 import { MANAGED_BY } from "../node-pod/index.ts";
 
-/** What the cache keeps of a Node: its name, labels (GPU Feature Discovery facts) and addresses. */
+/**
+ * What the cache keeps of a Node: its name, labels (GPU Feature Discovery facts), addresses, and
+ * what decides whether a GPU pod fits there (a rollout asks before it frees a pod's GPUs).
+ */
 export interface NodeFacts extends KubeObject {
   metadata: { name?: string; labels?: Record<string, string> };
-  /** ExternalIP and InternalIP only: a NodePort service address is built from them. */
-  status?: { addresses?: { type: string; address: string }[] };
+  spec?: { taints?: { key: string; value?: string; effect: string }[]; unschedulable?: boolean };
+  status?: {
+    /** ExternalIP and InternalIP only: a NodePort service address is built from them. */
+    addresses?: { type: string; address: string }[];
+    /** nvidia.com/gpu only. */
+    allocatable?: Record<string, string>;
+  };
 }
 
 export interface PodCondition {
@@ -20,9 +29,13 @@ export interface PodCondition {
   lastTransitionTime?: string;
 }
 
-/** What the cache keeps of a Pod: enough to say where it runs and whether it serves. */
+/** What the cache keeps of a Pod: enough to say where it runs, whether it serves and the GPUs it holds. */
 export interface PodFacts extends KubeObject {
-  spec?: { nodeName?: string };
+  spec?: {
+    nodeName?: string;
+    /** Only when it requests GPUs: one entry with the pod's nvidia.com/gpu limit. */
+    containers?: { resources: { limits: Record<string, string> } }[];
+  };
   status?: {
     phase?: string;
     podIP?: string;
@@ -39,20 +52,37 @@ export interface PodFacts extends KubeObject {
 
 export function nodeFacts(obj: KubeObject): KubeObject {
   const m = obj.metadata ?? {};
+  const n = obj as NodeFacts;
+  const gpus = n.status?.allocatable?.[GPU_RESOURCE];
+  const taints = (n.spec?.taints ?? []).map(({ key, value, effect }) => ({
+    key,
+    ...(value !== undefined ? { value } : {}),
+    effect,
+  }));
   return {
     apiVersion: obj.apiVersion,
     kind: obj.kind,
     metadata: { name: m.name, labels: m.labels, resourceVersion: m.resourceVersion, uid: m.uid },
+    ...(taints.length || n.spec?.unschedulable
+      ? {
+          spec: {
+            ...(taints.length ? { taints } : {}),
+            ...(n.spec?.unschedulable ? { unschedulable: true } : {}),
+          },
+        }
+      : {}),
     status: {
-      addresses: ((obj as NodeFacts).status?.addresses ?? []).filter(
+      addresses: (n.status?.addresses ?? []).filter(
         (a) => a.type === "ExternalIP" || a.type === "InternalIP",
       ),
+      ...(gpus !== undefined ? { allocatable: { [GPU_RESOURCE]: gpus } } : {}),
     },
   } as KubeObject;
 }
 
 export function podFacts(obj: KubeObject): KubeObject {
-  const p = obj as PodFacts & { spec?: { nodeName?: string } };
+  const p = obj as PodFacts;
+  const gpus = gpusRequested(p.spec ?? {});
   const m = p.metadata ?? {};
   return {
     apiVersion: p.apiVersion,
@@ -69,7 +99,10 @@ export function podFacts(obj: KubeObject): KubeObject {
       creationTimestamp: m.creationTimestamp,
       deletionTimestamp: m.deletionTimestamp,
     },
-    spec: { nodeName: p.spec?.nodeName },
+    spec: {
+      nodeName: p.spec?.nodeName,
+      ...(gpus > 0 ? { containers: [{ resources: { limits: { [GPU_RESOURCE]: String(gpus) } } }] } : {}),
+    },
     status: podStatusFacts(p.status),
   } as KubeObject;
 }

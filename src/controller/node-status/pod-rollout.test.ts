@@ -147,4 +147,52 @@ describe("planPodRollout: status.rollout and RolloutPending", () => {
     expect(plan.verdict.status).toBe("False");
     expect(plan.status.pendingSince).toBeUndefined();
   });
+
+  it("an in-place restart: says until when it waits, looks again then, and says the pod is replaced once it timed out", () => {
+    const asked = {
+      ...pod("g-0", "g", "g-new"),
+    } as PodFacts;
+    asked.metadata = {
+      ...asked.metadata,
+      annotations: {
+        "livepeer.org/config-hash": "A",
+        "livepeer.org/config-hash-wanted": "B",
+        "livepeer.org/config-restarts": "0",
+        "livepeer.org/config-restart-requested-at": "2026-11-28T01:00:00Z",
+      },
+    };
+    asked.status = {
+      ...asked.status,
+      containerStatuses: [{ name: "livepeer", ready: true, restartCount: 0 }],
+    };
+    const at = (now: number) =>
+      planPodRollout({
+        spec: undefined,
+        previous: { replicas: 1, updatedReplicas: 0, pendingSince: "2026-11-28T01:00:00Z" },
+        statefulSets: [sts("g", 1)],
+        pods: [asked],
+        readings: new Map([reading("g-0", 0, now)]),
+        now,
+        freshMs: 60_000,
+        configHashes: new Map([["g", "B"]]),
+      });
+    const waiting = at(T0 + 60_000);
+    expect(waiting.verdict.reason).toBe("RestartingInPlace");
+    expect(waiting.verdict.message).toMatch(
+      /restarting the node of pod g-0 in place .*; not restarted by 2026-11-28T01:05:00Z, the pod is replaced instead/,
+    );
+    // No event of its own would come if the kubelet never restarts it: look again at the timeout.
+    expect(waiting.recheckAfterMs).toBe(4 * 60_000 + 1_000);
+    const timedOut = at(T0 + 5 * 60_000);
+    expect(timedOut.steps[0]?.step).toMatchObject({
+      kind: "replace",
+      inPlace: false,
+      restartTimedOut: { pod: "g-0", askedAt: T0, timeoutMs: 300_000 },
+    });
+    expect(timedOut.verdict.reason).toBe("ReplacingPod");
+    expect(timedOut.status.inPlace).toBeUndefined();
+    expect(timedOut.verdict.message).toMatch(
+      /^the node of pod g-0 did not restart in place within 5 min \(asked at 2026-11-28T01:00:00Z\), so the pod is replaced instead: replacing pod g-0 \(idle\)/,
+    );
+  });
 });

@@ -3,14 +3,21 @@
 // status.rollout that say so (pure), and the step carried out (one pod deleted, or its node
 // restarted in place when only its config changed; an Event).
 import type { KubeClient, KubeObject } from "../../kube/index.ts";
+import { durationText } from "../../node/chain/index.ts";
 import { durationMs, type RolloutSpec, type RolloutStatus } from "../../schema/rollout.ts";
 import type { NodeReading } from "../doctor/index.ts";
+import { type GpuSlot, gpusRequested } from "../gpu/index.ts";
 import type { Recorder, Verdict } from "../runtime/index.ts";
 import { podConfig, requestRestart } from "./config-restart.ts";
 import type { PodFacts } from "./facts.ts";
 import { restartPod } from "./pod-restart.ts";
 import { podReady } from "./pods.ts";
-import { nextRolloutStep, type RolloutStep, sessionsIfFresh } from "./rollout-policy.ts";
+import {
+  nextRolloutStep,
+  type RestartTimedOut,
+  type RolloutStep,
+  sessionsIfFresh,
+} from "./rollout-policy.ts";
 
 const REVISION_LABEL = "controller-revision-hash";
 
@@ -35,8 +42,12 @@ export interface PodRolloutInput {
   gpuStatefulSets?: ReadonlySet<string>;
   /** Pods (of any resource the controller sees) the scheduler cannot place for lack of GPUs; asked only when a GPU pod is about to go. */
   gpuWaiters?: () => readonly string[];
+  /** Whether a new pod of a StatefulSet's template would find its GPUs once `leaving` is gone; asked only before a GPU pod is replaced. */
+  gpuSlot?: (statefulSet: string, leaving: PodFacts | undefined) => GpuSlot;
   /** The config hash each StatefulSet's pods should run (configHashesOf); absent: config not compared. */
   configHashes?: ReadonlyMap<string, string>;
+  /** How long an in-place restart may take before the pod is replaced instead (default: the policy's). */
+  inPlaceTimeoutMs?: number;
 }
 
 export interface PodRolloutPlan {
@@ -73,6 +84,7 @@ export function planPodRollout(i: PodRolloutInput): PodRolloutPlan {
     const pods = i.pods.filter((p) => ownedBy(p, name));
     const configHash = i.configHashes?.get(name);
     const config = (p: PodFacts) => podConfig(p, configHash).state;
+    const facts = (uid: string | undefined) => pods.find((p) => p.metadata?.uid === uid);
     replicas += sts.spec?.replicas ?? 0;
     // Until the StatefulSet controller records the new revision, count against the one it has.
     const counted = sts.status?.updateRevision;
@@ -95,12 +107,15 @@ export function planPodRollout(i: PodRolloutInput): PodRolloutPlan {
         going: !!p.metadata?.deletionTimestamp,
         sessions: sessionsIfFresh(i.readings.get(p.metadata?.uid ?? ""), i.now, i.freshMs),
         config: config(p),
+        restartAskedAt: podConfig(p, configHash).askedAt,
       })),
       now: i.now,
       pendingSince,
       maxWaitMs,
       usesGpu: i.gpuStatefulSets?.has(name) ?? false,
       gpuWaiters: () => (i.gpuWaiters?.() ?? []).filter((w) => !pods.some((p) => p.metadata?.name === w)),
+      ...(i.gpuSlot ? { gpuSlot: (p) => i.gpuSlot!(name, facts(p.uid)) } : {}),
+      ...(i.inPlaceTimeoutMs !== undefined ? { inPlaceTimeoutMs: i.inPlaceTimeoutMs } : {}),
     });
     return { statefulSet: name, updateRevision, configHash, step };
   });
@@ -116,10 +131,22 @@ export function planPodRollout(i: PodRolloutInput): PodRolloutPlan {
     ...(pending ? { pendingSince: iso(pendingSince) } : {}),
     ...(deadline !== undefined && strategy === "whenIdle" ? { deadline: iso(deadline) } : {}),
   };
-  const waiting = steps.some((s) => s.step.kind === "waitForSessions" || s.step.kind === "waitForGpu");
-  const recheck = waiting
-    ? Math.min(i.freshMs, ...(deadline !== undefined ? [Math.max(0, deadline - i.now) + 1_000] : []))
-    : undefined;
+  // Waiting on what no event of the resource's own tells (sessions, other pods' GPUs): look again.
+  const waiting = steps.some((s) =>
+    ["waitForSessions", "waitForGpu", "waitForGpuSlot"].includes(s.step.kind),
+  );
+  // An in-place restart that may never come: look again when it times out.
+  const timeouts = steps.flatMap(({ step }) =>
+    step.kind === "waitForPod" && step.until !== undefined ? [Math.max(0, step.until - i.now) + 1_000] : [],
+  );
+  const recheck =
+    waiting || timeouts.length
+      ? Math.min(
+          ...(waiting ? [i.freshMs] : []),
+          ...timeouts,
+          ...(waiting && deadline !== undefined ? [Math.max(0, deadline - i.now) + 1_000] : []),
+        )
+      : undefined;
   return {
     steps,
     status,
@@ -153,16 +180,25 @@ export function rolloutVerdict(
         return step.state === "not created yet"
           ? `StatefulSet ${statefulSet}: waiting for a pod to be created before replacing the next`
           : step.state === "restarting in place"
-            ? `restarting the node of pod ${step.pod} in place (only its config changed; pod, node and GPUs kept): its liveness probe restarts it once the kubelet has mounted the new config, about a minute`
+            ? `restarting the node of pod ${step.pod} in place (only its config changed; pod, node and GPUs kept): its liveness probe restarts it once the kubelet has mounted the new config, about a minute${step.until !== undefined ? `; not restarted by ${iso(step.until)}, the pod is replaced instead` : ""}`
             : `waiting for pod ${step.pod} (${step.state}) before replacing the next, one at a time`;
       case "replace":
-        return `${step.inPlace ? "restarting the node of pod" : "replacing pod"} ${step.pod.name}${step.inPlace ? " in place" : ""} (${step.why === "deadline" ? "maxWait passed" : step.why}); ${step.remaining} more to go`;
+        return `${timedOutText(step.restartTimedOut)}${step.inPlace ? "restarting the node of pod" : "replacing pod"} ${step.pod.name}${step.inPlace ? " in place" : ""} (${step.why === "deadline" ? "maxWait passed" : step.why})${step.noSlot ? `; ${noSlotText(step.noSlot)}: its replacement may stay Pending` : ""}; ${step.remaining} more to go`;
       case "waitForGpu": {
         const until =
           deadline !== undefined
             ? `until ${iso(deadline)} (spec.rollout.maxWait), then replaced anyway`
             : "with no deadline (set spec.rollout.maxWait to bound it, or delete the pod to roll now)";
-        return `replacing pod ${step.pod} would free its GPU(s) while pod(s) ${step.waiters.join(", ")} wait for GPUs (Insufficient nvidia.com/gpu), and its replacement could stay Pending: waiting until they are placed or gone ${since}, ${until}`;
+        return `${timedOutText(step.restartTimedOut)}replacing pod ${step.pod} would free its GPU(s) while pod(s) ${step.waiters.join(", ")} wait for GPUs (Insufficient nvidia.com/gpu), and its replacement could stay Pending: waiting until they are placed or gone ${since}, ${until}`;
+      }
+      case "waitForGpuSlot": {
+        const until =
+          deadline !== undefined
+            ? `until ${iso(deadline)} (spec.rollout.maxWait), then replaced anyway (the replacement may stay Pending)`
+            : "with no deadline (set spec.rollout.maxWait to bound it)";
+        const need = step.slot.need;
+        const free = step.slot.candidates.length ? `free ${need} GPU(s) on one of those nodes, ` : "";
+        return `${timedOutText(step.restartTimedOut)}pod ${step.pod} is not replaced: ${noSlotText(step.slot, step.pod)}; waiting for a free slot ${since}, ${until}; to roll: ${free}add a node with ${need} free GPU(s) its placement allows, or set spec.rollout.strategy: immediate (the replacement may then stay Pending)`;
       }
       case "waitForSessions": {
         const busy = step.busy
@@ -179,7 +215,7 @@ export function rolloutVerdict(
         const how = step.inPlace
           ? "; only its config changed: its node restarts in place (pod, node and GPUs kept)"
           : "";
-        return `sessions open on pod ${busy}: waiting for them to end ${since}, ${until}${how}`;
+        return `${timedOutText(step.restartTimedOut)}sessions open on pod ${busy}: waiting for them to end ${since}, ${until}${how}`;
       }
       default:
         return "";
@@ -187,18 +223,39 @@ export function rolloutVerdict(
   });
   const kinds = new Set(open.map((s) => s.step.kind));
   const inPlace = open.some(({ step }) => isInPlace(step));
-  const reason = kinds.has("waitForSessions")
-    ? "SessionsOpen"
-    : kinds.has("waitForGpu")
-      ? "GpuContested"
-      : kinds.has("manual")
-        ? "WaitingForDelete"
-        : inPlace
-          ? "RestartingInPlace"
-          : kinds.has("replace")
-            ? "ReplacingPod"
-            : "WaitingForPod";
+  // What needs the user's hand first: no GPU slot ends only when one is made.
+  const reason = kinds.has("waitForGpuSlot")
+    ? "WaitingForGpuSlot"
+    : kinds.has("waitForSessions")
+      ? "SessionsOpen"
+      : kinds.has("waitForGpu")
+        ? "GpuContested"
+        : kinds.has("manual")
+          ? "WaitingForDelete"
+          : inPlace
+            ? "RestartingInPlace"
+            : kinds.has("replace")
+              ? "ReplacingPod"
+              : "WaitingForPod";
   return { status: "True", reason, message: `${messages.join("; ")} (pending ${since})` };
+}
+
+/** "its replacement needs 2 GPU(s) and no node ... has them free (free now: a 1 of 2 (with the 1 pod x frees), b 0 of 1)". */
+function noSlotText(slot: GpuSlot, pod?: string): string {
+  const shown = slot.candidates.slice(0, 4).map((c) => `${c.node} ${c.free} of ${c.allocatable}`);
+  const more =
+    slot.candidates.length > shown.length ? ` and ${slot.candidates.length - shown.length} more` : "";
+  const where = shown.length
+    ? `free now${pod ? `, counting the GPUs pod ${pod} frees` : ""}: ${shown.join(", ")}${more}`
+    : "no schedulable node matches its placement (nodeSelector, GPU product, affinity, tolerations)";
+  return `its replacement needs ${slot.need} GPU(s) and no node its template may run on has them free (${where})`;
+}
+
+/** "the node of pod x did not restart in place within 5 min (asked at ...): " */
+function timedOutText(t: RestartTimedOut | undefined): string {
+  return t
+    ? `the node of pod ${t.pod} did not restart in place within ${durationText(t.timeoutMs / 1000)} (asked at ${iso(t.askedAt)}), so the pod is replaced instead: `
+    : "";
 }
 
 /** Pods the scheduler cannot place for lack of GPUs (PodScheduled False: Insufficient nvidia.com/gpu). */
@@ -220,14 +277,12 @@ export function gpuWaitersAmong(pods: readonly PodFacts[]): string[] {
 export function gpuStatefulSetsOf(
   statefulSets: readonly {
     metadata?: { name?: string };
-    spec?: { template: { spec?: { containers: { resources?: { limits?: Record<string, unknown> } }[] } } };
+    spec?: { template: { spec?: Parameters<typeof gpusRequested>[0] } };
   }[],
 ): Set<string> {
   return new Set(
     statefulSets
-      .filter((s) =>
-        s.spec?.template.spec?.containers.some((c) => c.resources?.limits?.["nvidia.com/gpu"] !== undefined),
-      )
+      .filter((s) => gpusRequested(s.spec?.template.spec ?? {}) > 0)
       .map((s) => s.metadata?.name ?? ""),
   );
 }
@@ -247,21 +302,21 @@ export async function carryOutRollout(
     const { pod } = step;
     const rest = `${step.remaining} more pod(s) to go`;
     const sessions = pod.sessions === undefined ? "an unknown number of" : pod.sessions;
+    const why =
+      step.why === "deadline"
+        ? `${sessions} session(s) open, spec.rollout.maxWait passed since ${plan.status.pendingSince}`
+        : step.why === "idle"
+          ? "it carried no session"
+          : "spec.rollout.strategy is immediate";
     if (step.inPlace) {
       const facts = o.pods?.find((p) => p.metadata?.uid === pod.uid);
-      if (!facts || !configHash || !(await requestRestart(o.client, facts, configHash))) continue;
+      if (!facts || !configHash || !(await requestRestart(o.client, facts, configHash, new Date()))) continue;
       const where = `pod, node ${facts.spec?.nodeName ?? "(unscheduled)"} and its GPUs kept`;
       const to = `StatefulSet ${statefulSet} config ${podConfig(facts, configHash).runs ?? "(unknown)"} -> ${configHash}`;
       o.events.event(owner, {
         type: step.why === "deadline" ? "Warning" : "Normal",
         reason: "RolloutNodeRestarted",
-        message: `restarting the node of pod ${pod.name} in place (${to}; ${where}): ${
-          step.why === "deadline"
-            ? `${sessions} session(s) open, spec.rollout.maxWait passed since ${plan.status.pendingSince}`
-            : step.why === "idle"
-              ? "it carried no session"
-              : "spec.rollout.strategy is immediate"
-        }; only its config changed; ${rest}`,
+        message: `restarting the node of pod ${pod.name} in place (${to}; ${where}): ${why}; only its config changed; ${rest}`,
         action: "RestartNode",
       });
       continue;
@@ -269,22 +324,43 @@ export async function carryOutRollout(
     const deleted = await restartPod(o.client, owner.metadata?.namespace ?? "default", pod.name, pod.uid);
     if (!deleted) continue;
     replaced.push(pod.name);
-    const to = `StatefulSet ${statefulSet} revision ${pod.revision} -> ${updateRevision}`;
+    const to =
+      pod.revision === updateRevision
+        ? `StatefulSet ${statefulSet} revision ${pod.revision}, config -> ${configHash ?? "(unknown)"}`
+        : `StatefulSet ${statefulSet} revision ${pod.revision} -> ${updateRevision}`;
+    const pending = step.noSlot
+      ? `; ${noSlotText(step.noSlot, pod.name)}: the replacement may stay Pending until a GPU frees or a node is added`
+      : "";
+    const timedOut = step.restartTimedOut;
     o.events.event(
       owner,
-      step.why === "deadline"
+      timedOut
         ? {
             type: "Warning",
-            reason: "RolloutForced",
-            message: `replaced pod ${pod.name} with ${sessions} session(s) open (${to}): spec.rollout.maxWait passed since ${plan.status.pendingSince}; ${rest}`,
+            reason: "InPlaceRestartTimedOut",
+            message: `replaced pod ${pod.name} (${to}): its node did not restart in place within ${durationText(timedOut.timeoutMs / 1000)} of the request at ${iso(timedOut.askedAt)} (waited ${durationText((Date.now() - timedOut.askedAt) / 1000)}); likely cause: its image has no /bin/sh for the liveness probe that restarts it, or the kubelet did not refresh the mounted ConfigMap (kubectl describe pod ${pod.name}); ${why}${pending}; ${rest}`,
             action: "DeletePod",
           }
-        : {
-            type: "Normal",
-            reason: "RolloutPodReplaced",
-            message: `replaced pod ${pod.name} (${to}): ${step.why === "idle" ? "it carried no session" : "spec.rollout.strategy is immediate"}; ${rest}`,
-            action: "DeletePod",
-          },
+        : step.noSlot
+          ? {
+              type: "Warning",
+              reason: "RolloutWithoutGpuSlot",
+              message: `replaced pod ${pod.name} (${to}): ${why}${pending}; ${rest}`,
+              action: "DeletePod",
+            }
+          : step.why === "deadline"
+            ? {
+                type: "Warning",
+                reason: "RolloutForced",
+                message: `replaced pod ${pod.name} with ${sessions} session(s) open (${to}): spec.rollout.maxWait passed since ${plan.status.pendingSince}; ${rest}`,
+                action: "DeletePod",
+              }
+            : {
+                type: "Normal",
+                reason: "RolloutPodReplaced",
+                message: `replaced pod ${pod.name} (${to}): ${why}; ${rest}`,
+                action: "DeletePod",
+              },
     );
   }
   return replaced;

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import type { GpuSlot } from "../gpu/capacity.ts";
 import { nextRolloutStep, type RolloutInput, type RolloutPod, sessionsIfFresh } from "./rollout-policy.ts";
 
 const NEW = "gw-new";
 const OLD = "gw-old";
 const T0 = Date.parse("2026-11-28T01:00:00Z");
 const HOUR = 3_600_000;
+const MINUTE = 60_000;
 
 const pod = (name: string, o: Partial<RolloutPod> = {}): RolloutPod => ({
   name,
@@ -27,20 +29,32 @@ const input = (o: Partial<RolloutInput>): RolloutInput => ({
   ...o,
 });
 
+/** A slot verdict as gpu/capacity.ts gives it: `free` GPUs on the best node its template may use. */
+const slot = (need: number, free: number): GpuSlot => ({
+  fits: free >= need,
+  need,
+  candidates: [{ node: "gpu-a", free, allocatable: 2 }],
+  ownSlot: false,
+});
+const best = (s: GpuSlot) =>
+  s.candidates[0] ? `${s.candidates[0].free} on ${s.candidates[0].node}` : "none";
+
 /** The step, reduced to what the table compares: kind and the pod (or pods) it names. */
 function summary(i: RolloutInput): string {
   const s = nextRolloutStep(i);
   switch (s.kind) {
     case "replace":
-      return `${s.inPlace ? "restart in place" : "replace"} ${s.pod.name} (${s.why}, ${s.remaining} left)`;
+      return `${s.restartTimedOut ? "restart timed out: " : ""}${s.inPlace ? "restart in place" : "replace"} ${s.pod.name} (${s.why}, ${s.remaining} left)${s.noSlot ? ` without a GPU slot (best ${best(s.noSlot)})` : ""}`;
     case "waitForPod":
-      return `wait for ${s.pod || "a pod"} ${s.state}`;
+      return `wait for ${s.pod || "a pod"} ${s.state}${s.until !== undefined ? ` until +${(s.until - T0) / MINUTE}m` : ""}`;
     case "waitForSessions":
-      return `wait for sessions ${s.busy.map((b) => `${b.pod}=${b.sessions ?? "?"}`).join(",")}${s.deadline ? ` until +${(s.deadline - T0) / HOUR}h` : ""}`;
+      return `${s.restartTimedOut ? "restart timed out: " : ""}wait for sessions ${s.busy.map((b) => `${b.pod}=${b.sessions ?? "?"}`).join(",")}${s.deadline ? ` until +${(s.deadline - T0) / HOUR}h` : ""}`;
     case "manual":
       return `manual ${s.pods.join(",")}`;
     case "waitForGpu":
       return `wait for GPUs: ${s.pod} idle, ${s.waiters.join(",")} pending${s.deadline ? ` until +${(s.deadline - T0) / HOUR}h` : ""}`;
+    case "waitForGpuSlot":
+      return `${s.restartTimedOut ? "restart timed out: " : ""}wait for a GPU slot: ${s.pod} needs ${s.slot.need}, best ${best(s.slot)}${s.deadline ? ` until +${(s.deadline - T0) / HOUR}h` : ""}`;
     default:
       return s.kind;
   }
@@ -227,6 +241,133 @@ describe("nextRolloutStep: a config-only change restarts the node in place", () 
       "a new revision goes first as a new pod (it reads the new config anyway)",
       { pods: [cur("g-0", { config: "stale", sessions: 1 }), pod("g-1", { config: "stale" })] },
       "replace g-1 (idle, 1 left)",
+    ],
+  ])("%s", (_, o, expected) => expect(summary(input(o))).toBe(expected));
+});
+
+describe("nextRolloutStep: a new GPU pod needs a free slot", () => {
+  const full = () => slot(2, 1);
+  const gpuPod = (o: Partial<RolloutInput>): Partial<RolloutInput> => ({ replicas: 1, usesGpu: true, ...o });
+  it.each<[string, Partial<RolloutInput>, string]>([
+    [
+      "whenIdle: no node has the GPUs the new template asks for: the idle pod stays",
+      gpuPod({ gpuSlot: full, pods: [pod("o-0")], maxWaitMs: HOUR }),
+      "wait for a GPU slot: o-0 needs 2, best 1 on gpu-a until +1h",
+    ],
+    [
+      "whenIdle: a busy pod with no slot says so first (the sessions would not be the last wait)",
+      gpuPod({ gpuSlot: full, pods: [pod("o-0", { sessions: 3 })] }),
+      "wait for a GPU slot: o-0 needs 2, best 1 on gpu-a",
+    ],
+    [
+      "whenIdle: a slot is free: replaced as usual",
+      gpuPod({ gpuSlot: () => slot(2, 2), pods: [pod("o-0")] }),
+      "replace o-0 (idle, 0 left)",
+    ],
+    [
+      "whenIdle, past the deadline: replaced anyway, without a slot",
+      gpuPod({ gpuSlot: full, pods: [pod("o-0")], maxWaitMs: HOUR, now: T0 + HOUR }),
+      "replace o-0 (deadline, 0 left) without a GPU slot (best 1 on gpu-a)",
+    ],
+    [
+      "whenIdle, busy past the deadline: replaced anyway, without a slot",
+      gpuPod({ gpuSlot: full, pods: [pod("o-0", { sessions: 2 })], maxWaitMs: HOUR, now: T0 + HOUR }),
+      "replace o-0 (deadline, 0 left) without a GPU slot (best 1 on gpu-a)",
+    ],
+    [
+      "immediate: replaced at once, without a slot",
+      gpuPod({ strategy: "immediate", gpuSlot: full, pods: [pod("o-0", { sessions: 2 })] }),
+      "replace o-0 (immediate, 0 left) without a GPU slot (best 1 on gpu-a)",
+    ],
+    [
+      "onDelete: left to the user whatever the slots",
+      gpuPod({ strategy: "onDelete", gpuSlot: full, pods: [pod("o-0")] }),
+      "manual o-0",
+    ],
+    [
+      "a CPU pod is never asked about GPU slots",
+      { replicas: 1, usesGpu: false, gpuSlot: full, pods: [pod("o-0")] },
+      "replace o-0 (idle, 0 left)",
+    ],
+    [
+      "an in-place restart keeps its GPUs: no slot needed",
+      gpuPod({ gpuSlot: full, pods: [pod("o-0", { revision: NEW, config: "stale" })] }),
+      "restart in place o-0 (idle, 0 left)",
+    ],
+    [
+      "a slot is free but another pod waits for GPUs: the existing contest rule still holds",
+      gpuPod({ gpuSlot: () => slot(1, 1), gpuWaiters: () => ["other-0"], pods: [pod("o-0")] }),
+      "wait for GPUs: o-0 idle, other-0 pending",
+    ],
+  ])("%s", (_, o, expected) => expect(summary(input(o))).toBe(expected));
+
+  it("asks about the slot of the pod it would replace, once, and not while one at a time holds it", () => {
+    const asked: string[] = [];
+    const gpuSlot = (p: RolloutPod) => {
+      asked.push(p.name);
+      return slot(1, 1);
+    };
+    nextRolloutStep(input({ usesGpu: true, gpuSlot, pods: [pod("o-0", { sessions: 1 }), pod("o-1")] }));
+    expect(asked).toEqual(["o-1"]);
+    nextRolloutStep(input({ usesGpu: true, gpuSlot, pods: [pod("o-0"), pod("o-1", { going: true })] }));
+    expect(asked).toEqual(["o-1"]);
+  });
+});
+
+describe("nextRolloutStep: an in-place restart that does not come is given up for a new pod", () => {
+  const asked = (name: string, at: number, o: Partial<RolloutPod> = {}) =>
+    pod(name, { revision: NEW, config: "restarting", restartAskedAt: at, ...o });
+  it.each<[string, Partial<RolloutInput>, string]>([
+    [
+      "within the timeout: waits for the restart, saying until when",
+      { replicas: 1, now: T0 + 4 * MINUTE, pods: [asked("g-0", T0)] },
+      "wait for g-0 restarting in place until +5m",
+    ],
+    [
+      "asked by an operator that did not record when: waits (no time to count from)",
+      { replicas: 1, now: T0 + HOUR, pods: [asked("g-0", T0, { restartAskedAt: undefined })] },
+      "wait for g-0 restarting in place",
+    ],
+    [
+      "the timeout passed, idle: the pod is replaced instead",
+      { replicas: 1, now: T0 + 5 * MINUTE, pods: [asked("g-0", T0)] },
+      "restart timed out: replace g-0 (idle, 0 left)",
+    ],
+    [
+      "a custom timeout",
+      { replicas: 1, inPlaceTimeoutMs: MINUTE, now: T0 + MINUTE, pods: [asked("g-0", T0)] },
+      "restart timed out: replace g-0 (idle, 0 left)",
+    ],
+    [
+      "the timeout passed, busy: whenIdle waits for its sessions as for any replacement",
+      { replicas: 1, now: T0 + 6 * MINUTE, pods: [asked("g-0", T0, { sessions: 2 })] },
+      "restart timed out: wait for sessions g-0=2",
+    ],
+    [
+      "the timeout passed, not Ready (restarting in a loop): it serves nothing, replaced",
+      { replicas: 1, now: T0 + 6 * MINUTE, pods: [asked("g-0", T0, { ready: false, sessions: undefined })] },
+      "restart timed out: replace g-0 (idle, 0 left)",
+    ],
+    [
+      "the timeout passed, immediate: replaced at once",
+      { strategy: "immediate", replicas: 1, now: T0 + 6 * MINUTE, pods: [asked("g-0", T0, { sessions: 2 })] },
+      "restart timed out: replace g-0 (immediate, 0 left)",
+    ],
+    [
+      "the timeout passed, a GPU pod with no slot for its replacement: waits for one",
+      {
+        replicas: 1,
+        usesGpu: true,
+        gpuSlot: () => slot(1, 0),
+        now: T0 + 6 * MINUTE,
+        pods: [asked("g-0", T0)],
+      },
+      "restart timed out: wait for a GPU slot: g-0 needs 1, best 0 on gpu-a",
+    ],
+    [
+      "one at a time: a restart still within its timeout holds the timed-out one's replacement",
+      { now: T0 + 6 * MINUTE, pods: [asked("g-0", T0), asked("g-1", T0 + 3 * MINUTE)] },
+      "wait for g-1 restarting in place until +8m",
     ],
   ])("%s", (_, o, expected) => expect(summary(input(o))).toBe(expected));
 });

@@ -12,7 +12,15 @@
 // A pod on the current revision whose config (the ConfigMap the kubelet refreshes in it) is older
 // is restarted in place instead (node-pod/in-place.ts): the same policy decides when, but its GPUs
 // are never freed, so no pod waiting for GPUs holds it back; one restarting counts as one going.
+// A restart not done within its timeout (the kubelet never refreshed the file, or the probe never
+// ran) is given up: the pod is replaced instead, by the same rules as a new revision.
+// A new GPU pod needs a free slot: before a GPU pod is replaced by a new one, whenIdle asks whether
+// a node its new template may run on has the GPUs it requests free (gpu/capacity.ts; the pod's own
+// GPUs count as free on its node, so a replacement with the same GPUs and placement always fits)
+// and waits for one until the deadline; immediate and the deadline replace it anyway, saying so.
 import type { RolloutStrategy } from "../../schema/rollout.ts";
+import type { GpuSlot } from "../gpu/capacity.ts";
+import { IN_PLACE_RESTART_TIMEOUT_MS } from "../node-pod/in-place.ts";
 import type { PodConfigState } from "./config-restart.ts";
 
 export interface RolloutPod {
@@ -27,6 +35,8 @@ export interface RolloutPod {
   sessions: number | undefined;
   /** Whether it runs the current config (absent: current). */
   config?: PodConfigState;
+  /** restarting: when the in-place restart was asked for (ms since epoch; undefined: not recorded). */
+  restartAskedAt?: number | undefined;
 }
 
 export interface RolloutInput {
@@ -43,6 +53,17 @@ export interface RolloutInput {
   usesGpu?: boolean;
   /** Other pods the scheduler cannot place for lack of GPUs (they could take the freed ones); asked only when it matters. */
   gpuWaiters?: () => readonly string[];
+  /** Whether a new pod of the current template would find its GPUs once this pod is gone; asked only before a GPU pod is replaced. */
+  gpuSlot?: (pod: RolloutPod) => GpuSlot;
+  /** How long an in-place restart may take before the pod is replaced instead (default IN_PLACE_RESTART_TIMEOUT_MS). */
+  inPlaceTimeoutMs?: number;
+}
+
+/** An in-place restart asked for and not done within the timeout: the pod is replaced instead. */
+export interface RestartTimedOut {
+  pod: string;
+  askedAt: number;
+  timeoutMs: number;
 }
 
 export type RolloutStep =
@@ -57,12 +78,18 @@ export type RolloutStep =
       inPlace: boolean;
       /** Pods still on an old revision or config after this one. */
       remaining: number;
+      /** Replaced although no node has the GPUs its replacement requests free: it may stay Pending. */
+      noSlot?: GpuSlot;
+      /** Its in-place restart timed out: a new pod instead. */
+      restartTimedOut?: RestartTimedOut;
     }
   /** A pod of the new revision is starting, one is going or restarting in place: one at a time. */
   | {
       kind: "waitForPod";
       pod: string;
       state: "going" | "not Ready" | "not created yet" | "restarting in place";
+      /** restarting in place: when the pod is replaced instead if it has not restarted by then. */
+      until?: number;
     }
   | {
       kind: "waitForSessions";
@@ -71,52 +98,101 @@ export type RolloutStep =
       deadline: number | undefined;
       /** The next one only needs its node restarted in place. */
       inPlace: boolean;
+      restartTimedOut?: RestartTimedOut;
     }
   /** The pod is idle, but a pending pod waits for GPUs and could take the ones it frees. */
-  | { kind: "waitForGpu"; pod: string; waiters: readonly string[]; deadline: number | undefined }
+  | {
+      kind: "waitForGpu";
+      pod: string;
+      waiters: readonly string[];
+      deadline: number | undefined;
+      restartTimedOut?: RestartTimedOut;
+    }
+  /** No node its new template may run on has the GPUs the pod's replacement requests free. */
+  | {
+      kind: "waitForGpuSlot";
+      pod: string;
+      slot: GpuSlot;
+      deadline: number | undefined;
+      restartTimedOut?: RestartTimedOut;
+    }
   | { kind: "manual"; pods: string[] };
 
 /** What to do next for one StatefulSet's pods. */
 export function nextRolloutStep(i: RolloutInput): RolloutStep {
   if (!i.updateRevision) return { kind: "unknownRevision" };
-  const outdated = i.pods.filter((p) => !p.going && p.revision !== i.updateRevision);
-  const stale = i.pods.filter((p) => !p.going && p.revision === i.updateRevision && p.config === "stale");
-  const todo = [...outdated, ...stale];
-  const restarting = i.pods.find((p) => !p.going && p.config === "restarting");
+  const timeoutMs = i.inPlaceTimeoutMs ?? IN_PLACE_RESTART_TIMEOUT_MS;
+  const live = i.pods.filter((p) => !p.going);
+  const asked = live.filter((p) => p.config === "restarting");
+  const overdue = asked.filter(
+    (p) => p.restartAskedAt !== undefined && i.now >= p.restartAskedAt + timeoutMs,
+  );
+  const restarting = asked.find((p) => !overdue.includes(p));
+  const outdated = live.filter((p) => p.revision !== i.updateRevision);
+  const current = live.filter((p) => p.revision === i.updateRevision);
+  const stale = current.filter((p) => p.config === "stale");
+  const todo = [...outdated, ...stale, ...current.filter((p) => overdue.includes(p))];
   if (!todo.length && !restarting) return { kind: "upToDate" };
   if (i.strategy === "onDelete" && todo.length)
     return { kind: "manual", pods: todo.map((p) => p.name).sort() };
   const going = i.pods.find((p) => p.going);
   if (going) return { kind: "waitForPod", pod: going.name, state: "going" };
-  if (restarting) return { kind: "waitForPod", pod: restarting.name, state: "restarting in place" };
-  const notReady = i.pods.find((p) => !p.ready);
+  if (restarting)
+    return {
+      kind: "waitForPod",
+      pod: restarting.name,
+      state: "restarting in place",
+      ...(restarting.restartAskedAt !== undefined ? { until: restarting.restartAskedAt + timeoutMs } : {}),
+    };
+  // A pod whose restart timed out is the one to replace, Ready or not (one not Ready serves nothing).
+  const notReady = i.pods.find((p) => !p.ready && !overdue.includes(p));
   if (notReady) return { kind: "waitForPod", pod: notReady.name, state: "not Ready" };
   if (i.pods.length < i.replicas) return { kind: "waitForPod", pod: "", state: "not created yet" };
+  const sessionsOf = (p: RolloutPod) => (overdue.includes(p) && !p.ready ? 0 : p.sessions);
   // Least busy first (unknown counts as busiest); the StatefulSet's own order (highest ordinal) breaks ties.
   const order = [...todo].sort(
     (a, b) =>
-      (a.sessions ?? Number.POSITIVE_INFINITY) - (b.sessions ?? Number.POSITIVE_INFINITY) ||
+      (sessionsOf(a) ?? Number.POSITIVE_INFINITY) - (sessionsOf(b) ?? Number.POSITIVE_INFINITY) ||
       ordinal(b.name) - ordinal(a.name),
   );
   const first = order[0]!;
   const inPlace = stale.includes(first);
   const remaining = todo.length - 1;
-  if (i.strategy === "immediate")
-    return { kind: "replace", pod: first, why: "immediate", inPlace, remaining };
+  const timedOut: { restartTimedOut?: RestartTimedOut } =
+    overdue.includes(first) && first.restartAskedAt !== undefined
+      ? { restartTimedOut: { pod: first.name, askedAt: first.restartAskedAt, timeoutMs } }
+      : {};
+  // Restarted in place, the pod keeps its GPUs: it needs no slot, and no waiting pod can take them.
+  const slot = i.usesGpu && !inPlace ? i.gpuSlot?.(first) : undefined;
+  const noSlot = slot && !slot.fits ? { noSlot: slot } : {};
+  const replace = (why: "idle" | "immediate" | "deadline"): RolloutStep => ({
+    kind: "replace",
+    pod: first,
+    why,
+    inPlace,
+    remaining,
+    ...noSlot,
+    ...timedOut,
+  });
+  if (i.strategy === "immediate") return replace("immediate");
   const deadline = i.maxWaitMs === undefined ? undefined : i.pendingSince + i.maxWaitMs;
   const pastDeadline = deadline !== undefined && i.now >= deadline;
-  if (first.sessions === 0) {
-    // Restarted in place, the pod keeps its GPUs: no waiting pod can take them.
+  // Before the sessions: a busy pod would wait for them only to wait for a slot next.
+  if (slot && !slot.fits && !pastDeadline)
+    return { kind: "waitForGpuSlot", pod: first.name, slot, deadline, ...timedOut };
+  if (sessionsOf(first) === 0) {
     const waiters = i.usesGpu && !inPlace ? (i.gpuWaiters?.() ?? []) : [];
-    if (waiters.length && !pastDeadline) return { kind: "waitForGpu", pod: first.name, waiters, deadline };
-    return { kind: "replace", pod: first, why: waiters.length ? "deadline" : "idle", inPlace, remaining };
+    if (waiters.length && !pastDeadline)
+      return { kind: "waitForGpu", pod: first.name, waiters, deadline, ...timedOut };
+    return replace(waiters.length || slot?.fits === false ? "deadline" : "idle");
   }
-  if (pastDeadline) return { kind: "replace", pod: first, why: "deadline", inPlace, remaining };
+  if (pastDeadline) return replace("deadline");
   return {
     kind: "waitForSessions",
-    busy: order.map((p) => ({ pod: p.name, sessions: p.sessions })),
+    busy: order.map((p) => ({ pod: p.name, sessions: sessionsOf(p) })),
     deadline,
     inPlace,
+    ...timedOut,
   };
 }
 

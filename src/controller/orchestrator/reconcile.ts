@@ -32,16 +32,11 @@ import { chainStatus, chainSubject } from "../node-status/chain-status.ts";
 import type { ChainWatch } from "../node-status/chain-watch.ts";
 import { configHashesOf, mountedConfigHash } from "../node-status/config-restart.ts";
 import type { NodeFacts, PodFacts } from "../node-status/facts.ts";
+import { rolloutGpuFacts } from "../node-status/gpu-slot.ts";
 import { KeystoreCheck } from "../node-status/keystore.ts";
 import { nodeObservers } from "../node-status/observers.ts";
 import { OwnedSecrets } from "../node-status/owned-secrets.ts";
-import {
-  carryOutRollout,
-  gpuStatefulSetsOf,
-  gpuWaitersAmong,
-  type PodRolloutPlan,
-  planPodRollout,
-} from "../node-status/pod-rollout.ts";
+import { carryOutRollout, type PodRolloutPlan, planPodRollout } from "../node-status/pod-rollout.ts";
 import { revisitAfter } from "../node-status/revisit.ts";
 import { NodeRollout } from "../node-status/rollout.ts";
 import {
@@ -345,9 +340,7 @@ export class OrchestratorReconciler implements Reconciler {
       now: Date.now(),
       // Two looks' worth: one look may be in flight or delayed.
       freshMs: 2 * this.doctor.lookIntervalMs(),
-      gpuStatefulSets: gpuStatefulSetsOf(run.plan.statefulSets),
-      // Every cached pod: read only when an idle GPU pod is about to go.
-      gpuWaiters: () => gpuWaitersAmong(this.#cache.list<PodFacts>(Pods)),
+      ...rolloutGpuFacts(run.plan.statefulSets, this.#cache),
       configHashes: configHashesOf(run.plan.statefulSets, run.plan.configMaps),
     });
     if (run.rollout.recheckAfterMs !== undefined)
