@@ -27,21 +27,8 @@ export class SignerAuthMetrics {
     });
   }
 
-  // The label sets a decision lands on, bound once (prom-client hashes the labels on every call
-  // otherwise): bounded by the signers' tenants times the outcomes.
-  readonly #bound = new Map<string, { inc: () => void; observe: (seconds: number) => void }>();
-
   observe(namespace: string, name: string, tenant: string, outcome: Outcome, seconds: number): void {
-    const key = `${namespace}/${name}\n${tenant}\n${outcome}`;
-    let bound = this.#bound.get(key);
-    if (!bound) {
-      if (this.#bound.size >= 10_000) this.#bound.clear();
-      const counter = this.#decisions.labels({ namespace, name, tenant, outcome });
-      const histogram = this.#duration.labels({ namespace, name });
-      bound = { inc: () => counter.inc(), observe: (s) => histogram.observe(s) };
-      this.#bound.set(key, bound);
-    }
-    bound.inc();
-    bound.observe(seconds);
+    this.#decisions.inc({ namespace, name, tenant, outcome });
+    this.#duration.observe({ namespace, name }, seconds);
   }
 }

@@ -1,13 +1,11 @@
 // The spend the auth webhook decides on, in memory (a signer waits on every decision), written
-// behind to the delivery store and read back at start, so budgets hold across an API restart.
-// Written behind means: what a second of payments changed, coalesced per session (a session's
-// payments in that second are one row write: its highest spend, the sum it added to the day),
-// in one transaction per batch; a graceful stop writes what is pending, a crash loses at most
-// that last second of counting. With several replicas
+// behind to the delivery store (group commit: one transaction per batch, as the delivery engine
+// writes) and read back at start, so budgets hold across an API restart. With several replicas
 // on PostgreSQL each one's view of a tenant's day is what it counted plus the store's total as of
 // its last write for that tenant; a session is counted once whichever replica sees it.
 
 import type { Logger } from "../../process/log.ts";
+import { GroupCommit } from "../delivery/group-commit.ts";
 import type { SignerSpendRecord, SignerSpendResult } from "../delivery/store/signer-spend.ts";
 import { SIGNER_SESSION_KEEP_MS, utcDay } from "../delivery/store/signer-spend.ts";
 import type { DeliveryStore } from "../delivery/store/types.ts";
@@ -29,13 +27,7 @@ interface SessionCount {
   seenAt: number;
 }
 
-type PendingWrite = SignerSpendRecord & { added: bigint };
-
-/** How long payments gather before they are written (and a failed write waits to be retried). */
-export const SPEND_FLUSH_MS = 1_000;
 const RETRY_MS = 1_000;
-/** Sessions per transaction; this many pending writes flush at once. */
-const MAX_BATCH = 1_000;
 
 export class SpendLedger {
   readonly #store: SpendStore;
@@ -43,19 +35,17 @@ export class SpendLedger {
   readonly #now: () => number;
   readonly #days = new Map<string, DayCount>();
   readonly #sessions = new Map<string, SessionCount>();
-  /** Per session and day: what is counted here and not written yet. */
-  readonly #dirty = new Map<string, PendingWrite>();
-  readonly #flushMs: number;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #writing: Promise<void> | undefined;
+  readonly #writes: GroupCommit<SignerSpendRecord & { added: bigint }, SignerSpendResult>;
+  readonly #retries = new Set<ReturnType<typeof setTimeout>>();
   #closed = false;
   #records = 0;
 
-  constructor(store: SpendStore, opts: { log?: Logger; now?: () => number; flushMs?: number } = {}) {
+  constructor(store: SpendStore, opts: { log?: Logger; now?: () => number } = {}) {
     this.#store = store;
     this.#log = opts.log;
     this.#now = opts.now ?? Date.now;
-    this.#flushMs = opts.flushMs ?? SPEND_FLUSH_MS;
+    // Nothing waits on a write: let a batch gather for 20 ms (one transaction for many payments).
+    this.#writes = new GroupCommit((batch) => this.#write(batch), { maxBatch: 1_000, lingerMs: 20 });
   }
 
   /** Today's days and the recent sessions from the store (before the hook serves). */
@@ -98,7 +88,7 @@ export class SpendLedger {
     const count = this.#dayCount(signer, tenant, day);
     count.pending += spend.added;
     if (++this.#records % 10_000 === 0) this.#forgetOld(now);
-    this.#pend({
+    this.#enqueue({
       signer,
       stateId: spend.stateId,
       tenant,
@@ -112,108 +102,47 @@ export class SpendLedger {
   }
 
   /** Resolves once everything recorded so far is written (or failed and waiting for a retry). */
-  async flushed(): Promise<void> {
-    while (this.#writing) await this.#writing;
-    if (this.#dirty.size === 0) return;
-    this.#cancelTimer();
-    await this.#flush();
+  flushed(): Promise<void> {
+    return this.#writes.flushed();
   }
 
   /** Writes what is pending and stops retrying. */
   async close(): Promise<void> {
-    await this.flushed();
+    await this.#writes.flushed();
     this.#closed = true;
-    this.#cancelTimer();
+    for (const t of this.#retries) clearTimeout(t);
+    this.#retries.clear();
   }
 
-  /** Payments of one session (and day) since the last write become one write. */
-  #pend(r: PendingWrite): void {
-    const key = `${r.signer}\n${r.stateId}\n${r.day}`;
-    const known = this.#dirty.get(key);
-    if (known) {
-      known.added += r.added;
-      if (r.spent > known.spent) known.spent = r.spent;
-      known.at = r.at;
-    } else {
-      this.#dirty.set(key, { ...r });
-    }
-    if (this.#dirty.size >= MAX_BATCH && !this.#writing) {
-      this.#cancelTimer();
-      void this.#flush();
-    } else {
-      this.#schedule(this.#flushMs);
-    }
+  #enqueue(r: SignerSpendRecord & { added: bigint }): void {
+    this.#writes.add(r).then(
+      (result) => this.#written(r, result),
+      () => {
+        // Still counted here; written at the next try (#write logged why).
+        if (this.#closed) return;
+        const t = setTimeout(() => {
+          this.#retries.delete(t);
+          this.#enqueue(r);
+        }, RETRY_MS);
+        t.unref();
+        this.#retries.add(t);
+      },
+    );
   }
 
-  #schedule(ms: number): void {
-    if (this.#timer || this.#writing || this.#closed) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      void this.#flush();
-    }, ms);
-    this.#timer.unref();
-  }
-
-  #cancelTimer(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
-  }
-
-  #flush(): Promise<void> {
-    this.#writing ??= (async () => {
-      let failed = false;
-      try {
-        while (this.#dirty.size > 0 && !failed) {
-          const batch: PendingWrite[] = [];
-          for (const [key, r] of this.#dirty) {
-            batch.push(r);
-            this.#dirty.delete(key);
-            if (batch.length >= MAX_BATCH) break;
-          }
-          failed = !(await this.#write(batch));
-        }
-      } finally {
-        this.#writing = undefined;
-      }
-      if (this.#dirty.size > 0) this.#schedule(failed ? RETRY_MS : this.#flushMs);
-    })();
-    return this.#writing;
-  }
-
-  /** One transaction; on failure the batch goes back to pending (still counted here). */
-  async #write(batch: PendingWrite[]): Promise<boolean> {
-    let results: SignerSpendResult[];
+  async #write(batch: (SignerSpendRecord & { added: bigint })[]): Promise<SignerSpendResult[]> {
     try {
-      results = await this.#store.recordSignerSpend(batch);
+      return await this.#store.recordSignerSpend(batch);
     } catch (err) {
       this.#log?.warn("signer spend not written to the delivery store yet (counted in memory; retried)", {
         error: (err as Error).message,
         records: batch.length,
       });
-      for (const r of batch) this.#repend(r);
-      return false;
+      throw err;
     }
-    batch.forEach((r, i) => {
-      this.#written(r, results[i]!);
-    });
-    return true;
   }
 
-  /** A failed write's record, merged back under what was counted since. */
-  #repend(r: PendingWrite): void {
-    const key = `${r.signer}\n${r.stateId}\n${r.day}`;
-    const since = this.#dirty.get(key);
-    if (!since) {
-      this.#dirty.set(key, r);
-      return;
-    }
-    since.added += r.added;
-    if (r.spent > since.spent) since.spent = r.spent;
-    since.startedAt = r.startedAt;
-    since.startSeq = r.startSeq;
-  }
-
-  #written(r: PendingWrite, result: SignerSpendResult): void {
+  #written(r: SignerSpendRecord & { added: bigint }, result: SignerSpendResult): void {
     const count = this.#dayCount(r.signer, result.session.tenant, r.day);
     count.pending -= r.added;
     if (count.pending < 0n) count.pending = 0n;
