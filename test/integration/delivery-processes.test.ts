@@ -2,12 +2,14 @@
 // delivery to the restarted worker once its lease runs out (both stores: at-least-once across
 // kill -9), likewise the fresh deliveries a PostgreSQL worker took leased at enqueue (in flight
 // or waiting in memory), and two worker processes on one PostgreSQL database send each delivery once.
+
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { RetrySchedule } from "../../src/api/delivery/retry-policy.ts";
 import type { StoreConfig } from "../../src/api/delivery/store/open-store.ts";
+import { waitFor } from "../../src/dev/cluster/process.ts";
 import { isAlive, stopPid } from "../../src/process/pids.ts";
 import { BACKENDS, storeFixture } from "./support/delivery-stores.ts";
 import type { ChildConfig } from "./support/delivery-worker-child.ts";
@@ -105,10 +107,7 @@ describe.each(BACKENDS)("delivery worker processes on %s", (backend) => {
     expect(c!.at - killedAt).toBeLessThan(LEASE_MS + 3_000);
 
     const store = await fixture.open(storeConfig);
-    const deadline = Date.now() + 10_000;
-    while ((await store.queueStats()).pending > 0 && Date.now() < deadline)
-      await new Promise((x) => setTimeout(x, 50));
-    expect((await store.queueStats()).pending).toBe(0);
+    await waitFor("every delivery settled", async () => (await store.queueStats()).pending === 0, 10_000);
     // The killed attempt was never recorded: the log has the 500 and the 200.
     const log = (await store.listLog("w1", 10)).items;
     expect(log.map((e) => e.response?.status)).toEqual([200, 500]);
@@ -149,10 +148,7 @@ describe("a delivery worker process on postgres holding fresh deliveries leased 
     expect(at("e0")).toHaveLength(2);
 
     const store = await fixture.open(storeConfig);
-    const deadline = Date.now() + 10_000;
-    while ((await store.queueStats()).pending > 0 && Date.now() < deadline)
-      await new Promise((x) => setTimeout(x, 50));
-    expect((await store.queueStats()).pending).toBe(0);
+    await waitFor("every delivery settled", async () => (await store.queueStats()).pending === 0, 10_000);
   });
 });
 
@@ -171,10 +167,7 @@ describe("two delivery worker processes on postgres", () => {
     // Every delivery settled (none left to send again), then both workers gone: what the
     // receiver holds then is all that was ever sent.
     const store = await fixture.open(storeConfig);
-    const deadline = Date.now() + 15_000;
-    while ((await store.queueStats()).pending > 0 && Date.now() < deadline)
-      await new Promise((x) => setTimeout(x, 50));
-    expect((await store.queueStats()).pending).toBe(0);
+    await waitFor("every delivery settled", async () => (await store.queueStats()).pending === 0, 15_000);
     const attempts = await Promise.all(
       [a!, b!].map(async (w) => {
         process.kill(w.pid, "SIGTERM");

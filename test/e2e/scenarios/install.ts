@@ -5,12 +5,12 @@ import { describe, expect, it } from "vitest";
 import { waitFor } from "../../../src/dev/cluster/process.ts";
 import {
   APP_NS,
+  appNamespaceReady,
   core,
   ctx,
   getJson,
   isReady,
   kubectl,
-  kubectlRun,
   nodeIn,
   RECEIVER,
   RECEIVER_PORT,
@@ -79,16 +79,7 @@ describe("the installed chart", () => {
   }, 300_000);
 
   it("the suite's receiver pod runs where real workloads go, behind a Service", async () => {
-    const r = await kubectlRun(["create", "namespace", APP_NS]);
-    expect(r.code === 0 || /AlreadyExists/.test(r.out), r.out).toBe(true);
-    await waitFor(
-      `the default ServiceAccount in ${APP_NS}`,
-      async () =>
-        !!(await core
-          .readNamespacedServiceAccount({ name: "default", namespace: APP_NS })
-          .catch(() => undefined)),
-      30_000,
-    );
+    await appNamespaceReady();
     const pod = {
       apiVersion: "v1",
       kind: "Pod",

@@ -22,6 +22,7 @@ import { DEFAULT_PORTS } from "../../../src/node/config/addresses.ts";
 import { GATEWAY_HTTP_PORT } from "../../../src/schema/gateway.ts";
 import {
   APP_NS,
+  appNamespaceReady,
   core,
   ctx,
   fetchInCluster,
@@ -278,15 +279,7 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
     expect(r.code, r.out).toBe(0);
     await releasePodsReady("controller", previous.operatorImage);
     await releasePodsReady("api", previous.operatorImage);
-    await kubectl(["create", "namespace", APP_NS]);
-    await waitFor(
-      `the default ServiceAccount in ${APP_NS}`,
-      async () =>
-        !!(await core
-          .readNamespacedServiceAccount({ name: "default", namespace: APP_NS })
-          .catch(() => undefined)),
-      30_000,
-    );
+    await appNamespaceReady();
     const old = await rolloutRoundTrip();
     expect(old.refused, "the previous release's CRD does not know spec.rollout").toMatch(
       /unknown field "spec\.rollout"/,

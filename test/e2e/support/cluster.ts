@@ -123,3 +123,18 @@ export async function fetchInCluster(
 export async function getJson<T>(kind: string, name: string, namespace: string): Promise<T> {
   return JSON.parse(await kubectl(["get", kind, name, "-n", namespace, "-o", "json"])) as T;
 }
+
+/** Creates the app namespace (an existing one is fine) and waits for its default ServiceAccount (pods need it). */
+export async function appNamespaceReady(): Promise<void> {
+  const r = await kubectlRun(["create", "namespace", APP_NS]);
+  if (r.code !== 0 && !/AlreadyExists/.test(r.out))
+    throw new Error(`kubectl create namespace ${APP_NS}: ${r.out}`);
+  await waitFor(
+    `the default ServiceAccount in ${APP_NS}`,
+    async () =>
+      !!(await core
+        .readNamespacedServiceAccount({ name: "default", namespace: APP_NS })
+        .catch(() => undefined)),
+    30_000,
+  );
+}
