@@ -15,6 +15,14 @@ const at = (over: Partial<RewardSituation>, chain: Partial<NonNullable<RewardSit
   chain: { ...base.chain!, ...chain },
 });
 
+describe("rewardDecision: unread", () => {
+  it("only the unread chain is unread (a known RewardCurrent stands through a restart)", () => {
+    expect(rewardDecision({ ...base, chain: undefined } as RewardSituation).verdict.unread).toBe(true);
+    expect(rewardDecision(at({})).verdict.unread).toBeUndefined();
+    expect(rewardDecision(at({ reward: false })).verdict.unread).toBeUndefined();
+  });
+});
+
 describe("rewardDecision", () => {
   it.each<[string, RewardSituation, boolean, string, string | undefined]>([
     ["past the deadline, not called: the operator calls", at({}), true, "RewardPending", "RewardPending"],

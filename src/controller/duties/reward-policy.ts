@@ -63,7 +63,16 @@ export function rewardDecision(s: RewardSituation): RewardDecision {
       "spec.reward is false: the node does not call reward and the operator leaves it alone",
     );
   const c = s.chain;
-  if (!c) return leave("Checking", "the chain has not been read yet");
+  if (!c)
+    return {
+      call: false,
+      verdict: {
+        status: "Unknown",
+        reason: "Checking",
+        message: "the chain has not been read yet",
+        unread: true,
+      },
+    };
   if (c.lastRewardRound >= c.round) {
     const byOperator = s.lastAttempt?.round === c.round && s.lastAttempt.error === undefined;
     const calledBy = byOperator ? "operator" : "node";

@@ -220,6 +220,8 @@ describe("chainStatus: the chain's conditions, findings and facts in a status", 
       ["ChainHealthy", "Unknown", "Checking"],
       ["Funded", "Unknown", "Checking"],
     ]);
+    // Only "not read yet" is unread: a status that knew the chain keeps it until the first check.
+    expect(checking.conditions.every(([, v]) => v.unread === true)).toBe(true);
     const noAccount = chainSubject({
       role: "orchestrator",
       flags: { ...onchain, ethAcctAddr: undefined },
@@ -231,5 +233,8 @@ describe("chainStatus: the chain's conditions, findings and facts in a status", 
       ["ChainHealthy", "NoAccountAddress"],
       ["Registered", "NoAccountAddress"],
     ]);
+    expect(chainStatus("orchestrator", noAccount, undefined).conditions.some(([, v]) => v.unread)).toBe(
+      false,
+    );
   });
 });

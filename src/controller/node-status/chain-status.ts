@@ -85,7 +85,10 @@ export interface ChainStatus {
   facts: ChainFacts;
 }
 
-/** The chain's part of a status: set on every visit, Unknown until the first check ends. */
+/**
+ * The chain's part of a status: set on every visit, Unknown until the first check ends (a True or
+ * False already in the status stands until then: `unread`).
+ */
 export function chainStatus(
   role: NodeRole,
   subject: ChainSubject,
@@ -101,6 +104,7 @@ export function chainStatus(
       status: "Unknown",
       reason: "Checking",
       message: `the chain has not been read yet for ${subject.target.address}`,
+      unread: true,
     };
     return { conditions: types.map((t) => [t, verdict]), findings: [], facts: {} };
   }

@@ -100,7 +100,7 @@ describe("a rollout that needs a new GPU pod asks for a free slot first (from th
     expect(p.steps[0]?.step.kind).toBe("waitForGpuSlot");
     expect(p.verdict).toMatchObject({ status: "True", reason: "WaitingForGpuSlot" });
     expect(p.verdict.message).toBe(
-      "pod o-0 is not replaced: its replacement needs 2 GPU(s) and no node its template may run on has them free (free now, counting the GPUs pod o-0 frees: gpu-a 1 of 2); waiting for a free slot since 2026-11-28T00:30:00Z, with no deadline (set spec.rollout.maxWait to bound it); to roll: free 2 GPU(s) on one of those nodes, add a node with 2 free GPU(s) its placement allows, or set spec.rollout.strategy: immediate (the replacement may then stay Pending) (pending since 2026-11-28T00:30:00Z)",
+      "pod o-0 is not replaced: its replacement needs 2 GPU(s) and no node its template may run on has them free (free now, counting the GPUs pod o-0 frees: gpu-a 1 of 2); waiting for a free slot, with no deadline (set spec.rollout.maxWait to bound it); to roll: free 2 GPU(s) on one of those nodes, add a node with 2 free GPU(s) its placement allows, or set spec.rollout.strategy: immediate (the replacement may then stay Pending) (pending since 2026-11-28T00:30:00Z)",
     );
     // Nothing of the resource's own changes when another pod frees a GPU: it looks again.
     expect(p.recheckAfterMs).toBe(60_000);

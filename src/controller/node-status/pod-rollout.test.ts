@@ -64,7 +64,7 @@ describe("planPodRollout: status.rollout and RolloutPending", () => {
     expect(plan.verdict.status).toBe("True");
     expect(plan.verdict.reason).toBe("SessionsOpen");
     expect(plan.verdict.message).toBe(
-      "sessions open on pod o-0 (2 session(s) open): waiting for them to end since 2026-11-28T00:30:00Z, until 2026-11-28T02:30:00Z (spec.rollout.maxWait), then replaced anyway (pending since 2026-11-28T00:30:00Z)",
+      "sessions open on pod o-0 (2 session(s) open): waiting for them to end, until 2026-11-28T02:30:00Z (spec.rollout.maxWait), then replaced anyway (pending since 2026-11-28T00:30:00Z)",
     );
     expect(plan.recheckAfterMs).toBe(60_000);
   });

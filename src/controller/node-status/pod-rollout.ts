@@ -162,7 +162,7 @@ const isInPlace = (step: RolloutStep) =>
 
 const settled = (step: RolloutStep) => step.kind === "upToDate" || step.kind === "unknownRevision";
 
-/** RolloutPending: what the change waits for, since when and until when. */
+/** RolloutPending: what the change waits for and until when, then since when (once, at the end). */
 export function rolloutVerdict(
   steps: PodRolloutPlan["steps"],
   pendingSince: number,
@@ -171,7 +171,6 @@ export function rolloutVerdict(
   const open = steps.filter((s) => !settled(s.step));
   if (!open.length)
     return { status: "False", reason: "UpToDate", message: "every node pod runs the current rendering" };
-  const since = `since ${iso(pendingSince)}`;
   const messages = open.map(({ statefulSet, step }) => {
     switch (step.kind) {
       case "manual":
@@ -189,7 +188,7 @@ export function rolloutVerdict(
           deadline !== undefined
             ? `until ${iso(deadline)} (spec.rollout.maxWait), then replaced anyway`
             : "with no deadline (set spec.rollout.maxWait to bound it, or delete the pod to roll now)";
-        return `${timedOutText(step.restartTimedOut)}replacing pod ${step.pod} would free its GPU(s) while pod(s) ${step.waiters.join(", ")} wait for GPUs (Insufficient nvidia.com/gpu), and its replacement could stay Pending: waiting until they are placed or gone ${since}, ${until}`;
+        return `${timedOutText(step.restartTimedOut)}replacing pod ${step.pod} would free its GPU(s) while pod(s) ${step.waiters.join(", ")} wait for GPUs (Insufficient nvidia.com/gpu), and its replacement could stay Pending: waiting until they are placed or gone, ${until}`;
       }
       case "waitForGpuSlot": {
         const until =
@@ -198,7 +197,7 @@ export function rolloutVerdict(
             : "with no deadline (set spec.rollout.maxWait to bound it)";
         const need = step.slot.need;
         const free = step.slot.candidates.length ? `free ${need} GPU(s) on one of those nodes, ` : "";
-        return `${timedOutText(step.restartTimedOut)}pod ${step.pod} is not replaced: ${noSlotText(step.slot, step.pod)}; waiting for a free slot ${since}, ${until}; to roll: ${free}add a node with ${need} free GPU(s) its placement allows, or set spec.rollout.strategy: immediate (the replacement may then stay Pending)`;
+        return `${timedOutText(step.restartTimedOut)}pod ${step.pod} is not replaced: ${noSlotText(step.slot, step.pod)}; waiting for a free slot, ${until}; to roll: ${free}add a node with ${need} free GPU(s) its placement allows, or set spec.rollout.strategy: immediate (the replacement may then stay Pending)`;
       }
       case "waitForSessions": {
         const busy = step.busy
@@ -215,7 +214,7 @@ export function rolloutVerdict(
         const how = step.inPlace
           ? "; only its config changed: its node restarts in place (pod, node and GPUs kept)"
           : "";
-        return `${timedOutText(step.restartTimedOut)}sessions open on pod ${busy}: waiting for them to end ${since}, ${until}${how}`;
+        return `${timedOutText(step.restartTimedOut)}sessions open on pod ${busy}: waiting for them to end, ${until}${how}`;
       }
       default:
         return "";
@@ -237,7 +236,7 @@ export function rolloutVerdict(
             : kinds.has("replace")
               ? "ReplacingPod"
               : "WaitingForPod";
-  return { status: "True", reason, message: `${messages.join("; ")} (pending ${since})` };
+  return { status: "True", reason, message: `${messages.join("; ")} (pending since ${iso(pendingSince)})` };
 }
 
 /** "its replacement needs 2 GPU(s) and no node ... has them free (free now: a 1 of 2 (with the 1 pod x frees), b 0 of 1)". */

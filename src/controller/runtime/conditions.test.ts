@@ -65,6 +65,34 @@ describe("setCondition", () => {
         ready("True", "Configured", "2026-01-01T00:05:00Z"),
       ],
     ],
+    [
+      "unread (nothing asked yet since a restart) keeps a known True as it stands",
+      [ready("True", "Configured")],
+      { type: "Ready", status: "Unknown", reason: "Checking", message: "not read yet", unread: true },
+      3,
+      [ready("True", "Configured", "2026-01-01T00:00:00Z", 3)],
+    ],
+    [
+      "unread keeps a known False as it stands",
+      [ready("False", "SecretNotFound")],
+      { type: "Ready", status: "Unknown", reason: "Checking", message: "not read yet", unread: true },
+      1,
+      [ready("False", "SecretNotFound")],
+    ],
+    [
+      "unread over Unknown is written (nothing known to keep)",
+      [ready("Unknown", "Reconciling")],
+      { type: "Ready", status: "Unknown", reason: "Checking", message: "m", unread: true },
+      1,
+      [ready("Unknown", "Checking")],
+    ],
+    [
+      "unread on the first visit is written",
+      undefined,
+      { type: "Ready", status: "Unknown", reason: "Checking", message: "m", unread: true },
+      1,
+      [ready("Unknown", "Checking", "2026-01-01T00:05:00Z")],
+    ],
   ];
   it.each(cases)("%s", (_name, before, update, generation, expected) => {
     const frozen = structuredClone(before);

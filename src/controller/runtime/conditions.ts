@@ -7,7 +7,10 @@ import type { Condition } from "../../schema/condition.ts";
 
 /** A condition to set: lastTransitionTime and observedGeneration are filled in; no message is "". */
 export type ConditionUpdate = Pick<Condition, "type" | "status" | "reason"> &
-  Partial<Pick<Condition, "message">>;
+  Partial<Pick<Condition, "message">> & {
+    /** Unknown only because nothing was read yet: a known True or False is kept as it stands. */
+    unread?: true;
+  };
 
 export interface ConditionContext {
   /** metadata.generation of the object the status describes. */
@@ -59,13 +62,15 @@ export function setCondition(
   validateConditionType(update.type);
   validateReason(update.reason);
   const existing = findCondition(conditions, update.type);
+  const known = existing?.status === "True" || existing?.status === "False";
+  const u = update.unread && known ? existing : update;
   const next: Condition = {
-    type: update.type,
-    status: update.status,
-    reason: update.reason,
-    message: (update.message ?? "").slice(0, MAX_MESSAGE),
+    type: u.type,
+    status: u.status,
+    reason: u.reason,
+    message: (u.message ?? "").slice(0, MAX_MESSAGE),
     lastTransitionTime:
-      existing && existing.status === update.status ? existing.lastTransitionTime : conditionTime(ctx.now),
+      existing && existing.status === u.status ? existing.lastTransitionTime : conditionTime(ctx.now),
   };
   if (ctx.generation !== undefined) next.observedGeneration = ctx.generation;
   const list = [...(conditions ?? [])];

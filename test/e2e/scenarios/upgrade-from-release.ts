@@ -34,6 +34,7 @@ import {
   podsReport,
   RECEIVER,
   RECEIVER_PORT,
+  watchVersions,
 } from "../support/cluster.ts";
 import {
   type Condition,
@@ -409,22 +410,22 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
   it("helm upgrade to the working tree: CRDs updated, busy pods kept, the stream goes on, every queued delivery arrives", async () => {
     state.segmentsBefore = (await transcodedSegments()).length;
     const values = valuesFile("current.yaml", { operator: ctx.operatorImage, simulator: ctx.simulatorImage });
-    // Every node resource's conditions sampled through the upgrade: a condition that leaves its
-    // status and comes back shows where it went (the timestamps below say only that it moved).
+    // Every version of every node resource through the upgrade, from the API server's watch (no
+    // write is missed): a condition that leaves its status and comes back shows where it went, and
+    // the first version is the baseline its lastTransitionTimes are compared with.
     const timeline = new ConditionTimeline();
-    for (const [name, conditions] of state.conditions) timeline.observe(name, conditions);
-    let sampling = true;
-    const samplingUntil = Date.now() + 480_000; // stops with the test even when a check fails first
-    const sampler = (async () => {
-      while (sampling && Date.now() < samplingUntil) {
-        for (const { kind, name } of nodeResources())
-          timeline.observe(
-            name,
-            (await getResource(kind, name).catch(() => undefined))?.status?.conditions ?? [],
-          );
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    })();
+    const names = new Set(nodeResources().map((r) => r.name));
+    state.conditions.clear();
+    const onVersion = (obj: Resource) => {
+      const name = obj.metadata.name;
+      if (!names.has(name)) return;
+      const conditions = obj.status?.conditions ?? [];
+      if (!state.conditions.has(name)) state.conditions.set(name, conditions);
+      timeline.observe(name, conditions);
+    };
+    const watches = await Promise.all(
+      [...new Set(nodeResources().map((r) => r.kind))].map((kind) => watchVersions(kind, APP_NS, onVersion)),
+    );
     const t0 = Date.now();
     const r = await helm(["upgrade", RELEASE, ctx.chart, "-n", NS, "-f", values]);
     expect(r.code, r.out).toBe(0);
@@ -504,25 +505,29 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
       expect(pending.get(owner), `${owner}: a changed pod kept must say RolloutPending`).toBe(true);
     }
 
-    // Conditions whose status did not change should keep their lastTransitionTime on every resource
-    // whose node pods were all kept (a replaced pod's Ready really went False and back).
-    sampling = false;
-    await sampler;
+    // Conditions whose status did not change keep their lastTransitionTime on every resource whose
+    // node pods were all kept (a replaced pod's Ready really went False and back): a re-stamp is
+    // right only where the watch saw the condition leave its status, and no known True/False went
+    // back to "not read yet" because the controller restarted.
+    for (const w of watches) await w.stop();
     const replaced = new Set(fates.filter((f) => !f.kept).map((f) => f.name.replace(/-0$/, "")));
     for (const { kind, name } of nodeResources()) {
       const after = (await getResource(kind, name)).status?.conditions ?? [];
       timeline.observe(name, after);
       const diff = changedConditions(state.conditions.get(name) ?? [], after);
-      log(
-        `${name}: conditions changed by the upgrade: ${JSON.stringify(diff.changed)}; re-stamped: ${JSON.stringify(diff.unchangedButRestamped)}; through the upgrade: ${JSON.stringify(timeline.changes(name))}`,
+      const unexplained = timeline.unexplained(
+        name,
+        diff.restamped.map((type) => ({ type, status: after.find((c) => c.type === type)!.status })),
       );
-      // Recorded, not asserted: held in two local runs of the real-node tier (the fix for the
-      // node-read conditions), re-stamped once in a fresh-clone CI run with no status change the
-      // 500 ms sampling caught. Issue 32 stays open on it; back to toEqual([]) once pinned.
-      if (!replaced.has(name) && diff.unchangedButRestamped.length)
-        log(
-          `${name}: NOT YET HELD: re-stamped with the same status: ${diff.unchangedButRestamped.join("; ")}`,
-        );
+      log(
+        `${name}: conditions changed by the upgrade: ${JSON.stringify(diff.changed)}; re-stamped: ${JSON.stringify(diff.unchangedButRestamped)} (unexplained: ${JSON.stringify(unexplained)}); through the upgrade: ${JSON.stringify(timeline.changes(name))}`,
+      );
+      if (replaced.has(name)) continue;
+      const why = `${name} through the upgrade: ${timeline.changes(name).join("; ")}`;
+      expect(timeline.backToUnread(name), `${name}: known answers back to "not read yet". ${why}`).toEqual(
+        [],
+      );
+      expect(unexplained, `${name}: re-stamped with no status change in between. ${why}`).toEqual([]);
     }
     expect(replaced.size, "the scenario replaces at least one idle pod").toBeGreaterThan(0);
     expect(nodeResources().length - replaced.size, "and keeps at least one busy one").toBeGreaterThan(0);

@@ -4,9 +4,10 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { CoreV1Api, KubeConfig, type V1Pod } from "@kubernetes/client-node";
+import { CoreV1Api, KubeConfig, type V1Pod, Watch } from "@kubernetes/client-node";
 import { inject } from "vitest";
 import { waitFor } from "../../../src/dev/cluster/process.ts";
+import { VERSION } from "../../../src/schema/api-group.ts";
 import { type E2eContext, e2eContextFromEnv } from "./context.ts";
 
 declare module "vitest" {
@@ -137,4 +138,59 @@ export async function appNamespaceReady(): Promise<void> {
         .catch(() => undefined)),
     30_000,
   );
+}
+
+type Versioned = { metadata?: { name?: string; resourceVersion?: string } };
+
+/**
+ * Every version of the objects of one list (`kubectl get <kind> -n <namespace>`) from now on, in
+ * order: the list's items first, then each watch event (the API server's, so no write between
+ * two looks is missed). A watch the server ends is resumed from the last version seen; one it
+ * refuses (410 Gone: history compacted) is an error `stop()` throws, so the timeline a test reads
+ * is never silently incomplete.
+ */
+export async function watchVersions<T extends Versioned>(
+  kind: string,
+  namespace: string,
+  onVersion: (obj: T) => void,
+): Promise<{ stop(): Promise<void> }> {
+  const list = JSON.parse(await kubectl(["get", kind, "-n", namespace, "-o", "json"])) as {
+    items: T[];
+    metadata: { resourceVersion: string };
+  };
+  for (const item of list.items) onVersion(item);
+  const [plural, ...group] = kind.split(".");
+  const base = `/apis/${group.join(".")}/${VERSION}/namespaces/${namespace}/${plural}`;
+  let from = list.metadata.resourceVersion;
+  let stopped = false;
+  let failure: Error | undefined;
+  let abort: AbortController | undefined;
+  const start = async (): Promise<void> => {
+    abort = await new Watch(kc).watch(
+      base,
+      { resourceVersion: from, allowWatchBookmarks: true },
+      (phase, obj: T & { code?: number; message?: string }) => {
+        if (phase === "ERROR") {
+          failure ??= new Error(`watch ${kind}: ${obj.code} ${obj.message}`);
+          return;
+        }
+        from = obj.metadata?.resourceVersion ?? from;
+        if (phase !== "BOOKMARK") onVersion(obj);
+      },
+      (err: unknown) => {
+        if (stopped) return;
+        if (err && !(err instanceof Error && err.name === "AbortError"))
+          failure ??= new Error(`watch ${kind}: ${err}`);
+        if (!failure) void start().catch((e: Error) => (failure ??= e));
+      },
+    );
+  };
+  await start();
+  return {
+    async stop() {
+      stopped = true;
+      abort?.abort();
+      if (failure) throw failure;
+    },
+  };
 }

@@ -55,23 +55,56 @@ describe("changedConditions", () => {
     expect(r).toEqual({
       changed: ["Ready: True -> False"],
       unchangedButRestamped: [`NodeReachable True: ${t1} -> ${t2}`],
+      restamped: ["NodeReachable"],
     });
   });
 });
 
 describe("ConditionTimeline", () => {
-  it("records each type's status and reason changes in order, not the samples that repeat", () => {
+  const at = (s: number) => new Date(Date.UTC(2026, 10, 28, 8, 0, s));
+  const reach = (status: string, reason: string) => [{ type: "NodeReachable", status, reason }];
+
+  it("records each type's status and reason changes in order, not the versions that repeat", () => {
     const t = new ConditionTimeline();
-    const at = (s: number) => new Date(Date.UTC(2026, 10, 28, 8, 0, s));
-    t.observe("gw", [{ type: "NodeReachable", status: "True", reason: "EndpointsAnswering" }], at(1));
-    t.observe("gw", [{ type: "NodeReachable", status: "True", reason: "EndpointsAnswering" }], at(2));
-    t.observe("gw", [{ type: "NodeReachable", status: "Unknown", reason: "NotChecked" }], at(3));
-    t.observe("gw", [{ type: "NodeReachable", status: "True", reason: "EndpointsAnswering" }], at(4));
+    t.observe("gw", reach("True", "EndpointsAnswering"), at(1));
+    t.observe("gw", reach("True", "EndpointsAnswering"), at(2));
+    t.observe("gw", reach("Unknown", "NotChecked"), at(3));
+    t.observe("gw", reach("True", "EndpointsAnswering"), at(4));
     expect(t.changes("gw")).toEqual([
-      "08:00:01 NodeReachable=True EndpointsAnswering",
-      "08:00:03 NodeReachable=Unknown NotChecked",
-      "08:00:04 NodeReachable=True EndpointsAnswering",
+      "08:00:01.000 NodeReachable=True EndpointsAnswering",
+      "08:00:03.000 NodeReachable=Unknown NotChecked",
+      "08:00:04.000 NodeReachable=True EndpointsAnswering",
     ]);
     expect(t.changes("other")).toEqual([]);
+  });
+
+  it("a known answer that went back to 'not read yet' is a restart artifact; a real change is not", () => {
+    const t = new ConditionTimeline();
+    t.observe("o", reach("True", "EndpointsAnswering"), at(1));
+    t.observe("o", reach("False", "EndpointUnreachable"), at(2));
+    t.observe("o", reach("True", "EndpointsAnswering"), at(3));
+    expect(t.backToUnread("o")).toEqual([]);
+    t.observe("o", reach("Unknown", "Checking"), at(4));
+    expect(t.backToUnread("o")).toEqual(["08:00:04.000 NodeReachable=Unknown Checking"]);
+    // Unknown before anything was known (a first visit) is no artifact.
+    const first = new ConditionTimeline();
+    first.observe("n", reach("Unknown", "Reconciling"), at(1));
+    first.observe("n", reach("True", "EndpointsAnswering"), at(2));
+    expect(first.backToUnread("n")).toEqual([]);
+  });
+
+  it("a re-stamp is explained only by another status seen in between, a disappearance included", () => {
+    const t = new ConditionTimeline();
+    const both = [
+      { type: "Ready", status: "True", reason: "Serving" },
+      { type: "Funded", status: "True", reason: "Funded" },
+      { type: "Scheduled", status: "True", reason: "Scheduled" },
+    ];
+    t.observe("g", both, at(1));
+    t.observe("g", [{ ...both[0]!, status: "False", reason: "NoOrchestratorsReady" }, both[2]!], at(2));
+    t.observe("g", [{ ...both[0]!, reason: "Serving again" }, both[1]!, both[2]!], at(3));
+    expect(t.changes("g")).toContain("08:00:02.000 Funded=absent");
+    const restamped = ["Ready", "Funded", "Scheduled"].map((type) => ({ type, status: "True" }));
+    expect(t.unexplained("g", restamped)).toEqual(["Scheduled"]);
   });
 });
