@@ -510,6 +510,7 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
     // right only where the watch saw the condition leave its status, and no known True/False went
     // back to "not read yet" because the controller restarted.
     for (const w of watches) await w.stop();
+    log(`watch gaps: ${JSON.stringify(watches.flatMap((w) => w.gaps))}`);
     const replaced = new Set(fates.filter((f) => !f.kept).map((f) => f.name.replace(/-0$/, "")));
     for (const { kind, name } of nodeResources()) {
       const after = (await getResource(kind, name)).status?.conditions ?? [];

@@ -4,7 +4,7 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { CoreV1Api, KubeConfig, type V1Pod, Watch } from "@kubernetes/client-node";
+import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1Pod, Watch } from "@kubernetes/client-node";
 import { inject } from "vitest";
 import { waitFor } from "../../../src/dev/cluster/process.ts";
 import { VERSION } from "../../../src/schema/api-group.ts";
@@ -29,6 +29,7 @@ export const ctx: E2eContext = inject("e2e") ?? e2eContextFromEnv(process.env, C
 const kc = new KubeConfig();
 kc.loadFromFile(ctx.kubeconfig);
 export const core = kc.makeApiClient(CoreV1Api);
+const custom = kc.makeApiClient(CustomObjectsApi);
 
 export interface Run {
   code: number;
@@ -145,48 +146,71 @@ type Versioned = { metadata?: { name?: string; resourceVersion?: string } };
 /**
  * Every version of the objects of one list (`kubectl get <kind> -n <namespace>`) from now on, in
  * order: the list's items first, then each watch event (the API server's, so no write between
- * two looks is missed). A watch the server ends is resumed from the last version seen; one it
- * refuses (410 Gone: history compacted) is an error `stop()` throws, so the timeline a test reads
- * is never silently incomplete.
+ * two looks is missed). A watch the server ends is resumed from the last version seen. One it
+ * cannot resume (410 Gone: an updated CRD restarts the API server's cache of its objects, whose
+ * history then begins later) is listed again at once and `gaps` says so: a change made and undone
+ * between the last event and that list is the only thing such a gap can hide. Any other watch
+ * error is thrown by `stop()`, so the timeline a test reads is never silently incomplete.
  */
 export async function watchVersions<T extends Versioned>(
   kind: string,
   namespace: string,
   onVersion: (obj: T) => void,
-): Promise<{ stop(): Promise<void> }> {
-  const list = JSON.parse(await kubectl(["get", kind, "-n", namespace, "-o", "json"])) as {
-    items: T[];
-    metadata: { resourceVersion: string };
-  };
-  for (const item of list.items) onVersion(item);
+): Promise<{ stop(): Promise<void>; gaps: string[] }> {
   const [plural, ...group] = kind.split(".");
   const base = `/apis/${group.join(".")}/${VERSION}/namespaces/${namespace}/${plural}`;
-  let from = list.metadata.resourceVersion;
+  const gaps: string[] = [];
+  let from = "";
   let stopped = false;
+  let gone = false;
   let failure: Error | undefined;
   let abort: AbortController | undefined;
+  const list = async () => {
+    // The API's own list (kubectl's `-o json` merges into a List without a resourceVersion).
+    const l = (await custom.listNamespacedCustomObject({
+      group: group.join("."),
+      version: VERSION,
+      namespace,
+      plural: plural!,
+    })) as { items: T[]; metadata: { resourceVersion: string } };
+    for (const item of l.items) onVersion(item);
+    from = l.metadata.resourceVersion;
+  };
   const start = async (): Promise<void> => {
     abort = await new Watch(kc).watch(
       base,
       { resourceVersion: from, allowWatchBookmarks: true },
       (phase, obj: T & { code?: number; message?: string }) => {
         if (phase === "ERROR") {
-          failure ??= new Error(`watch ${kind}: ${obj.code} ${obj.message}`);
+          if (obj.code === 410) gone = true;
+          else failure ??= new Error(`watch ${kind}: ${obj.code} ${obj.message}`);
           return;
         }
         from = obj.metadata?.resourceVersion ?? from;
         if (phase !== "BOOKMARK") onVersion(obj);
       },
       (err: unknown) => {
-        if (stopped) return;
-        if (err && !(err instanceof Error && err.name === "AbortError"))
-          failure ??= new Error(`watch ${kind}: ${err}`);
-        if (!failure) void start().catch((e: Error) => (failure ??= e));
+        if (stopped || failure) return;
+        if (err && !(err instanceof Error && err.name === "AbortError")) {
+          failure = new Error(`watch ${kind}: ${err}`);
+          return;
+        }
+        const resume = gone
+          ? list().then(() => {
+              gaps.push(
+                `${new Date().toISOString().slice(11, 23)} ${kind}: history gone, listed again at ${from}`,
+              );
+              gone = false;
+            })
+          : Promise.resolve();
+        void resume.then(start).catch((e: Error) => (failure ??= e));
       },
     );
   };
+  await list();
   await start();
   return {
+    gaps,
     async stop() {
       stopped = true;
       abort?.abort();
