@@ -1,11 +1,11 @@
 import type { V1Pod } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { inPlaceRestartDue, restartedStatus } from "./liveness-probe.ts";
+import { inPlaceRestartDue, restartedStatus, STALE_MOUNT } from "./liveness-probe.ts";
 
-const pod = (wanted?: string): V1Pod => ({
+const pod = (wanted?: string, extra: Record<string, string> = {}): V1Pod => ({
   metadata: {
     name: "o-0",
-    ...(wanted ? { annotations: { "livepeer.org/config-hash-wanted": wanted } } : {}),
+    annotations: { ...(wanted ? { "livepeer.org/config-hash-wanted": wanted } : {}), ...extra },
   },
   spec: { containers: [{ name: "livepeer" }] },
   status: {
@@ -28,6 +28,13 @@ describe("the fleet's play of the node's liveness probe", () => {
     ["requested B, started with B", pod("B"), "B", "B", false],
     ["requested B, the ConfigMap still holds A", pod("B"), "", "A", false],
     ["requested B, the ConfigMap holds B", pod("B"), "", "B", true],
+    [
+      "requested B, the ConfigMap holds B, the mount never refreshed",
+      pod("B", { [STALE_MOUNT]: "true" }),
+      "",
+      "B",
+      false,
+    ],
   ])("%s: restarts = %s", (_, p, started, mounted, due) =>
     expect(inPlaceRestartDue(p, started, mounted)).toBe(due),
   );

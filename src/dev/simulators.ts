@@ -4,7 +4,10 @@
 // The pod is annotated `livepeer.org/simulated=true`, which the resource's status reports as
 // Simulated=True: a simulated node is never passed off as a real one. kwok runs no probes, so the
 // fleet plays an AI runner pod's startupProbe (not Ready until its runner answers /health) and a
-// node pod's liveness probe's in-place restart (liveness-probe.ts).
+// node pod's liveness probe's in-place restart (liveness-probe.ts). A test that needs an in-place
+// restart that never happens annotates the pod `livepeer.org/simulated-stale-mount=true`
+// (STALE_MOUNT): the fleet then plays a kubelet that never refreshes the pod's mounted config,
+// whose probe never restarts the node, and the controller's restart timeout replaces the pod.
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";

@@ -76,6 +76,8 @@ export interface GatewayOptions {
   liveCallTimeoutMs?: number;
   /** How long a pod of an old revision may stay unready before it is replaced (default 60 s). */
   stuckPodGraceMs?: number;
+  /** How long a node's in-place restart may take before its pod is replaced instead (default IN_PLACE_RESTART_TIMEOUT_MS, 5 min). */
+  inPlaceRestartTimeoutMs?: number;
 }
 
 interface Run {
@@ -343,6 +345,9 @@ export class GatewayReconciler implements Reconciler {
       freshMs: 2 * this.doctor.lookIntervalMs(),
       ...rolloutGpuFacts([run.plan.node.statefulSet], this.#cache),
       configHashes: configHashesOf([run.plan.node.statefulSet], [run.plan.node.configMap]),
+      ...(this.#options.inPlaceRestartTimeoutMs !== undefined
+        ? { inPlaceTimeoutMs: this.#options.inPlaceRestartTimeoutMs }
+        : {}),
     });
     if (run.rollout.recheckAfterMs !== undefined) run.recheckAfterMs = run.rollout.recheckAfterMs;
     await this.#rollout.unlessHeld(run.plan, async () => {

@@ -68,6 +68,8 @@ export interface OrchestratorOptions {
   chain?: ChainReads;
   /** How long a pod of an old revision may stay unready before it is replaced (default 60 s). */
   stuckPodGraceMs?: number;
+  /** How long a node's in-place restart may take before its pod is replaced instead (default IN_PLACE_RESTART_TIMEOUT_MS, 5 min). */
+  inPlaceRestartTimeoutMs?: number;
   /** Bound on one live `/setMaxSessions` call (default 5 s). */
   liveCallTimeoutMs?: number;
 }
@@ -342,6 +344,9 @@ export class OrchestratorReconciler implements Reconciler {
       freshMs: 2 * this.doctor.lookIntervalMs(),
       ...rolloutGpuFacts(run.plan.statefulSets, this.#cache),
       configHashes: configHashesOf(run.plan.statefulSets, run.plan.configMaps),
+      ...(this.#options.inPlaceRestartTimeoutMs !== undefined
+        ? { inPlaceTimeoutMs: this.#options.inPlaceRestartTimeoutMs }
+        : {}),
     });
     if (run.rollout.recheckAfterMs !== undefined)
       run.recheckAfterMs = Math.min(run.recheckAfterMs ?? Infinity, run.rollout.recheckAfterMs);

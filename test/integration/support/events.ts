@@ -2,6 +2,8 @@
 import { Events, type KubeClient, type KubeObject } from "../../../src/kube/index.ts";
 
 export interface EventAbout {
+  /** Normal or Warning. */
+  type?: string;
   reason?: string;
   note?: string;
 }
