@@ -66,11 +66,18 @@ describe("setCondition", () => {
       ],
     ],
     [
-      "unread (nothing asked yet since a restart) keeps a known True as it stands",
-      [ready("True", "Configured")],
+      "unread (nothing asked yet since a restart) keeps a True known for this generation",
+      [ready("True", "Configured", "2026-01-01T00:00:00Z", 3)],
       { type: "Ready", status: "Unknown", reason: "Checking", message: "not read yet", unread: true },
       3,
       [ready("True", "Configured", "2026-01-01T00:00:00Z", 3)],
+    ],
+    [
+      "unread after a spec change: the True described the older spec, Unknown it is",
+      [ready("True", "Configured", "2026-01-01T00:00:00Z", 2)],
+      { type: "Ready", status: "Unknown", reason: "Checking", message: "m", unread: true },
+      3,
+      [ready("Unknown", "Checking", "2026-01-01T00:05:00Z", 3)],
     ],
     [
       "unread keeps a known False as it stands",

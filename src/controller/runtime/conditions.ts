@@ -8,7 +8,10 @@ import type { Condition } from "../../schema/condition.ts";
 /** A condition to set: lastTransitionTime and observedGeneration are filled in; no message is "". */
 export type ConditionUpdate = Pick<Condition, "type" | "status" | "reason"> &
   Partial<Pick<Condition, "message">> & {
-    /** Unknown only because nothing was read yet: a known True or False is kept as it stands. */
+    /**
+     * Unknown only because nothing was read yet: a True or False known for the same generation is
+     * kept as it stands (a restart changes nothing; a spec change makes it Unknown).
+     */
     unread?: true;
   };
 
@@ -62,7 +65,10 @@ export function setCondition(
   validateConditionType(update.type);
   validateReason(update.reason);
   const existing = findCondition(conditions, update.type);
-  const known = existing?.status === "True" || existing?.status === "False";
+  // A known answer stands only for the spec it described: after a spec change, Unknown it is.
+  const known =
+    (existing?.status === "True" || existing?.status === "False") &&
+    (existing.observedGeneration === undefined || existing.observedGeneration === ctx.generation);
   const u = update.unread && known ? existing : update;
   const next: Condition = {
     type: u.type,
