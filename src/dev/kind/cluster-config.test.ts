@@ -2,7 +2,7 @@ import { load } from "js-yaml";
 // The kind cluster's shape and the fake device plugin's DaemonSet.
 import { describe, expect, it } from "vitest";
 import { rtx3090 } from "../cluster/nodes.ts";
-import { kindClusterConfig } from "./cluster-config.ts";
+import { kindClusterConfig, kindWorkerName } from "./cluster-config.ts";
 import { devicePluginDaemonSet } from "./device-plugin-daemonset.ts";
 
 describe("the kind cluster", () => {
@@ -24,8 +24,33 @@ describe("the kind cluster", () => {
   it.each([
     [{ name: "Bad_Name", workers: 2 }, /kind cluster name 'Bad_Name'/],
     [{ name: "lpo", workers: 0 }, /workers: 0: give at least 1 worker/],
+    [
+      { name: "lpo", workers: 2, workerMounts: [{ hostPath: "store", containerPath: "/store" }] },
+      /workerMounts: store -> \/store: give absolute paths/,
+    ],
   ])("refuses %j, naming the field", (o, message) => {
     expect(() => kindClusterConfig({ ...o, gpu: rtx3090 })).toThrow(message);
+  });
+
+  it("mounts the host directories asked for into every worker, not the control plane", () => {
+    const workerMounts = [
+      { hostPath: "/tmp/lpo-kind-1/deliveries", containerPath: "/var/lib/lpo-e2e/deliveries" },
+    ];
+    const config = kindClusterConfig({ name: "lpo-e2e", workers: 2, gpu: rtx3090, workerMounts });
+    expect(config.nodes.map((n) => ("extraMounts" in n ? n.extraMounts : undefined))).toEqual([
+      undefined,
+      workerMounts,
+      workerMounts,
+    ]);
+    const plain = kindClusterConfig({ name: "lpo-e2e", workers: 2, gpu: rtx3090 });
+    for (const node of plain.nodes) expect(node).not.toHaveProperty("extraMounts");
+  });
+
+  it("names the workers as kind does", () => {
+    expect([1, 2].map((n) => kindWorkerName("lpo-e2e-7", n))).toEqual([
+      "lpo-e2e-7-worker",
+      "lpo-e2e-7-worker2",
+    ]);
   });
 
   it("lets every node's kubelet run on a cgroup v1 host (refused by default since 1.35)", () => {

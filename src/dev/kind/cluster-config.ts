@@ -1,6 +1,7 @@
 // The kind cluster the e2e suite runs on: one control-plane node and two GPU workers, labelled as
 // GPU Feature Discovery labels a node with its GPUs (the fake device plugin's DaemonSet selects
 // them and the operator places node pods by them). Pure: spec in, kind's config out.
+import path from "node:path";
 import { type FakeGpu, gpuLabels } from "../cluster/nodes.ts";
 
 export const KIND_CLUSTER_API = "kind.x-k8s.io/v1alpha4";
@@ -16,10 +17,23 @@ export const ALLOW_CGROUP_V1_PATCH = [
   "",
 ].join("\n");
 
+/** A host directory seen by every worker node at `containerPath` (kind's extraMounts). */
+export interface WorkerMount {
+  hostPath: string;
+  containerPath: string;
+}
+
 export interface KindClusterOptions {
   name: string;
   workers: number;
   gpu: FakeGpu;
+  /** Host directories the workers' pods can use as hostPath volumes that outlive them. */
+  workerMounts?: WorkerMount[];
+}
+
+/** The name kind gives the n-th worker node (1-based): `<cluster>-worker`, `<cluster>-worker2`, ... */
+export function kindWorkerName(cluster: string, n: number): string {
+  return `${cluster}-worker${n === 1 ? "" : n}`;
 }
 
 export function kindClusterConfig(o: KindClusterOptions) {
@@ -33,6 +47,13 @@ export function kindClusterConfig(o: KindClusterOptions) {
       `workers: ${o.workers}: give at least 1 worker (GPU pods never run on the control plane)`,
     );
   }
+  for (const m of o.workerMounts ?? []) {
+    if (!path.isAbsolute(m.hostPath) || !path.isAbsolute(m.containerPath)) {
+      throw new Error(
+        `workerMounts: ${m.hostPath} -> ${m.containerPath}: give absolute paths (kind resolves relative ones against its own working directory)`,
+      );
+    }
+  }
   return {
     kind: "Cluster",
     apiVersion: KIND_CLUSTER_API,
@@ -40,7 +61,11 @@ export function kindClusterConfig(o: KindClusterOptions) {
     kubeadmConfigPatches: [ALLOW_CGROUP_V1_PATCH],
     nodes: [
       { role: "control-plane" },
-      ...Array.from({ length: o.workers }, () => ({ role: "worker", labels: gpuLabels(o.gpu) })),
+      ...Array.from({ length: o.workers }, () => ({
+        role: "worker",
+        labels: gpuLabels(o.gpu),
+        ...(o.workerMounts?.length && { extraMounts: o.workerMounts }),
+      })),
     ],
   };
 }

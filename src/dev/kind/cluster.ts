@@ -6,11 +6,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { dump } from "js-yaml";
 import { rtx3090 } from "../cluster/nodes.ts";
-import { kindClusterConfig } from "./cluster-config.ts";
+import { kindClusterConfig, kindWorkerName, type WorkerMount } from "./cluster-config.ts";
 import { must, run } from "./exec.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const GPUS_PER_WORKER = 2;
+export const WORKERS = 2;
 
 export interface KindCluster {
   name: string;
@@ -70,11 +71,17 @@ export async function kindCluster(tools: ClusterTools, work: string): Promise<Ki
   };
 }
 
-export async function createCluster(cluster: KindCluster, nodeImage: string, work: string): Promise<void> {
+export async function createCluster(
+  cluster: KindCluster,
+  nodeImage: string,
+  work: string,
+  workerMounts: WorkerMount[] = [],
+): Promise<void> {
   const configFile = path.join(work, "kind.yaml");
+  const gpu = { ...rtx3090, count: GPUS_PER_WORKER };
   writeFileSync(
     configFile,
-    dump(kindClusterConfig({ name: cluster.name, workers: 2, gpu: { ...rtx3090, count: GPUS_PER_WORKER } })),
+    dump(kindClusterConfig({ name: cluster.name, workers: WORKERS, gpu, workerMounts })),
   );
   await cluster.kind([
     "create",
@@ -92,13 +99,19 @@ export async function createCluster(cluster: KindCluster, nodeImage: string, wor
   ]);
 }
 
+/** The workers' node names: our pods never go to the control plane (tainted). */
+export const workerNodes = (cluster: KindCluster) =>
+  Array.from({ length: WORKERS }, (_, i) => kindWorkerName(cluster.name, i + 1));
+
+/** Into the workers only: nothing of ours runs on the control plane, and each archive costs a copy per node. */
 export async function loadImages(
   cluster: KindCluster,
   archives: string[],
   log: (l: string) => void,
 ): Promise<void> {
+  const nodes = workerNodes(cluster).join(",");
   for (const archive of archives) {
-    log(`kind load image-archive ${path.basename(archive)}`);
-    await cluster.kind(["load", "image-archive", archive, "--name", cluster.name]);
+    log(`kind load image-archive ${path.basename(archive)} --nodes ${nodes}`);
+    await cluster.kind(["load", "image-archive", archive, "--name", cluster.name, "--nodes", nodes]);
   }
 }

@@ -6,8 +6,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import path from "node:path";
 import { stopPid } from "../../process/pids.ts";
 import { buildImages } from "../image/build.ts";
+import { buildPreviousRelease } from "../image/previous-release.ts";
 import { ensureBinaries } from "../toolchain/binaries.ts";
-import { createCluster, kindCluster, loadImages } from "./cluster.ts";
+import { createCluster, kindCluster, loadImages, workerNodes } from "./cluster.ts";
+import { prepareDeliveryStore } from "./delivery-store.ts";
 import { useDocker } from "./docker.ts";
 import { gatherKindFacts, imageSize, pruneOldNodeImages } from "./facts.ts";
 import { isOurNodeImage } from "./node-image/build.ts";
@@ -71,6 +73,9 @@ async function main(): Promise<number> {
   const work = mkdtempSync(path.join(docker.docker.tempRoot, "lpo-kind-"));
   undo.push(async () => rmSync(work, { recursive: true, force: true }));
 
+  // The upgrade scenario's delivery store, a directory here that the workers mount.
+  const store = prepareDeliveryStore(work);
+
   // 4. The cluster: 1 control plane + 2 GPU workers, deleted on every exit.
   const cluster = await kindCluster({ ...bin, inNetns, sandboxDocker: verdict.sandboxDocker }, work);
   undo.push(() => {
@@ -78,14 +83,26 @@ async function main(): Promise<number> {
     return cluster.delete();
   });
   log(`kind create cluster --name ${cluster.name} (1 control plane + 2 GPU workers)`);
-  // Our images build meanwhile (kind mostly waits for its nodes to boot).
+  // Our images build meanwhile (kind mostly waits for its nodes to boot), and the previous
+  // release's for the upgrade scenario (cached by commit: only a machine's first run builds it).
   const building = buildImages({ log });
-  building.catch(() => {}); // awaited below; not an unhandled rejection should the cluster fail first
-  await createCluster(cluster, nodeImage, work);
+  const buildingPrevious = buildPreviousRelease({ log });
+  // Awaited below; not unhandled rejections should the cluster fail first.
+  building.catch(() => {});
+  buildingPrevious.catch(() => {});
+  await createCluster(cluster, nodeImage, work, [store]);
 
-  // 5. Our images, the device plugin, the chart.
+  // 5. Our images and the previous release's, the device plugin, the chart.
   const built = await building;
-  await loadImages(cluster, [built.operator.archive, built.simulator.archive], log);
+  const previous = await buildingPrevious;
+  log(
+    `previous release ${previous.version} (${previous.commit.slice(0, 7)}) ${previous.cached ? "cached" : `built in ${previous.seconds.total.toFixed(0)} s`}`,
+  );
+  await loadImages(
+    cluster,
+    [built.operator, built.simulator, previous.operator, previous.simulator].map((i) => i.archive),
+    log,
+  );
   await installDevicePlugin(cluster, built.operator.ref);
   const images = { operator: built.operator.ref, simulator: built.simulator.ref };
   log("helm install");
@@ -100,6 +117,14 @@ async function main(): Promise<number> {
     helm: bin.helm,
     valuesFile,
     images,
+    previous: {
+      version: previous.version,
+      commit: previous.commit,
+      chart: previous.chart,
+      operator: previous.operator.ref,
+      simulator: previous.simulator.ref,
+    },
+    deliveryStore: { path: store.containerPath, node: workerNodes(cluster)[0]! },
     inNetns,
   });
   log(`e2e suite exited ${code} after ${elapsed()}`);

@@ -13,6 +13,10 @@ export interface SuiteTarget {
   helm: string;
   valuesFile: string;
   images: { operator: string; simulator: string };
+  /** The previous release, loaded into the nodes: the upgrade scenario runs with it. */
+  previous?: { version: string; commit: string; chart: string; operator: string; simulator: string };
+  /** The upgrade scenario's store: a directory on the workers, pinned to one of them. */
+  deliveryStore?: { path: string; node: string };
   inNetns(argv: readonly string[]): string[];
   /** The suite's pid, to stop it should we be stopped first. */
   onStart(pid: number): void;
@@ -39,6 +43,17 @@ export function runSuite(t: SuiteTarget): Promise<number> {
       LPO_E2E_VALUES: t.valuesFile,
       LPO_E2E_OPERATOR_IMAGE: t.images.operator,
       LPO_E2E_SIMULATOR_IMAGE: t.images.simulator,
+      ...(t.previous && {
+        LPO_E2E_PREVIOUS_VERSION: t.previous.version,
+        LPO_E2E_PREVIOUS_COMMIT: t.previous.commit,
+        LPO_E2E_PREVIOUS_CHART: t.previous.chart,
+        LPO_E2E_PREVIOUS_OPERATOR_IMAGE: t.previous.operator,
+        LPO_E2E_PREVIOUS_SIMULATOR_IMAGE: t.previous.simulator,
+      }),
+      ...(t.deliveryStore && {
+        LPO_E2E_DELIVERY_STORE: t.deliveryStore.path,
+        LPO_E2E_DELIVERY_STORE_NODE: t.deliveryStore.node,
+      }),
     },
   });
   if (suite.pid) t.onStart(suite.pid);

@@ -4,7 +4,7 @@
 // `helm install` of the chart. Hands the suite its context; stops everything after, checking
 // that no kube-proxy chain is left in the host's iptables. Needs root.
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +21,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../.
 const chart = path.join(root, "deploy/helm/livepeer-operator");
 const NS = "livepeer-system";
 const RELEASE = "lpo";
+/** The API's user in the chart's pods: the upgrade scenario's delivery store must be writable by it. */
+const API_UID = 65532;
 const log = (l: string) => process.stderr.write(`${l}\n`);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -68,6 +70,10 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
     };
     work = mkdtempSync(path.join(tmpdir(), "e2e-real-node-"));
     const valuesFile = path.join(work, "values.yaml");
+    // The upgrade scenario's delivery store: the one node is this machine, so a directory here.
+    const deliveryStore = path.join(work, "deliveries");
+    mkdirSync(deliveryStore);
+    chownSync(deliveryStore, API_UID, API_UID);
     writeFileSync(
       valuesFile,
       dump({
@@ -112,6 +118,7 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
         operatorImage: previous.operator.ref,
         simulatorImage: previous.simulator.ref,
       },
+      deliveryStore: { path: deliveryStore },
     };
     project.provide("e2e", context);
   } catch (err) {

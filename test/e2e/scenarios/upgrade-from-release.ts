@@ -9,8 +9,9 @@
 // beside the suite's release (its CRDs would be the working tree's, and two controllers would
 // fight over the same objects). After the uninstall scenario the cluster holds no release; this
 // one deletes the CRDs the working tree left and installs the previous release as a user had it.
-// Only a harness that built the previous release (ctx.previous: the real-node one) runs it.
-import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// Only a harness that built the previous release (ctx.previous: the real-node one, the kind runner)
+// runs it; that harness also gives the directory on the nodes the API's store lives in.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { V1Pod } from "@kubernetes/client-node";
@@ -53,7 +54,6 @@ const POOL = { "livepeer.org/pool": "e2e-up" };
 const HOOK = "e2e-hook";
 const PUSHER = "e2e-pusher";
 const CLAIM = "e2e-upgrade-deliveries";
-const API_UID = 65532;
 const EVENTS = ["e2e-up-evt-1", "e2e-up-evt-2"];
 
 type Resource = {
@@ -68,8 +68,11 @@ type StatefulSet = {
 };
 
 const work = mkdtempSync(path.join(tmpdir(), "e2e-upgrade-"));
-/** The API's SQLite store: a hostPath volume on the (single, local) node that outlives its pod. */
-const store = path.join(work, "deliveries");
+/**
+ * The API's SQLite store: a hostPath volume that outlives its pod, in a directory the harness made
+ * on the nodes (writable by the API's uid); pinned to the node holding it when the harness says so.
+ */
+const store = ctx.deliveryStore;
 const state: {
   pods: Map<string, PodBefore>;
   conditions: Map<string, Condition[]>;
@@ -244,9 +247,21 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
       .filter((n) => n.endsWith(".livepeer.org"));
     if (crds.length) await kubectl(["delete", "--wait=true", ...crds]);
     await kubectl(["create", "namespace", NS]);
-    // The delivery store outlives the API pod (the node has no provisioner): a hostPath volume here.
-    mkdirSync(store, { recursive: true });
-    chownSync(store, API_UID, API_UID);
+    // The delivery store outlives the API pod (the nodes have no provisioner): a hostPath volume.
+    if (!store) {
+      throw new Error(
+        "the harness set ctx.previous but no ctx.deliveryStore: give the upgrade scenario a directory on the nodes (LPO_E2E_DELIVERY_STORE)",
+      );
+    }
+    const pinned = store.node && {
+      nodeAffinity: {
+        required: {
+          nodeSelectorTerms: [
+            { matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: [store.node] }] },
+          ],
+        },
+      },
+    };
     const pv = {
       apiVersion: "v1",
       kind: "PersistentVolume",
@@ -256,8 +271,9 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
         accessModes: ["ReadWriteOnce"],
         storageClassName: "",
         persistentVolumeReclaimPolicy: "Retain",
-        hostPath: { path: store, type: "Directory" },
+        hostPath: { path: store.path, type: "Directory" },
         claimRef: { namespace: NS, name: CLAIM },
+        ...pinned,
       },
     };
     const pvc = {
