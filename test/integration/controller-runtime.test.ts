@@ -26,6 +26,7 @@ import {
   StatefulSets,
   updateWithRetry,
 } from "../../src/kube/index.ts";
+import { createLogger } from "../../src/process/log.ts";
 import { Webhooks } from "../../src/schema/resources.ts";
 import { kubectl, testNamespace, uniqueName } from "./support/cluster.ts";
 import {
@@ -447,6 +448,109 @@ describe("manager", () => {
     } finally {
       await manager.stop();
     }
+  });
+});
+
+describe("manager: work before leading", () => {
+  const managerWith = (
+    identity: string,
+    lease: string,
+    beforeLeading: (s: AbortSignal) => Promise<void>,
+    lines: string[] = [],
+  ) => {
+    const kc = new PooledKubeConfig();
+    kc.loadFromFile(inject("kubeconfig"));
+    return new Manager({
+      kubeConfig: kc,
+      identity,
+      namespaces: [ns.name],
+      leaderElection: {
+        namespace: ns.name,
+        name: lease,
+        retryPeriodMs: 200,
+        leaseDurationMs: 3_000,
+        renewDeadlineMs: 2_000,
+      },
+      processMetrics: false,
+      beforeLeading,
+      log: createLogger("before-leading", { write: (l) => lines.push(l) }),
+    });
+  };
+  const recorder = (name: string, order: string[]): ControllerDefinition => ({
+    name,
+    resource: Webhooks,
+    setup: () => ({
+      async reconcile(key) {
+        order.push(`reconcile ${key}`);
+        return done;
+      },
+    }),
+  });
+
+  it("runs once this replica leads (not while another holds the lease), before any reconcile", async () => {
+    const lease = uniqueName("before-leading");
+    await client.create<Lease>(Leases, {
+      metadata: { name: lease, namespace: ns.name },
+      spec: {
+        holderIdentity: "previous-release",
+        leaseDurationSeconds: 3600,
+        renewTime: new Date().toISOString().replace(/\.(\d{3})Z$/, ".$1000Z"),
+      },
+    });
+    await client.create(Webhooks, {
+      metadata: { name: "before-leading", namespace: ns.name },
+      spec: { name: "before-leading", url: "https://example.com/h" },
+    });
+    const order: string[] = [];
+    const lines: string[] = [];
+    const manager = managerWith(
+      "next-release",
+      lease,
+      async () => {
+        order.push("beforeLeading");
+      },
+      lines,
+    );
+    manager.add(recorder("before-leading-recorder", order));
+    await manager.start(); // caches synced: a standby replica is Ready
+    try {
+      // While the other holds the lease: it campaigns and sees the holder, and does nothing else.
+      await waitFor(
+        "the replica to see the previous release lead",
+        async () => lines.some((l) => l.includes("leader is previous-release")),
+        10_000,
+        () => lines.join("\n"),
+      );
+      expect(order).toEqual([]);
+      expect(manager.isLeader).toBe(false);
+      // The previous release hands over (its lease gone): the work, then the reconciles.
+      await client.delete(Leases, ns.name, lease);
+      await waitFor(
+        "a reconcile after leading",
+        async () => order.some((o) => o.startsWith("reconcile")),
+        20_000,
+      );
+      expect(order[0]).toBe("beforeLeading");
+      expect(manager.isLeader).toBe(true);
+      expect(order.filter((o) => o === "beforeLeading")).toHaveLength(1);
+      expect(manager.failure).toBeUndefined();
+    } finally {
+      await manager.stop();
+      await client.delete(Webhooks, ns.name, "before-leading").catch(() => undefined);
+    }
+  });
+
+  it("stops the manager with the failure, and starts no controller, when the work fails", async () => {
+    const order: string[] = [];
+    const manager = managerWith("refused", uniqueName("before-leading-fails"), async () => {
+      order.push("beforeLeading");
+      throw new Error("CRDs refused: written by a newer operator");
+    });
+    manager.add(recorder("before-leading-fails-recorder", order));
+    await manager.start();
+    await manager.done;
+    expect(manager.failure?.message).toBe("CRDs refused: written by a newer operator");
+    expect(order).toEqual(["beforeLeading"]);
   });
 });
 

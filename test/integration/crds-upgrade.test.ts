@@ -145,7 +145,7 @@ describe("the controller keeps its CRDs current", () => {
 });
 
 describe("livepeer-operator controller", () => {
-  it("keeps the operator's CRDs current before it starts its controllers", async () => {
+  it("keeps the operator's CRDs current before it starts its controllers (once it leads)", async () => {
     const main = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src/cli/main.ts");
     const child = spawn(
       process.execPath,
@@ -166,18 +166,22 @@ describe("livepeer-operator controller", () => {
     child.stderr.on("data", (d: Buffer) => (log += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     try {
-      const started = "informer webhooks.livepeer.org] synced";
+      const started = /\[controller\/webhook\] started \d+ workers/;
       await waitFor(
         "the webhook controller to start",
-        async () => log.includes(started),
+        async () => started.test(log),
         30_000,
         () => log.slice(-3000),
       );
-      // Each CRD was applied (or found current) and served before any informer started.
+      // The CRDs exist here (a cluster already installed): judged at start, applied (or found
+      // current) and served once this replica leads (no election: once its caches synced), and
+      // before any controller started.
+      const workersAt = log.search(started);
       for (const p of ["orchestrators", "gateways", "webhooks"]) {
         const at = log.indexOf(`CRDs: ${p}.livepeer.org`);
         expect(at, log).toBeGreaterThanOrEqual(0);
-        expect(at).toBeLessThan(log.indexOf(started));
+        expect(at).toBeGreaterThan(log.indexOf("caches synced"));
+        expect(at).toBeLessThan(workersAt);
       }
       expect(log).not.toContain("could not keep the CRDs current");
       const crd = await client.get<Crd>(CustomResourceDefinitions, undefined, "orchestrators.livepeer.org");

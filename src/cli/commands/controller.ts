@@ -56,11 +56,12 @@ Options:
                            how gateways reach the orchestrators they are given: service (their
                            advertised address, default) or pod-ip (no cluster DNS, as in the
                            embedded default)
-  --manage-crds[=BOOL]     at start, server-side apply the CRDs this version carries (field manager
-                           livepeer-operator-crds) and wait until they are served; refuse to
-                           start when a newer operator wrote them with another schema (default
-                           true; --manage-crds=false when you keep the CRDs yourself; see
-                           docs/install.md)
+  --manage-crds[=BOOL]     server-side apply the CRDs this version carries (field manager
+                           livepeer-operator-crds) and wait until they are served: missing ones
+                           at start, changed ones once this replica leads (the previous leader
+                           has stopped); refuse to start when a newer operator wrote them with
+                           another schema (default true; --manage-crds=false when you keep the
+                           CRDs yourself; see docs/install.md)
   --log-level LEVEL        debug | info | warn | error (default info)`;
 
 function seconds(flag: string, value: string | undefined, fallbackMs: number): number {
@@ -236,6 +237,16 @@ export const command: Command = {
       workers,
       shutdownTimeoutMs: seconds("shutdown-timeout", values["shutdown-timeout"], 20_000),
       log,
+      // On an upgrade the CRDs change once this replica leads: the previous leader has stopped by
+      // then. A changed CRD cuts every watch of its objects, and an older controller still leading
+      // re-lists and re-reads its nodes mid-upgrade (its conditions flap and come back re-stamped).
+      ...(values["manage-crds"]
+        ? {
+            beforeLeading: async (signal: AbortSignal) => {
+              await keepCrdsCurrent(manager.client, { log: (m) => log.info(`CRDs: ${m}`), signal });
+            },
+          }
+        : {}),
     });
     for (const def of selected) manager.add(def);
     log.info("starting", {
@@ -257,16 +268,27 @@ export const command: Command = {
       pid: process.pid,
     });
     if (values["manage-crds"]) {
-      // Before the manager takes the signals: a SIGTERM while the CRDs are applied ends here.
+      // Before the manager takes the signals: a SIGTERM while the CRDs are checked ends here. A
+      // newer operator's CRDs are refused at once, on every replica; missing CRDs (a first
+      // install) are applied now, or no cache could sync; changed ones once this replica leads.
       const interrupted = new AbortController();
       const onSignal = () => interrupted.abort();
       process.once("SIGTERM", onSignal);
       process.once("SIGINT", onSignal);
       try {
-        await keepCrdsCurrent(manager.client, {
-          log: (m) => log.info(`CRDs: ${m}`),
-          signal: interrupted.signal,
-        });
+        const judged = await keepCrdsCurrent(manager.client, { checkOnly: true, signal: interrupted.signal });
+        if (judged.some((c) => c.missing))
+          await keepCrdsCurrent(manager.client, {
+            log: (m) => log.info(`CRDs: ${m}`),
+            signal: interrupted.signal,
+          });
+        else if (judged.some((c) => c.action === "apply"))
+          log.info(
+            `CRDs: ${judged
+              .filter((c) => c.action === "apply")
+              .map((c) => c.name)
+              .join(", ")} to be applied once this replica leads`,
+          );
       } catch (err) {
         if (!interrupted.signal.aborted) {
           log.error(`could not keep the CRDs current, not starting: ${(err as Error).message}`);
@@ -292,6 +314,6 @@ export const command: Command = {
       return 1;
     }
     await manager.done;
-    return 0;
+    return manager.failure ? 1 : 0;
   },
 };

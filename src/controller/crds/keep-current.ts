@@ -35,12 +35,16 @@ export interface KeepCrdsOptions {
   signal?: AbortSignal;
   /** The CRDs to keep (default: the operator's own, generated from src/schema). */
   crds?: KubeObject[];
+  /** Only judge (and refuse a newer schema): apply nothing, wait for nothing. */
+  checkOnly?: boolean;
 }
 
 export interface CrdOutcome {
   name: string;
   action: "apply" | "keep";
   reason: string;
+  /** The cluster has no such CRD yet (a first install). */
+  missing: boolean;
 }
 
 const facts = (o: KubeObject): CrdFacts => ({
@@ -48,7 +52,10 @@ const facts = (o: KubeObject): CrdFacts => ({
   annotations: o.metadata?.annotations,
 });
 
-/** Applies the operator's CRDs where needed and waits until each is Established; throws CrdsNewerError when one is newer. */
+/**
+ * Applies the operator's CRDs where needed and waits until each is Established (with `checkOnly`,
+ * says what it would do); throws CrdsNewerError when one is newer.
+ */
 export async function keepCrdsCurrent(client: KubeClient, o: KeepCrdsOptions = {}): Promise<CrdOutcome[]> {
   const log = o.log ?? (() => {});
   const own =
@@ -72,17 +79,18 @@ export async function keepCrdsCurrent(client: KubeClient, o: KeepCrdsOptions = {
   const refused = verdicts.filter((v) => v.verdict.action === "refuse");
   if (refused.length) throw new CrdsNewerError(refused.map((v) => v.verdict.reason).join("; "));
 
-  const outcomes: CrdOutcome[] = [];
+  const outcomes: CrdOutcome[] = verdicts.map(({ crd, verdict }, i) => ({
+    name: crd.metadata!.name!,
+    action: verdict.action as "apply" | "keep",
+    reason: verdict.reason,
+    missing: found[i] === undefined,
+  }));
+  if (o.checkOnly) return outcomes;
   for (const { crd, verdict } of verdicts) {
     if (verdict.action === "apply") {
       await client.apply(CustomResourceDefinitions, crd, { fieldManager: CRD_FIELD_MANAGER, force: true });
     }
     log(verdict.reason);
-    outcomes.push({
-      name: crd.metadata!.name!,
-      action: verdict.action as "apply" | "keep",
-      reason: verdict.reason,
-    });
   }
   await waitEstablished(
     client,

@@ -50,6 +50,13 @@ export interface ManagerOptions {
   log?: Logger;
   /** Process metrics (CPU, memory, event loop lag); tests with several managers turn them off. */
   processMetrics?: boolean;
+  /**
+   * Runs once, when this replica first leads (or at start without leader election), before any
+   * controller starts: work that must not happen while another replica still reconciles (the
+   * controller keeps its CRDs current here on an upgrade). A failure stops the manager and is
+   * kept in `failure`.
+   */
+  beforeLeading?: (signal: AbortSignal) => Promise<void>;
 }
 
 export class Manager {
@@ -63,6 +70,8 @@ export class Manager {
   readonly #controllers: Controller[] = [];
   readonly #definitions: ControllerDefinition[] = [];
   #elector: LeaderElector | undefined;
+  #beforeLeadingRun: Promise<boolean> | undefined;
+  #failure: Error | undefined;
   #server: HealthServer | undefined;
   #abort = new AbortController();
   #started = false;
@@ -210,7 +219,7 @@ export class Manager {
       resources: informers.map((i) => i.name).join(","),
     });
     if (this.#o.leaderElection === false) {
-      for (const c of this.#controllers) c.start();
+      if (await this.#beforeLeading(this.#abort.signal)) for (const c of this.#controllers) c.start();
       return;
     }
     const lease = this.#o.leaderElection;
@@ -218,8 +227,10 @@ export class Manager {
       this.client,
       { ...lease, identity: this.#o.identity },
       {
-        onStartedLeading: () => {
-          for (const c of this.#controllers) c.start();
+        onStartedLeading: (term) => {
+          void this.#beforeLeading(term).then((ok) => {
+            if (ok && !term.aborted) for (const c of this.#controllers) c.start();
+          });
         },
         onStoppedLeading: async () => {
           await Promise.all(this.#controllers.map((c) => c.stop()));
@@ -232,6 +243,31 @@ export class Manager {
     );
     this.metrics.leaderStatus.set({ name: lease.name }, 0);
     this.#elector.start();
+  }
+
+  /** Why the manager stopped itself (its beforeLeading work failed); undefined otherwise. */
+  get failure(): Error | undefined {
+    return this.#failure;
+  }
+
+  /** The beforeLeading work, once per process: true when controllers may start. */
+  async #beforeLeading(signal: AbortSignal): Promise<boolean> {
+    const work = this.#o.beforeLeading;
+    if (!work) return true;
+    this.#beforeLeadingRun ??= work(signal).then(
+      () => true,
+      (err: unknown) => {
+        if (signal.aborted) {
+          this.#beforeLeadingRun = undefined; // a lost term or a stop: the next term tries again
+          return false;
+        }
+        this.#failure = err instanceof Error ? err : new Error(String(err));
+        this.#log.error(`could not start the controllers: ${this.#failure.message}`);
+        void this.stop(this.#failure.message);
+        return false;
+      },
+    );
+    return this.#beforeLeadingRun;
   }
 
   /** Stops on the first SIGTERM/SIGINT; a second one exits at once. */

@@ -54,6 +54,8 @@ const POOL = { "livepeer.org/pool": "e2e-up" };
 const HOOK = "e2e-hook";
 const PUSHER = "e2e-pusher";
 const CLAIM = "e2e-upgrade-deliveries";
+/** The controllers' leader lease (in the release's namespace). */
+const LEASE = "livepeer-operator-leader";
 const EVENTS = ["e2e-up-evt-1", "e2e-up-evt-2"];
 
 type Resource = {
@@ -118,6 +120,33 @@ async function nodePods(): Promise<V1Pod[]> {
 }
 
 const restarts = (p: V1Pod) => (p.status?.containerStatuses ?? []).reduce((n, c) => n + c.restartCount, 0);
+
+/**
+ * When a controller pod on `image` took the leader lease (its acquireTime): the controller it took
+ * over from had stopped reconciling by then, so every status written after it is this one's.
+ */
+async function leaderSince(image: string): Promise<Date> {
+  let last = "";
+  let since: Date | undefined;
+  await waitFor(
+    `a controller on ${image} holding the leader lease`,
+    async () => {
+      const lease = JSON.parse(await kubectl(["get", "lease", LEASE, "-n", NS, "-o", "json"])) as {
+        spec: { holderIdentity?: string; acquireTime?: string };
+      };
+      last = JSON.stringify(lease.spec);
+      const holder = lease.spec.holderIdentity;
+      const pod =
+        holder && (await core.readNamespacedPod({ name: holder, namespace: NS }).catch(() => undefined));
+      if (!pod || pod.spec?.containers[0]?.image !== image || !lease.spec.acquireTime) return false;
+      since = new Date(lease.spec.acquireTime);
+      return true;
+    },
+    120_000,
+    () => last,
+  );
+  return since!;
+}
 
 async function releasePodsReady(component: string, image: string): Promise<void> {
   let last = "";
@@ -427,17 +456,11 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
     state.segmentsBefore = (await transcodedSegments()).length;
     const values = valuesFile("current.yaml", { operator: ctx.operatorImage, simulator: ctx.simulatorImage });
     // Every version of every node resource through the upgrade, from the API server's watch (no
-    // write is missed): a condition that leaves its status and comes back shows where it went, and
-    // the first version is the baseline its lastTransitionTimes are compared with.
+    // write is missed): a condition that leaves its status and comes back shows where it went.
     const timeline = new ConditionTimeline();
     const names = new Set(nodeResources().map((r) => r.name));
-    state.conditions.clear();
     const onVersion = (obj: Resource) => {
-      const name = obj.metadata.name;
-      if (!names.has(name)) return;
-      const conditions = obj.status?.conditions ?? [];
-      if (!state.conditions.has(name)) state.conditions.set(name, conditions);
-      timeline.observe(name, conditions);
+      if (names.has(obj.metadata.name)) timeline.observe(obj.metadata.name, obj.status?.conditions ?? []);
     };
     const watches = await Promise.all(
       [...new Set(nodeResources().map((r) => r.kind))].map((kind) => watchVersions(kind, APP_NS, onVersion)),
@@ -525,25 +548,34 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
     // node pods were all kept (a replaced pod's Ready really went False and back): a re-stamp is
     // right only where the watch saw the condition leave its status, and no known True/False went
     // back to "not read yet" because the controller restarted.
+    // Judged from the working tree's controller's first lease on: what the previous release's
+    // controller wrote until it stopped is its own (logged, not judged: it cannot be changed now).
+    const since = await leaderSince(ctx.operatorImage);
     for (const w of watches) await w.stop();
-    log(`watch gaps: ${JSON.stringify(watches.flatMap((w) => w.gaps))}`);
+    log(
+      `watch gaps: ${JSON.stringify(watches.flatMap((w) => w.gaps))}; the new controller leads since ${since.toISOString()}`,
+    );
     const replaced = new Set(fates.filter((f) => !f.kept).map((f) => f.name.replace(/-0$/, "")));
     for (const { kind, name } of nodeResources()) {
       const after = (await getResource(kind, name)).status?.conditions ?? [];
       timeline.observe(name, after);
-      const diff = changedConditions(state.conditions.get(name) ?? [], after);
+      const before = timeline.at(name, since);
+      const diff = changedConditions(before, after);
       const unexplained = timeline.unexplained(
         name,
         diff.restamped.map((type) => ({ type, status: after.find((c) => c.type === type)!.status })),
+        since,
       );
+      const previousTerm = changedConditions(state.conditions.get(name) ?? [], before);
       log(
-        `${name}: conditions changed by the upgrade: ${JSON.stringify(diff.changed)}; re-stamped: ${JSON.stringify(diff.unchangedButRestamped)} (unexplained: ${JSON.stringify(unexplained)}); through the upgrade: ${JSON.stringify(timeline.changes(name))}`,
+        `${name}: under ${previous.version}'s controller during the upgrade: changed ${JSON.stringify(previousTerm.changed)}, re-stamped ${JSON.stringify(previousTerm.unchangedButRestamped)}; under the new one: changed ${JSON.stringify(diff.changed)}, re-stamped ${JSON.stringify(diff.unchangedButRestamped)} (unexplained: ${JSON.stringify(unexplained)}); through the upgrade: ${JSON.stringify(timeline.changes(name))}`,
       );
       if (replaced.has(name)) continue;
-      const why = `${name} through the upgrade: ${timeline.changes(name).join("; ")}`;
-      expect(timeline.backToUnread(name), `${name}: known answers back to "not read yet". ${why}`).toEqual(
-        [],
-      );
+      const why = `${name} since ${since.toISOString()}: ${timeline.changes(name, since).join("; ")}`;
+      expect(
+        timeline.backToUnread(name, since),
+        `${name}: known answers back to "not read yet". ${why}`,
+      ).toEqual([]);
       expect(unexplained, `${name}: re-stamped with no status change in between. ${why}`).toEqual([]);
     }
     expect(replaced.size, "the scenario replaces at least one idle pod").toBeGreaterThan(0);

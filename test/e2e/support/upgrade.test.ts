@@ -107,4 +107,18 @@ describe("ConditionTimeline", () => {
     const restamped = ["Ready", "Funded", "Scheduled"].map((type) => ({ type, status: "True" }));
     expect(t.unexplained("g", restamped)).toEqual(["Scheduled"]);
   });
+
+  it("judged from an instant: what came before (the old controller's term) is the baseline, not judged", () => {
+    const t = new ConditionTimeline();
+    t.observe("o", reach("True", "EndpointsAnswering"), at(1));
+    t.observe("o", reach("Unknown", "Checking"), at(2)); // the previous release's own flap
+    t.observe("o", [{ ...reach("True", "EndpointsAnswering")[0]!, lastTransitionTime: "t3" }], at(3));
+    t.observe("o", [{ ...reach("True", "EndpointsAnswering")[0]!, lastTransitionTime: "t3" }], at(5));
+    expect(t.backToUnread("o")).toHaveLength(1);
+    expect(t.backToUnread("o", at(4))).toEqual([]);
+    expect(t.at("o", at(4))[0]?.lastTransitionTime).toBe("t3");
+    expect(t.at("o", at(0))).toEqual(reach("True", "EndpointsAnswering"));
+    expect(t.changes("o", at(4))).toEqual(["08:00:03.000 NodeReachable=True EndpointsAnswering"]);
+    expect(t.unexplained("o", [{ type: "NodeReachable", status: "True" }], at(4))).toEqual(["NodeReachable"]);
+  });
 });

@@ -80,56 +80,67 @@ export const UNREAD_REASONS: ReadonlySet<string> = new Set([
 
 /**
  * What a resource's conditions went through, from every version of it a watch delivered: each
- * type's (status, reason) changes in order, a type that disappears as `absent`. From it: whether a
- * re-stamped condition really left its status in between, and whether a known answer went back to
- * "not read yet" (what a restarted controller must not write).
+ * type's (status, reason) changes in order, a type that disappears as `absent`. From it, for the
+ * versions after an instant (the new controller's first lease): the conditions as they stood
+ * then, whether a re-stamped condition really left its status since, and whether a known answer
+ * went back to "not read yet" (what a restarted controller must not write).
  */
 export class ConditionTimeline {
-  readonly #last = new Map<string, { status: string; reason: string }>();
-  readonly #changes = new Map<string, string[]>();
-  /** resource/type -> every status it was seen in. */
-  readonly #statuses = new Map<string, Set<string>>();
-  readonly #unread = new Map<string, string[]>();
+  readonly #versions = new Map<string, { at: Date; conditions: readonly Condition[] }[]>();
 
   observe(resource: string, conditions: readonly Condition[], at = new Date()): void {
-    const seen = new Set<string>();
-    const record = (type: string, status: string, reason: string) => {
-      const key = `${resource}/${type}`;
-      const last = this.#last.get(key);
-      if (last?.status === status && last.reason === reason) return;
-      this.#last.set(key, { status, reason });
-      const line = `${at.toISOString().slice(11, 23)} ${type}=${`${status} ${reason}`.trim()}`;
-      this.#changes.set(resource, [...(this.#changes.get(resource) ?? []), line]);
-      this.#statuses.set(key, (this.#statuses.get(key) ?? new Set()).add(status));
-      if ((last?.status === "True" || last?.status === "False") && UNREAD_REASONS.has(reason))
-        this.#unread.set(resource, [...(this.#unread.get(resource) ?? []), line]);
-    };
-    for (const c of conditions) {
-      seen.add(c.type);
-      record(c.type, c.status, c.reason ?? "");
-    }
-    for (const key of this.#last.keys()) {
-      const type = key.slice(resource.length + 1);
-      if (key.startsWith(`${resource}/`) && !seen.has(type)) record(type, "absent", "");
-    }
+    this.#versions.set(resource, [...(this.#versions.get(resource) ?? []), { at, conditions }]);
   }
 
-  /** The changes seen on one resource, oldest first. */
-  changes(resource: string): string[] {
-    return this.#changes.get(resource) ?? [];
+  /** The conditions as they stood at `from` (the last version seen by then; the first if none). */
+  at(resource: string, from: Date): readonly Condition[] {
+    const versions = this.#versions.get(resource) ?? [];
+    return (versions.filter((v) => v.at <= from).at(-1) ?? versions[0])?.conditions ?? [];
   }
 
-  /** Types of `restamped` that were never seen in another status than `finalStatus` (a re-stamp nothing explains). */
-  unexplained(resource: string, restamped: readonly { type: string; status: string }[]): string[] {
+  /** Each type's (status, reason) changes, oldest first, from the version in force at `from`. */
+  changes(resource: string, from = new Date(0)): string[] {
+    return this.#walk(resource, from).map((c) => c.line);
+  }
+
+  /** Types of `restamped` never seen in another status than their final one since `from`. */
+  unexplained(
+    resource: string,
+    restamped: readonly { type: string; status: string }[],
+    from = new Date(0),
+  ): string[] {
+    const walk = this.#walk(resource, from);
     return restamped
-      .filter(({ type, status }) =>
-        [...(this.#statuses.get(`${resource}/${type}`) ?? [])].every((s) => s === status),
-      )
+      .filter(({ type, status }) => walk.filter((c) => c.type === type).every((c) => c.status === status))
       .map((c) => c.type);
   }
 
-  /** Known True/False answers that went back to a "not read yet" reason (a restart artifact). */
-  backToUnread(resource: string): string[] {
-    return this.#unread.get(resource) ?? [];
+  /** Known True/False answers that went back to a "not read yet" reason since `from`. */
+  backToUnread(resource: string, from = new Date(0)): string[] {
+    return this.#walk(resource, from)
+      .filter((c) => (c.was === "True" || c.was === "False") && UNREAD_REASONS.has(c.reason))
+      .map((c) => c.line);
+  }
+
+  #walk(resource: string, from: Date) {
+    const versions = this.#versions.get(resource) ?? [];
+    const start = Math.max(
+      0,
+      versions.findLastIndex((v) => v.at <= from),
+    );
+    const last = new Map<string, { status: string; reason: string }>();
+    const out: { type: string; status: string; reason: string; was?: string; line: string }[] = [];
+    for (const { at, conditions } of versions.slice(start)) {
+      const now = new Map(conditions.map((c) => [c.type, { status: c.status, reason: c.reason ?? "" }]));
+      for (const type of last.keys()) if (!now.has(type)) now.set(type, { status: "absent", reason: "" });
+      for (const [type, { status, reason }] of now) {
+        const was = last.get(type);
+        if (was?.status === status && was.reason === reason) continue;
+        last.set(type, { status, reason });
+        const line = `${at.toISOString().slice(11, 23)} ${type}=${`${status} ${reason}`.trim()}`;
+        out.push({ type, status, reason, ...(was ? { was: was.status } : {}), line });
+      }
+    }
+    return out;
   }
 }
