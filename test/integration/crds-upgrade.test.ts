@@ -128,6 +128,35 @@ describe("the controller keeps its CRDs current", () => {
     expect((await getCrd()).metadata?.resourceVersion).toBe(rv);
   });
 
+  it("at start only a missing CRD is created; a changed one waits (checkOnly and onlyMissing write nothing else)", async () => {
+    const gadgets = `gadgets.${group}`;
+    const gadgetCrd = crdAt("0.3.0", (c) => {
+      c.metadata!.name = gadgets;
+      const names = (c.spec as unknown as { names: Record<string, string> }).names;
+      Object.assign(names, { plural: "gadgets", singular: "gadget", kind: "Gadget", listKind: "GadgetList" });
+      delete (names as { shortNames?: unknown }).shortNames;
+    });
+    try {
+      const rv = (await getCrd()).metadata?.resourceVersion;
+      const crds = [crdAt("0.3.0"), gadgetCrd];
+      const judged = await keepCrdsCurrent(client, { crds, checkOnly: true });
+      expect(judged.map((c) => [c.name, c.action, c.missing])).toEqual([
+        [crdName, "apply", false],
+        [gadgets, "apply", true],
+      ]);
+      expect((await getCrd()).metadata?.resourceVersion).toBe(rv);
+      const created = await keepCrdsCurrent(client, { crds, onlyMissing: true });
+      expect(created).toHaveLength(2);
+      // The new kind is served; the changed one is untouched (its watches not cut) until later.
+      const gadget = await client.get<Crd>(CustomResourceDefinitions, undefined, gadgets);
+      expect(gadget.metadata?.annotations?.[CRD_OPERATOR_VERSION_ANNOTATION]).toBe("0.3.0");
+      expect((await getCrd()).metadata?.resourceVersion).toBe(rv);
+      expect((await getCrd()).metadata?.annotations?.[CRD_OPERATOR_VERSION_ANNOTATION]).toBe("0.2.0");
+    } finally {
+      await client.delete(CustomResourceDefinitions, undefined, gadgets).catch(() => undefined);
+    }
+  });
+
   it("refuses a newer operator's CRD with another schema, naming the versions, and writes nothing", async () => {
     await keepCrdsCurrent(client, {
       crds: [
@@ -173,16 +202,25 @@ describe("livepeer-operator controller", () => {
         30_000,
         () => log.slice(-3000),
       );
-      // The CRDs exist here (a cluster already installed): judged at start, applied (or found
-      // current) and served once this replica leads (no election: once its caches synced), and
-      // before any controller started.
+      // Each CRD was created (missing: at start, or no cache could sync) or applied / found
+      // current once this replica leads (no election: once its caches synced), and served before
+      // any controller started; before leading, nothing but a creation.
       const workersAt = log.search(started);
-      for (const p of ["orchestrators", "gateways", "webhooks"]) {
-        const at = log.indexOf(`CRDs: ${p}.livepeer.org`);
-        expect(at, log).toBeGreaterThanOrEqual(0);
-        expect(at).toBeGreaterThan(log.indexOf("caches synced"));
-        expect(at).toBeLessThan(workersAt);
+      const syncedAt = log.indexOf("caches synced");
+      const crdLines = [...log.matchAll(/CRDs: (\S+)\.livepeer\.org (.*)/g)].map((m) => ({
+        crd: m[1],
+        what: m[2]!,
+        at: m.index,
+      }));
+      for (const p of ["orchestrators", "gateways", "webhooks", "remotesigners"]) {
+        const lines = crdLines.filter((l) => l.crd === p);
+        expect(lines.length, log).toBeGreaterThan(0);
+        expect(lines.at(-1)!.at).toBeLessThan(workersAt);
       }
+      for (const l of crdLines.filter((l) => l.at < syncedAt))
+        expect(l.what, "before leading only missing CRDs are created").toContain(
+          "is not installed: creating it",
+        );
       expect(log).not.toContain("could not keep the CRDs current");
       const crd = await client.get<Crd>(CustomResourceDefinitions, undefined, "orchestrators.livepeer.org");
       expect(crd.metadata?.annotations?.[CRD_OPERATOR_VERSION_ANNOTATION]).toBe(packageVersion());

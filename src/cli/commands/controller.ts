@@ -270,7 +270,8 @@ export const command: Command = {
     if (values["manage-crds"]) {
       // Before the manager takes the signals: a SIGTERM while the CRDs are checked ends here. A
       // newer operator's CRDs are refused at once, on every replica; missing CRDs (a first
-      // install) are applied now, or no cache could sync; changed ones once this replica leads.
+      // install, or a kind this version adds) are created now, or no cache could sync (creating
+      // one disturbs no other kind's watches); changed ones once this replica leads.
       const interrupted = new AbortController();
       const onSignal = () => interrupted.abort();
       process.once("SIGTERM", onSignal);
@@ -279,13 +280,14 @@ export const command: Command = {
         const judged = await keepCrdsCurrent(manager.client, { checkOnly: true, signal: interrupted.signal });
         if (judged.some((c) => c.missing))
           await keepCrdsCurrent(manager.client, {
+            onlyMissing: true,
             log: (m) => log.info(`CRDs: ${m}`),
             signal: interrupted.signal,
           });
-        else if (judged.some((c) => c.action === "apply"))
+        if (judged.some((c) => c.action === "apply" && !c.missing))
           log.info(
             `CRDs: ${judged
-              .filter((c) => c.action === "apply")
+              .filter((c) => c.action === "apply" && !c.missing)
               .map((c) => c.name)
               .join(", ")} to be applied once this replica leads`,
           );

@@ -37,6 +37,11 @@ export interface KeepCrdsOptions {
   crds?: KubeObject[];
   /** Only judge (and refuse a newer schema): apply nothing, wait for nothing. */
   checkOnly?: boolean;
+  /**
+   * Apply only the CRDs the cluster lacks (creating a CRD disturbs no watch of another kind;
+   * changing one cuts every watch of its objects, which waits until this replica leads).
+   */
+  onlyMissing?: boolean;
 }
 
 export interface CrdOutcome {
@@ -86,7 +91,8 @@ export async function keepCrdsCurrent(client: KubeClient, o: KeepCrdsOptions = {
     missing: found[i] === undefined,
   }));
   if (o.checkOnly) return outcomes;
-  for (const { crd, verdict } of verdicts) {
+  const chosen = verdicts.filter((_, i) => !o.onlyMissing || outcomes[i]!.missing);
+  for (const { crd, verdict } of chosen) {
     if (verdict.action === "apply") {
       await client.apply(CustomResourceDefinitions, crd, { fieldManager: CRD_FIELD_MANAGER, force: true });
     }
@@ -94,7 +100,7 @@ export async function keepCrdsCurrent(client: KubeClient, o: KeepCrdsOptions = {
   }
   await waitEstablished(
     client,
-    own.map((c) => c.metadata!.name!),
+    chosen.map((c) => c.crd.metadata!.name!),
     o.timeoutMs ?? 60_000,
     o.signal,
   );
