@@ -9,6 +9,7 @@
 // 1,000 live sessions of 10 tenants with budgets, each call a session's next payment.
 //
 //   node bench/signer-auth.ts [--concurrency 8] [--seconds 5]
+//   node --cpu-prof bench/signer-auth.ts --only hook   (one route alone, one round: for a profile)
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -20,6 +21,7 @@ import { createBaseApp } from "../src/api/app.ts";
 import { mintToken } from "../src/api/auth/mint.ts";
 import { TokenVerifier } from "../src/api/auth/verifier.ts";
 import { openDeliveryStore } from "../src/api/delivery/store/open-store.ts";
+import { sqliteSpendWriterFor } from "../src/api/delivery/store/sqlite-spend-writer.ts";
 import { SignerAuthMetrics } from "../src/api/signer-auth/metrics.ts";
 import { signerAuthRoutes } from "../src/api/signer-auth/routes.ts";
 import { SpendLedger } from "../src/api/signer-auth/spend-ledger.ts";
@@ -28,7 +30,11 @@ import { http } from "../src/process/builtin-http.ts";
 import { hookTokenDigest, remoteSignerAuthHookPath } from "../src/schema/node-hooks.ts";
 
 const { values } = parseArgs({
-  options: { concurrency: { type: "string", default: "8" }, seconds: { type: "string", default: "5" } },
+  options: {
+    concurrency: { type: "string", default: "8" },
+    seconds: { type: "string", default: "5" },
+    only: { type: "string" },
+  },
 });
 const concurrency = Number(values.concurrency);
 const seconds = Number(values.seconds);
@@ -39,7 +45,9 @@ const SESSIONS = 1_000;
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "signer-auth-bench-"));
 const store = await openDeliveryStore({ backend: "sqlite", file: path.join(dir, "delivery.sqlite") });
-const ledger = new SpendLedger(store);
+// As the API runs it: on SQLite the spend is written from a thread of its own.
+const spendWriter = sqliteSpendWriterFor(store);
+const ledger = new SpendLedger(store, spendWriter ? { write: (batch) => spendWriter.write(batch) } : {});
 await ledger.load();
 const registry = new Registry();
 const tenants = Array.from({ length: TENANTS }, (_, i) => ({
@@ -204,6 +212,19 @@ const spread = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs
 
 const hook = `${remoteSignerAuthHookPath("video", "signer")}?token=${hookToken}`;
 // Warm-up: JIT, keep-alive sockets, the verifier's token cache.
+if (values.only === "hook" || values.only === "bare") {
+  const target = values.only === "hook" ? hook : "/bare";
+  await closedLoop(`warm-up ${values.only}`, target);
+  await closedLoop(values.only, target);
+  await ledger.flushed();
+  await app.close();
+  agent.destroy();
+  await ledger.close();
+  await spendWriter?.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+}
 await closedLoop("warm-up bare", "/bare");
 await closedLoop("warm-up hook", hook);
 // Interleaved rounds: the machine's drift (other processes on its two cores) hits both alike.
@@ -246,5 +267,6 @@ console.log(
 await app.close();
 agent.destroy();
 await ledger.close();
+await spendWriter?.close();
 await store.close();
 rmSync(dir, { recursive: true, force: true });
