@@ -11,6 +11,7 @@ import { NODE_HOOKS_PREFIX } from "../../schema/node-hooks.ts";
 import type { TokenVerifier } from "../auth/verifier.ts";
 import { HttpError, notFound, serviceUnavailable } from "../errors/http-error.ts";
 import { parseOr422 } from "../errors/validation.ts";
+import { answerJson } from "./answer-json.ts";
 import { type Caller, decide } from "./decision.ts";
 import { HookTokenCheck } from "./hook-token.ts";
 import type { SignerAuthMetrics } from "./metrics.ts";
@@ -101,6 +102,7 @@ export async function signerAuthRoutes(app: FastifyInstance, opts: SignerAuthRou
         "remote signer payment refused",
       );
     }
-    return reply.code(200).send(decision.answer);
+    // The text as JSON.stringify writes it (answer-json.ts), sent as it is.
+    return reply.code(200).type("application/json; charset=utf-8").send(answerJson(decision.answer));
   });
 }
