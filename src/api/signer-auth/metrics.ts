@@ -7,6 +7,7 @@
 // bench/signer-auth.ts). Same names, labels, buckets and values as observing each call.
 import { Counter, Histogram, type Registry } from "prom-client";
 import type { Outcome } from "./decision.ts";
+import { PairMap } from "./pair-map.ts";
 
 // A signer waits on each decision: milliseconds matter.
 export const DECISION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
@@ -17,7 +18,7 @@ type DecisionLabels = SignerLabels & { tenant: string; outcome: Outcome };
 /** One RemoteSigner's calls since the last scrape. */
 interface SignerTally {
   labels: SignerLabels;
-  decisions: Map<string, { labels: DecisionLabels; n: number }>;
+  decisions: PairMap<{ labels: DecisionLabels; n: number }>;
   /** Per bucket (not cumulative); the last slot is above the largest bound (+Inf only). */
   buckets: number[];
   sum: number;
@@ -33,23 +34,25 @@ interface HistogramValues {
 }
 
 export class SignerAuthMetrics {
-  readonly #tallies = new Map<string, SignerTally>();
+  readonly #tallies = new PairMap<SignerTally>();
+  /** The same tallies, for the scrape. */
+  readonly #all: SignerTally[] = [];
 
   constructor(registry: Registry) {
     const registers = [registry];
-    const tallies = this.#tallies;
+    const tallies = this.#all;
     new Counter({
       name: "livepeer_signer_auth_decisions_total",
       help: "Remote signers' auth webhook decisions by RemoteSigner, tenant and outcome (allowed, or the refusal's cause)",
       labelNames: ["namespace", "name", "tenant", "outcome"],
       registers,
       collect() {
-        for (const t of tallies.values()) {
-          for (const d of t.decisions.values()) {
-            if (d.n === 0) continue;
-            this.inc(d.labels, d.n);
+        for (const t of tallies) {
+          t.decisions.deleteWhere((d) => {
+            if (d.n > 0) this.inc(d.labels, d.n);
             d.n = 0;
-          }
+            return false;
+          });
         }
       },
     });
@@ -62,7 +65,7 @@ export class SignerAuthMetrics {
       collect() {
         // prom-client has no call to add bucket counts: its values for the label set, as zero() made them.
         const values = (this as unknown as { hashMap: Record<string, HistogramValues> }).hashMap;
-        for (const t of tallies.values()) {
+        for (const t of tallies) {
           if (t.count === 0) continue;
           const matches = (v: HistogramValues) =>
             v.labels.namespace === t.labels.namespace && v.labels.name === t.labels.name;
@@ -85,22 +88,21 @@ export class SignerAuthMetrics {
   }
 
   observe(namespace: string, name: string, tenant: string, outcome: Outcome, seconds: number): void {
-    const key = `${namespace}/${name}`;
-    let t = this.#tallies.get(key);
+    let t = this.#tallies.get(namespace, name);
     if (!t) {
       t = {
         labels: { namespace, name },
-        decisions: new Map(),
+        decisions: new PairMap(),
         buckets: new Array(DECISION_BUCKETS.length + 1).fill(0),
         sum: 0,
         count: 0,
       };
-      this.#tallies.set(key, t);
+      this.#tallies.set(namespace, name, t);
+      this.#all.push(t);
     }
-    const dk = `${tenant}\n${outcome}`;
-    const d = t.decisions.get(dk);
+    const d = t.decisions.get(tenant, outcome);
     if (d) d.n++;
-    else t.decisions.set(dk, { labels: { namespace, name, tenant, outcome }, n: 1 });
+    else t.decisions.set(tenant, outcome, { labels: { namespace, name, tenant, outcome }, n: 1 });
     let i = 0;
     while (i < DECISION_BUCKETS.length && seconds > DECISION_BUCKETS[i]!) i++;
     t.buckets[i]!++;

@@ -18,6 +18,7 @@ import type { SignerAuthMetrics } from "./metrics.ts";
 import { headerValue, parseSignerAuthBodyFast, SignerAuthBodySchema } from "./payment-state.ts";
 import type { CachedSigner, SignerSource } from "./signer-cache.ts";
 import type { SpendLedger } from "./spend-ledger.ts";
+import type { SignerPolicy } from "./tenant-policy.ts";
 
 export interface SignerAuthRoutesOptions {
   signers: SignerSource;
@@ -50,6 +51,17 @@ async function callerOf(
   }
 }
 
+// "namespace/name", the ledger's name for a signer: one string per cached policy, not one per call.
+const signerKeys = new WeakMap<SignerPolicy, string>();
+function signerKey(p: SignerPolicy): string {
+  let key = signerKeys.get(p);
+  if (key === undefined) {
+    key = `${p.namespace}/${p.name}`;
+    signerKeys.set(p, key);
+  }
+  return key;
+}
+
 export async function signerAuthRoutes(app: FastifyInstance, opts: SignerAuthRoutesOptions): Promise<void> {
   const now = opts.now ?? Date.now;
   const tokens = new HookTokenCheck<CachedSigner>();
@@ -77,7 +89,7 @@ export async function signerAuthRoutes(app: FastifyInstance, opts: SignerAuthRou
       ? { kind: "token", sub: known.userId, scopes: known.scopes }
       : await callerOf(opts.verifier, header);
     const at = now();
-    const key = `${namespace}/${name}`;
+    const key = signerKey(signer.policy);
     const state = body.state ?? null;
     const decision = decide({
       signer: signer.policy,

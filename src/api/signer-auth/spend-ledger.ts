@@ -15,6 +15,7 @@ import {
 } from "../delivery/store/signer-spend.ts";
 import type { DeliveryStore } from "../delivery/store/types.ts";
 import type { LedgerView, Spend } from "./decision.ts";
+import { PairMap } from "./pair-map.ts";
 
 type SpendStore = Pick<DeliveryStore, "recordSignerSpend" | "loadSignerSpend">;
 /** Writes a batch (the store's recordSignerSpend, or SqliteSpendWriter's thread). */
@@ -43,8 +44,10 @@ export class SpendLedger {
   readonly #store: SpendStore;
   readonly #log: Logger | undefined;
   readonly #now: () => number;
-  readonly #days = new Map<string, DayCount>();
-  readonly #sessions = new Map<string, SessionCount>();
+  /** By signer and tenant, then UTC day. */
+  readonly #days = new PairMap<Map<string, DayCount>>();
+  /** By signer and StateID. */
+  readonly #sessions = new PairMap<SessionCount>();
   readonly #write: SpendWrite;
   #queue: Pending[] = [];
   #writing: Promise<void> | undefined;
@@ -64,10 +67,10 @@ export class SpendLedger {
     const now = this.#now();
     const snap = await this.#store.loadSignerSpend(utcDay(now), now - SIGNER_SESSION_KEEP_MS);
     for (const d of snap.days) {
-      this.#days.set(dayKey(d.signer, d.tenant, d.day), { stored: d.spent, pending: 0n });
+      this.#dayCount(d.signer, d.tenant, d.day).stored = d.spent;
     }
     for (const s of snap.sessions) {
-      this.#sessions.set(sessionKey(s.signer, s.stateId), {
+      this.#sessions.set(s.signer, s.stateId, {
         view: { tenant: s.tenant, start: { at: s.startedAt, seq: s.startSeq }, spent: s.spent },
         seenAt: now,
       });
@@ -75,21 +78,23 @@ export class SpendLedger {
   }
 
   view(signer: string, tenant: string, stateId: string | undefined, now: number): LedgerView {
-    const day = this.#days.get(dayKey(signer, tenant, utcDay(now)));
-    const session = stateId ? this.#sessions.get(sessionKey(signer, stateId))?.view : undefined;
+    const day = this.#days.get(signer, tenant)?.get(utcDay(now));
+    const session = stateId ? this.#sessions.get(signer, stateId)?.view : undefined;
     return { spentToday: day ? day.stored + day.pending : 0n, session };
   }
 
   /** An allowed payment: counted now, durable shortly after. */
   record(signer: string, tenant: string, spend: Spend, now: number): void {
-    const key = sessionKey(signer, spend.stateId);
-    const known = this.#sessions.get(key);
+    const known = this.#sessions.get(signer, spend.stateId);
     if (known) {
       known.view.tenant = tenant;
       if (spend.spent > known.view.spent) known.view.spent = spend.spent;
       known.seenAt = now;
     } else {
-      this.#sessions.set(key, { view: { tenant, start: spend.start, spent: spend.spent }, seenAt: now });
+      this.#sessions.set(signer, spend.stateId, {
+        view: { tenant, start: spend.start, spent: spend.spent },
+        seenAt: now,
+      });
     }
     const day = utcDay(now);
     const count = this.#dayCount(signer, tenant, day);
@@ -174,9 +179,8 @@ export class SpendLedger {
       if (d.spent > count.stored) count.stored = d.spent;
     }
     for (const s of result.sessions) {
-      const key = sessionKey(s.signer, s.stateId);
-      const local = this.#sessions.get(key);
-      this.#sessions.set(key, {
+      const local = this.#sessions.get(s.signer, s.stateId);
+      this.#sessions.set(s.signer, s.stateId, {
         view: {
           tenant: s.tenant,
           start: { at: s.startedAt, seq: s.startSeq },
@@ -188,23 +192,26 @@ export class SpendLedger {
   }
 
   #dayCount(signer: string, tenant: string, day: string): DayCount {
-    const key = dayKey(signer, tenant, day);
-    let count = this.#days.get(key);
+    let days = this.#days.get(signer, tenant);
+    if (!days) {
+      days = new Map();
+      this.#days.set(signer, tenant, days);
+    }
+    let count = days.get(day);
     if (!count) {
       count = { stored: 0n, pending: 0n };
-      this.#days.set(key, count);
+      days.set(day, count);
     }
     return count;
   }
 
   /** Memory stays bounded: sessions unseen for two days and past days go. */
   #forgetOld(now: number): void {
-    for (const [k, s] of this.#sessions)
-      if (now - s.seenAt > SIGNER_SESSION_KEEP_MS) this.#sessions.delete(k);
+    this.#sessions.deleteWhere((s) => now - s.seenAt > SIGNER_SESSION_KEEP_MS);
     const today = utcDay(now);
-    for (const [k, d] of this.#days) if (!k.endsWith(`\n${today}`) && d.pending === 0n) this.#days.delete(k);
+    this.#days.deleteWhere((days) => {
+      for (const [day, d] of days) if (day !== today && d.pending === 0n) days.delete(day);
+      return days.size === 0;
+    });
   }
 }
-
-const dayKey = (signer: string, tenant: string, day: string) => `${signer}\n${tenant}\n${day}`;
-const sessionKey = (signer: string, stateId: string) => `${signer}\n${stateId}`;
