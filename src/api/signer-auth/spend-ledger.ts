@@ -135,8 +135,8 @@ export class SpendLedger {
     try {
       while (this.#queue.length > 0) {
         // Each batch gathers for LINGER_MS: a handful of writes a second, however busy (handing
-        // a batch to a thread costs the event loop tens of µs, whatever its size).
-        await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
+        // a batch to a thread costs the event loop tens of µs, whatever its size); a full one goes.
+        if (this.#queue.length < MAX_BATCH) await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
         const batch = this.#queue.splice(0, MAX_BATCH);
         let result: SignerSpendBatchResult;
         try {
