@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { batchResult, type SignerSpendRecord } from "../../src/api/delivery/store/signer-spend.ts";
@@ -82,17 +83,23 @@ describe("SqliteSpendWriter", () => {
 
   it("fails the batch of a thread that died, and the next write starts another thread", async () => {
     const store = new SqliteDeliveryStore(sqliteFile());
-    const writer = new SqliteSpendWriter(store.file);
+    const writer = new SqliteSpendWriter(store.file, { busyTimeoutMs: 1_000 });
+    // Another connection holds the write lock: the batch cannot commit before the thread dies.
+    const holder = new DatabaseSync(store.file, { timeout: 5_000 });
     try {
       await writer.write([rec()]);
+      holder.exec("BEGIN IMMEDIATE");
       const crashed = writer.write([rec({ stateId: "lost-with-the-thread" })]);
       await writer.crashThreadForTest();
-      await expect(crashed).rejects.toThrow(/signer spend writer thread (exited|was closed|failed)/);
+      await expect(crashed).rejects.toThrow(/signer spend writer thread exited/);
+      holder.exec("ROLLBACK");
       await writer.write([rec({ stateId: "s2", spent: 40n })]);
       expect((await store.loadSignerSpend(DAY, 0)).days).toEqual([
         { signer: "pay/signer", tenant: "acme", day: DAY, spent: 140n },
       ]);
     } finally {
+      if (holder.isTransaction) holder.exec("ROLLBACK");
+      holder.close();
       await writer.close();
       await store.close();
     }
