@@ -7,6 +7,7 @@ import { KubeClient } from "../kube/kube-client.ts";
 import { loadKubeConfig, PooledKubeConfig } from "../kube/kube-config.ts";
 import { createBaseApp, DEFAULT_BODY_LIMIT, DEFAULT_PREFIX, mountApi, normalizePrefix } from "./app.ts";
 import { TokenVerifier } from "./auth/verifier.ts";
+import { sqliteSpendWriterFor } from "./delivery/store/sqlite-spend-writer.ts";
 import { type DeliveryOptions, type DeliveryRuntime, openDelivery } from "./delivery-runtime.ts";
 import { type LogLevel, runtimeLogger } from "./logging.ts";
 import { GatewayHooksCache } from "./node-hooks/gateway-hooks-cache.ts";
@@ -136,8 +137,13 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     });
     const running = { cache, delivery };
     // The spend the signers' auth hook decides on, from the delivery store (budgets hold across restarts).
+    // On SQLite the writes run in a thread of their own (the API thread only hands batches over).
+    const spendWriter = signers ? sqliteSpendWriterFor(delivery.engine.store) : undefined;
     const ledger = signers
-      ? new SpendLedger(delivery.engine.store, { log: runtimeLogger(app.log, "signer-auth") })
+      ? new SpendLedger(delivery.engine.store, {
+          log: runtimeLogger(app.log, "signer-auth"),
+          ...(spendWriter ? { write: (batch) => spendWriter.write(batch) } : {}),
+        })
       : undefined;
     await ledger?.load();
     mountApi(app, prefix, {
@@ -182,6 +188,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     close = async () => {
       await app.close();
       await ledger?.close();
+      await spendWriter?.close();
       await running.delivery.close();
       await Promise.all([running.cache.stop(), gateways?.stop(), signers?.stop()]);
       await owned?.close();

@@ -159,23 +159,56 @@ function whoIsCalling(i: DecisionInput): Decision | SignerTenant {
 const budgetOf = (text: string | undefined): bigint | undefined =>
   text !== undefined && /^\d+$/.test(text.trim()) ? BigInt(text.trim()) : undefined;
 
+/** A tenant's terms as its spec states them, parsed once per spec (the informer gives a new object per change). */
+interface TenantTerms {
+  perDay: bigint | undefined;
+  perStream: bigint | undefined;
+  /** By app and payment type: the cap and the maxPrice an answer carries. */
+  caps: Map<string, { cap: Rational | undefined; maxPrice: MaxPrice | undefined }>;
+}
+const terms = new WeakMap<SignerTenant, TenantTerms>();
+
+function termsOf(tenant: SignerTenant): TenantTerms {
+  let t = terms.get(tenant);
+  if (!t) {
+    t = {
+      perDay: budgetOf(tenant.budget?.perDay),
+      perStream: budgetOf(tenant.budget?.perStream),
+      caps: new Map(),
+    };
+    terms.set(tenant, t);
+  }
+  return t;
+}
+
+function capOf(t: TenantTerms, tenant: SignerTenant, app: string, type: PaymentType) {
+  const key = `${type}\n${app}`;
+  let c = t.caps.get(key);
+  if (!c) {
+    const cap = capFor(tenant, app, type);
+    c = { cap, maxPrice: cap && { price: decimalString(cap), unit: PRICE_UNIT[type], currency: "wei" } };
+    // Apps are the spec's (a few) or what a state names: bounded all the same.
+    if (t.caps.size >= 100) t.caps.clear();
+    t.caps.set(key, c);
+  }
+  return c;
+}
+
 export function decide(i: DecisionInput): Decision {
   const who = whoIsCalling(i);
   if ("outcome" in who) return who;
   const tenant = who;
   const state = i.state;
   const nowSeconds = Math.floor(i.now / 1000);
-  const allowed = (expirySeconds: number, maxPrice?: MaxPrice, spend?: Spend): Decision => ({
-    outcome: "allowed",
-    tenant: tenant.name,
-    answer: {
-      status: 200,
-      ...(expirySeconds > 0 ? { expiry: nowSeconds + expirySeconds } : {}),
-      auth_id: tenant.name,
-      ...(maxPrice ? { maxPrice } : {}),
-    },
-    ...(spend ? { spend } : {}),
-  });
+  const allowed = (expirySeconds: number, maxPrice?: MaxPrice, spend?: Spend): Decision => {
+    const answer: AuthAnswer = { status: 200 };
+    if (expirySeconds > 0) answer.expiry = nowSeconds + expirySeconds;
+    answer.auth_id = tenant.name;
+    if (maxPrice) answer.maxPrice = maxPrice;
+    const d: Decision = { outcome: "allowed", answer, tenant: tenant.name };
+    if (spend) d.spend = spend;
+    return d;
+  };
   // The signer always sends a state; without one there is nothing to cap or count.
   if (!state) return allowed(0);
 
@@ -192,9 +225,10 @@ export function decide(i: DecisionInput): Decision {
     );
   }
 
+  const t = termsOf(tenant);
   let maxPrice: MaxPrice | undefined;
   if (isPaymentType(state.Type)) {
-    const cap = capFor(tenant, state.App, state.Type);
+    const { cap, maxPrice: capAnswer } = capOf(t, tenant, state.App, state.Type);
     const price = sessionPrice(state);
     if (cap && price && compare(price, cap) > 0) {
       return refuse(
@@ -204,11 +238,10 @@ export function decide(i: DecisionInput): Decision {
         tenant.name,
       );
     }
-    if (cap) maxPrice = { price: decimalString(cap), unit: PRICE_UNIT[state.Type], currency: "wei" };
+    maxPrice = capAnswer;
   }
 
-  const perDay = budgetOf(tenant.budget?.perDay);
-  const perStream = budgetOf(tenant.budget?.perStream);
+  const { perDay, perStream } = t;
   const start = view.session?.start ?? { at: goTimeMs(state.LastUpdate) ?? i.now, seq: state.SequenceNumber };
   const spent = state.StateID ? sessionSpend(state, start) : undefined;
   if (spent === undefined) {

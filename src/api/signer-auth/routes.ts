@@ -11,12 +11,14 @@ import { NODE_HOOKS_PREFIX } from "../../schema/node-hooks.ts";
 import type { TokenVerifier } from "../auth/verifier.ts";
 import { HttpError, notFound, serviceUnavailable } from "../errors/http-error.ts";
 import { parseOr422 } from "../errors/validation.ts";
+import { answerJson } from "./answer-json.ts";
 import { type Caller, decide } from "./decision.ts";
 import { HookTokenCheck } from "./hook-token.ts";
 import type { SignerAuthMetrics } from "./metrics.ts";
 import { headerValue, parseSignerAuthBodyFast, SignerAuthBodySchema } from "./payment-state.ts";
 import type { CachedSigner, SignerSource } from "./signer-cache.ts";
 import type { SpendLedger } from "./spend-ledger.ts";
+import type { SignerPolicy } from "./tenant-policy.ts";
 
 export interface SignerAuthRoutesOptions {
   signers: SignerSource;
@@ -49,6 +51,17 @@ async function callerOf(
   }
 }
 
+// "namespace/name", the ledger's name for a signer: one string per cached policy, not one per call.
+const signerKeys = new WeakMap<SignerPolicy, string>();
+function signerKey(p: SignerPolicy): string {
+  let key = signerKeys.get(p);
+  if (key === undefined) {
+    key = `${p.namespace}/${p.name}`;
+    signerKeys.set(p, key);
+  }
+  return key;
+}
+
 export async function signerAuthRoutes(app: FastifyInstance, opts: SignerAuthRoutesOptions): Promise<void> {
   const now = opts.now ?? Date.now;
   const tokens = new HookTokenCheck<CachedSigner>();
@@ -76,7 +89,7 @@ export async function signerAuthRoutes(app: FastifyInstance, opts: SignerAuthRou
       ? { kind: "token", sub: known.userId, scopes: known.scopes }
       : await callerOf(opts.verifier, header);
     const at = now();
-    const key = `${namespace}/${name}`;
+    const key = signerKey(signer.policy);
     const state = body.state ?? null;
     const decision = decide({
       signer: signer.policy,
@@ -101,6 +114,7 @@ export async function signerAuthRoutes(app: FastifyInstance, opts: SignerAuthRou
         "remote signer payment refused",
       );
     }
-    return reply.code(200).send(decision.answer);
+    // The text as JSON.stringify writes it (answer-json.ts), sent as it is.
+    return reply.code(200).type("application/json; charset=utf-8").send(answerJson(decision.answer));
   });
 }

@@ -59,4 +59,26 @@ describe("SpendLedger", () => {
     await second.close();
     await after.close();
   });
+
+  it("takes the store's totals and rows once written: another replica's larger count wins", async () => {
+    const store = new SqliteDeliveryStore(":memory:");
+    const other = new SpendLedger(store, { now: () => NOW });
+    other.record("pay/s", "acme", spend("s1", 500n, 500n), NOW);
+    await other.close();
+    // This replica has not seen the other's write: it counts its own smaller view at first.
+    const ledger = new SpendLedger(store, { now: () => NOW });
+    ledger.record("pay/s", "acme", spend("s1", 100n, 100n), NOW);
+    expect(ledger.view("pay/s", "acme", "s1", NOW)).toEqual({
+      spentToday: 100n,
+      session: { tenant: "acme", start: { at: NOW, seq: 0 }, spent: 100n },
+    });
+    await ledger.flushed();
+    // Written: nothing pending, the day as stored, the session as the store holds it.
+    expect(ledger.view("pay/s", "acme", "s1", NOW)).toEqual({
+      spentToday: 500n,
+      session: { tenant: "acme", start: { at: NOW, seq: 0 }, spent: 500n },
+    });
+    await ledger.close();
+    await store.close();
+  });
 });

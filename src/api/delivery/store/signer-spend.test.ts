@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inLockOrder, mergeSession, type SignerSpendRecord, utcDay } from "./signer-spend.ts";
+import { batchResult, inLockOrder, mergeSession, type SignerSpendRecord, utcDay } from "./signer-spend.ts";
 
 const rec = (r: Partial<SignerSpendRecord> = {}): SignerSpendRecord => ({
   signer: "pay/signer",
@@ -69,5 +69,37 @@ describe("mergeSession", () => {
       "2026-11-29",
       "2026-11-30",
     ]);
+  });
+});
+
+describe("batchResult", () => {
+  const stored = (r: SignerSpendRecord, over: Partial<SignerSpendRecord> = {}) => {
+    const { signer, stateId, tenant, startedAt, startSeq, spent } = { ...r, ...over };
+    return { signer, stateId, tenant, startedAt, startSeq, spent };
+  };
+  it.each<[string, SignerSpendRecord[], Partial<SignerSpendRecord>[], bigint[], number]>([
+    ["sessions stored as recorded: left out", [rec(), rec({ stateId: "s2" })], [{}, {}], [100n, 200n], 0],
+    ["a larger stored count (another replica): the store's row", [rec()], [{ spent: 150n }], [150n], 1],
+    ["another tenant's session: the store's row", [rec()], [{ tenant: "beta" }], [0n], 1],
+    ["an earlier start kept: the store's row", [rec()], [{ startedAt: 500 }], [100n], 1],
+    [
+      "a session twice: judged by its last record",
+      [rec({ spent: 50n }), rec({ spent: 100n })],
+      [{ spent: 80n }, { spent: 100n }],
+      [80n, 100n],
+      0,
+    ],
+  ])("%s", (_, batch, rows, totals, differing) => {
+    const results = batch.map((r, i) => ({ session: stored(r, rows[i]), dayTotal: totals[i]! }));
+    const out = batchResult(batch, results);
+    expect(out.sessions).toHaveLength(differing);
+    if (differing) expect(out.sessions[0]).toEqual(results.at(-1)!.session);
+    // Each tenant day once, at its largest total.
+    const days = new Map<string, bigint>();
+    results.forEach((r) => {
+      const k = `${r.session.tenant} ${batch[0]!.day}`;
+      if ((days.get(k) ?? -1n) < r.dayTotal) days.set(k, r.dayTotal);
+    });
+    expect(out.days.map((d) => [`${d.tenant} ${d.day}`, d.spent])).toEqual([...days]);
   });
 });

@@ -123,3 +123,43 @@ export function utcDay(ms: number): string {
   if (Number.isFinite(start)) lastDay = { start, text };
   return text;
 }
+
+/** What a written batch tells the ledger: each day's total, and the sessions stored otherwise than recorded. */
+export interface SignerSpendBatchResult {
+  /** Each tenant day the batch touched, with the store's total after it. */
+  days: SignerSpendDay[];
+  /**
+   * The sessions the store holds with another tenant or start than the batch's last record of
+   * them, or a larger spend (another replica's count): the store's row wins. The rest are as the
+   * ledger counted them and are left out (less for the thread to send).
+   */
+  sessions: SignerSession[];
+}
+
+/** Per-record results (recordSignerSpend) as a batch result. */
+export function batchResult(
+  batch: readonly SignerSpendRecord[],
+  results: readonly SignerSpendResult[],
+): SignerSpendBatchResult {
+  const days = new Map<string, SignerSpendDay>();
+  const last = new Map<string, { r: SignerSpendRecord; s: SignerSession }>();
+  batch.forEach((r, i) => {
+    const { session, dayTotal } = results[i]!;
+    const key = `${r.signer}\n${session.tenant}\n${r.day}`;
+    const d = days.get(key);
+    if (!d) days.set(key, { signer: r.signer, tenant: session.tenant, day: r.day, spent: dayTotal });
+    else if (dayTotal > d.spent) d.spent = dayTotal;
+    last.set(`${r.signer}\n${r.stateId}`, { r, s: session });
+  });
+  const sessions: SignerSession[] = [];
+  for (const { r, s } of last.values()) {
+    if (
+      s.tenant !== r.tenant ||
+      s.startedAt !== r.startedAt ||
+      s.startSeq !== r.startSeq ||
+      s.spent > r.spent
+    )
+      sessions.push(s);
+  }
+  return { days: [...days.values()], sessions };
+}

@@ -12,18 +12,20 @@ import { factsDeltas } from "./facts-delta.ts";
 import { FACTS_COLUMNS, factsMergeSet, factsValues } from "./facts-sql.ts";
 import { eventFromRow, eventValues, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "./rows.ts";
 import {
-  DayGrowth,
-  inLockOrder,
-  mergeSession,
   SIGNER_DAY_KEEP_MS,
   SIGNER_SESSION_KEEP_MS,
-  type SignerSession,
   type SignerSpendRecord,
   type SignerSpendResult,
   type SignerSpendSnapshot,
 } from "./signer-spend.ts";
 import { SqliteCheckpointer } from "./sqlite-checkpointer.ts";
 import { SQLITE_MIGRATIONS } from "./sqlite-schema.ts";
+import {
+  recordSignerSpendTx,
+  type SignerSpendStatements,
+  signerSessionFromRow,
+  signerSpendStatements,
+} from "./sqlite-signer-spend.ts";
 import {
   type ClaimRequest,
   type DeliveryStore,
@@ -44,6 +46,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
   readonly file: string;
   readonly #db: DatabaseSync;
   readonly #s: ReturnType<typeof prepare>;
+  readonly #spend: SignerSpendStatements;
   readonly #checkpointer: SqliteCheckpointer | undefined;
   #claims = 0;
 
@@ -62,6 +65,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
       PRAGMA journal_size_limit = ${64 * 1024 * 1024};`);
     this.#migrate();
     this.#s = prepare(this.#db);
+    this.#spend = signerSpendStatements(this.#db);
     if (file !== ":memory:") {
       this.#db.exec("PRAGMA wal_autocheckpoint = 0");
       this.#checkpointer = new SqliteCheckpointer(file, 500, onError);
@@ -246,37 +250,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
   }
 
   async recordSignerSpend(batch: readonly SignerSpendRecord[]): Promise<SignerSpendResult[]> {
-    const sessions = new Map<SignerSpendRecord, { session: SignerSession; day: string }>();
-    const totals = new Map<string, bigint>();
-    this.#tx(() => {
-      const growth = new DayGrowth();
-      for (const r of inLockOrder(batch)) {
-        const row = this.#s.signerSession.get(r.signer, r.stateId) as Row | undefined;
-        const { session, grew } = mergeSession(row && sessionFromRow(row), r);
-        if (!row || grew > 0n) {
-          this.#s.putSignerSession.run(
-            r.signer,
-            r.stateId,
-            session.tenant,
-            session.startedAt,
-            session.startSeq,
-            session.spent.toString(),
-            r.at,
-          );
-        }
-        sessions.set(r, { session, day: growth.add(r.signer, session.tenant, r.day, grew, r.at) });
-      }
-      for (const g of growth.days()) {
-        const day = this.#s.signerDay.get(g.signer, g.tenant, g.day) as Row | undefined;
-        const total = (day ? BigInt(day.spent as string) : 0n) + g.grew;
-        if (!day || g.grew > 0n) this.#s.putSignerDay.run(g.signer, g.tenant, g.day, total.toString(), g.at);
-        totals.set(g.key, total);
-      }
-    });
-    return batch.map((r) => {
-      const { session, day } = sessions.get(r)!;
-      return { session, dayTotal: totals.get(day)! };
-    });
+    return recordSignerSpendTx(this.#db, this.#spend, batch);
   }
 
   async loadSignerSpend(day: string, sessionsSince: number): Promise<SignerSpendSnapshot> {
@@ -287,7 +261,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
         day: r.day as string,
         spent: BigInt(r.spent as string),
       })),
-      sessions: (this.#s.signerSessionsSince.all(sessionsSince) as Row[]).map(sessionFromRow),
+      sessions: (this.#s.signerSessionsSince.all(sessionsSince) as Row[]).map(signerSessionFromRow),
     };
   }
 
@@ -372,30 +346,9 @@ function prepare(db: DatabaseSync) {
       RETURNING started_at`),
     endStream: p(`DELETE FROM open_streams WHERE key = ?`),
     pruneOpenStreams: p(`DELETE FROM open_streams WHERE started_at < ?`),
-    signerSession: p(`SELECT * FROM signer_sessions WHERE signer = ? AND state_id = ?`),
-    putSignerSession: p(`INSERT INTO signer_sessions
-      (signer, state_id, tenant, started_at, start_seq, spent, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (signer, state_id) DO UPDATE SET spent = excluded.spent,
-        updated_at = max(signer_sessions.updated_at, excluded.updated_at)`),
-    signerDay: p(`SELECT spent FROM signer_spend_days WHERE signer = ? AND tenant = ? AND day = ?`),
-    putSignerDay:
-      p(`INSERT INTO signer_spend_days (signer, tenant, day, spent, updated_at) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (signer, tenant, day) DO UPDATE SET spent = excluded.spent,
-        updated_at = max(signer_spend_days.updated_at, excluded.updated_at)`),
     signerDaysFrom: p(`SELECT signer, tenant, day, spent FROM signer_spend_days WHERE day >= ?`),
     signerSessionsSince: p(`SELECT * FROM signer_sessions WHERE updated_at >= ?`),
     pruneSignerSessions: p(`DELETE FROM signer_sessions WHERE updated_at < ?`),
     pruneSignerDays: p(`DELETE FROM signer_spend_days WHERE updated_at < ?`),
-  };
-}
-
-function sessionFromRow(r: Row): SignerSession {
-  return {
-    signer: r.signer as string,
-    stateId: r.state_id as string,
-    tenant: r.tenant as string,
-    startedAt: Number(r.started_at),
-    startSeq: Number(r.start_seq),
-    spent: BigInt(r.spent as string),
   };
 }
