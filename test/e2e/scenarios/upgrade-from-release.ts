@@ -511,8 +511,22 @@ describe(`the upgrade from ${previous?.version} with live traffic`, () => {
     const pushLog = await kubectl(["logs", "-n", APP_NS, PUSHER]);
     expect(pushLog, "a segment failed during the upgrade").not.toMatch(/segment \d+: (?!200 transcoded)/);
 
+    // The idle orchestrator's pod goes under whenIdle once the new controller has read its sessions
+    // (a second or two after it leads): wait for that replacement to start before judging.
+    let podsNow: V1Pod[] = [];
+    await waitFor(
+      "a node pod replaced by the new controller (the idle one, whenIdle)",
+      async () => {
+        podsNow = await nodePods();
+        return [...state.pods.values()].some(
+          (b) => !podsNow.some((p) => p.metadata?.name === b.name && p.metadata?.uid === b.uid),
+        );
+      },
+      120_000,
+      () => JSON.stringify(podsNow.map((p) => [p.metadata?.name, p.metadata?.uid])),
+    );
     // Each pod: its rendering unchanged -> same uid and restarts; changed and busy -> kept (whenIdle)
-    // with RolloutPending on its resource; changed and idle -> may have been replaced.
+    // with RolloutPending on its resource; changed and idle -> replaced.
     const now = new Map((await nodePods()).map((p) => [p.metadata!.name!, p]));
     const pending = new Map<string, boolean>();
     for (const { kind, name } of nodeResources()) {
