@@ -22,7 +22,16 @@ function controllerWith(reconcile: Reconciler["reconcile"], workers = 4, stopTim
   return { c, metrics };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** One turn of the event loop: every microtask of what ran before it has settled. */
+const turn = () => new Promise<void>((r) => setImmediate(r));
+/** A promise the test opens: a reconcile's work that lasts until the test says. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((r) => {
+    open = r;
+  });
+  return { wait, open };
+}
 
 describe("controller", () => {
   it("never reconciles one key in two workers at once, and reconciles again what changed meanwhile", async () => {
@@ -39,7 +48,7 @@ describe("controller", () => {
       if (++running > 1) overlaps++;
       seen.push(key);
       if (seen.length === 1) await held;
-      else await sleep(20);
+      else await turn();
       running--;
       finished++;
       return { done: true };
@@ -106,9 +115,10 @@ describe("controller", () => {
   it("on stop takes no new work and waits for the reconcile in flight", async () => {
     let finished = false;
     const started: string[] = [];
+    const work = gate();
     const { c } = controllerWith(async (key) => {
       started.push(key);
-      await sleep(100);
+      await work.wait;
       finished = true;
       return { done: true };
     }, 1);
@@ -116,7 +126,17 @@ describe("controller", () => {
     c.enqueue("ns/a");
     c.enqueue("ns/b");
     await vi.waitFor(() => expect(started).toEqual(["ns/a"]));
-    expect(await c.stop()).toEqual([]);
+    let stoppedBeforeTheWorkEnded = false;
+    const stopping = c.stop().then((left) => {
+      stoppedBeforeTheWorkEnded = !finished;
+      return left;
+    });
+    // A turn of the event loop: a stop that did not wait would have resolved by now.
+    await turn();
+    expect(stoppedBeforeTheWorkEnded).toBe(false);
+    work.open();
+    expect(await stopping).toEqual([]);
+    expect(stoppedBeforeTheWorkEnded).toBe(false);
     expect(finished).toBe(true);
     expect(started).toEqual(["ns/a"]);
   });
@@ -130,7 +150,7 @@ describe("controller", () => {
         ctx.signal.addEventListener("abort", () => {
           aborted = true;
         });
-        await sleep(1000);
+        await gate().wait; // never opened: the stop's bound ends the wait
         return { done: true };
       },
       1,

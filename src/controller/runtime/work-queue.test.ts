@@ -62,7 +62,8 @@ describe("work queue", () => {
         if (key === undefined) return;
         if (holding.has(key)) overlaps++;
         holding.add(key);
-        await new Promise((r) => setTimeout(r, Math.random() * 3));
+        // Hold the key over a random number of event-loop turns, so workers interleave.
+        for (let i = Math.floor(Math.random() * 3); i > 0; i--) await new Promise((r) => setImmediate(r));
         holding.delete(key);
         processed++;
         q.done(key);
@@ -71,7 +72,7 @@ describe("work queue", () => {
     const workers = Array.from({ length: 8 }, worker);
     for (let round = 0; round < 50; round++) {
       for (const k of ["a", "b", "c"]) q.add(k);
-      await new Promise((r) => setTimeout(r, 1));
+      await new Promise((r) => setImmediate(r));
     }
     await vi.waitFor(() => expect(q.len() + q.processing().length).toBe(0));
     q.shutDown();
