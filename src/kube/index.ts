@@ -14,7 +14,13 @@ export {
   withOwner,
 } from "./apply.ts";
 export { type BackoffOptions, backoffDelay, sleep } from "./backoff.ts";
-export { dropManagedFields, Informer, type InformerHandlers, type InformerHealth } from "./informer.ts";
+export {
+  type ChangeOrigin,
+  dropManagedFields,
+  Informer,
+  type InformerHandlers,
+  type InformerHealth,
+} from "./informer.ts";
 export { bodyBytes, KubeClient, type KubeResponse } from "./kube-client.ts";
 export { loadKubeConfig, PooledKubeConfig } from "./kube-config.ts";
 export {

@@ -15,13 +15,19 @@ import { type Logger, silentLogger } from "../process/log.ts";
 import { errorMessage, isGone, KubeApiError } from "./api-error.ts";
 import { type BackoffOptions, backoffDelay, sleep } from "./backoff.ts";
 import type { KubeClient, StatusObject } from "./kube-client.ts";
-import { type KubeObject, keyOf } from "./objects.ts";
+import { type KubeObject, keyOf, type ObjectKey } from "./objects.ts";
 import { apiVersionOf, type ResourceType, resourceName } from "./resources.ts";
 import { Store } from "./store.ts";
 
+/**
+ * Where a change came from: the watch (or a relist), or this process's own write cached as the
+ * API server answered it (`Informer.applyWritten`), which its watch event will then not repeat.
+ */
+export type ChangeOrigin = "watch" | "written";
+
 export interface InformerHandlers<T extends KubeObject> {
-  onAdd?(obj: T): void;
-  onUpdate?(old: T, obj: T): void;
+  onAdd?(obj: T, origin?: ChangeOrigin): void;
+  onUpdate?(old: T, obj: T, origin?: ChangeOrigin): void;
   onDelete?(obj: T): void;
 }
 
@@ -69,6 +75,14 @@ export function dropManagedFields<T extends KubeObject>(obj: T): T {
 
 class GoneError extends Error {}
 
+/** How long isOwnWrite remembers a write (its watch event comes within milliseconds). */
+const WRITTEN_MEMORY_MS = 60_000;
+
+/** An etcd-backed API server's resourceVersion as a number; undefined for any other form. */
+function numericVersion(v: string | undefined): bigint | undefined {
+  return v && /^\d{1,30}$/.test(v) ? BigInt(v) : undefined;
+}
+
 export class Informer<T extends KubeObject = KubeObject> {
   readonly store = new Store<T>();
   readonly resource: ResourceType;
@@ -78,6 +92,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly #log: Logger;
   readonly #name: string;
   readonly #reflectors: Reflector<T>[] = [];
+  /** What this process wrote lately: key -> resourceVersion, in time order (isOwnWrite). */
+  readonly #written = new Map<ObjectKey, { version: string; at: number }>();
   #abort = new AbortController();
   #runs: Promise<void>[] = [];
   #started = false;
@@ -176,6 +192,79 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
+  /**
+   * Caches what this process just wrote, as the API server answered it (managedFields dropped,
+   * transformed), so the rest of the reconcile that wrote it reads its own write, and the watch
+   * event that follows (the same resourceVersion) is no news to anyone: a controller is not woken
+   * by the echo of its own write. Handlers hear the change now, marked `written`.
+   * Cached only when certainly not older than what the watch brought: newer than the cached
+   * version, or, for an object not cached, newer than the last event the watch delivered (one
+   * the watch already passed was deleted since). That needs the API server's resourceVersions to
+   * be numbers, as etcd's are; any other version, a field selector, a label selector other than
+   * `key=value` terms, or an object outside the informer's namespaces or selector is left to the
+   * watch. Returns whether it was cached.
+   */
+  applyWritten(written: T): boolean {
+    const obj = this.prepare(written);
+    if (!this.#admits(obj)) return false;
+    this.#rememberWritten(obj);
+    const version = numericVersion(obj.metadata?.resourceVersion);
+    if (version === undefined) return false;
+    const cached = this.store.get(keyOf(obj));
+    const floor = cached
+      ? numericVersion(cached.metadata?.resourceVersion)
+      : numericVersion(this.#reflectorOf(obj)?.syncedVersion);
+    if (floor === undefined || version <= floor) return false;
+    const old = this.store.upsert(obj);
+    if (!old) this.#emit((h) => h.onAdd?.(obj, "written"));
+    else this.#emit((h) => h.onUpdate?.(old, obj, "written"));
+    return true;
+  }
+
+  /**
+   * Whether `obj` (a version the watch brought) is one this process wrote: its watch event can
+   * come before the API server's answer is read, and is then told as any other; a handler that
+   * waits a moment (a coalescing window) can ask this afterwards. Remembered for a minute.
+   */
+  isOwnWrite(obj: T): boolean {
+    const v = obj.metadata?.resourceVersion;
+    return v !== undefined && this.#written.get(keyOf(obj))?.version === v;
+  }
+
+  #rememberWritten(obj: T): void {
+    const now = Date.now();
+    for (const [key, w] of this.#written) {
+      if (now - w.at < WRITTEN_MEMORY_MS) break;
+      this.#written.delete(key);
+    }
+    const key = keyOf(obj);
+    this.#written.delete(key); // re-inserted last: the map stays in time order
+    this.#written.set(key, { version: obj.metadata?.resourceVersion ?? "", at: now });
+  }
+
+  /** Whether the watch would deliver `obj` at all (namespaces, selectors). */
+  #admits(obj: T): boolean {
+    const { namespaces, labelSelector, fieldSelector } = this.#opts;
+    if (fieldSelector) return false;
+    if (
+      this.resource.namespaced &&
+      namespaces?.length &&
+      !namespaces.includes(obj.metadata?.namespace ?? "")
+    ) {
+      return false;
+    }
+    if (!labelSelector) return true;
+    const labels = obj.metadata?.labels ?? {};
+    return labelSelector.split(",").every((term) => {
+      const m = /^([\w./-]+)==?([\w.-]*)$/.exec(term.trim());
+      return m !== null && labels[m[1]!] === m[2];
+    });
+  }
+
+  #reflectorOf(obj: T): Reflector<T> | undefined {
+    return this.#reflectors.find((r) => r.namespace === undefined || r.namespace === obj.metadata?.namespace);
+  }
+
   applyDelete(obj: T): void {
     const old = this.store.remove(keyOf(obj));
     this.#emit((h) => h.onDelete?.(old ?? obj));
@@ -220,6 +309,15 @@ class Reflector<T extends KubeObject> {
   constructor(informer: Informer<T>, namespace: string | undefined) {
     this.#informer = informer;
     this.#namespace = namespace;
+  }
+
+  get namespace(): string | undefined {
+    return this.#namespace;
+  }
+
+  /** The last resourceVersion the watch delivered; undefined until the cache synced. */
+  get syncedVersion(): string | undefined {
+    return this.synced ? this.lastResourceVersion : undefined;
   }
 
   get #where(): string {

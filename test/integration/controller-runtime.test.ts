@@ -5,6 +5,7 @@ import path from "node:path";
 import { CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
+  ChildApplier,
   type ControllerDefinition,
   done,
   EventRecorder,
@@ -157,6 +158,97 @@ describe("informer", () => {
     expect(informer.store.get(`${ns.name}/after`)?.metadata?.managedFields).toBeUndefined();
     await informer.stop();
     await gadgets.remove(false);
+  });
+
+  it("caches this process's own write at once, and its watch event is then no news", async () => {
+    const informer = new Informer<KubeObject>(client, { resource: ConfigMaps, namespaces: [ns.name] });
+    informers.push(informer);
+    const events: string[] = [];
+    informer.addHandlers({
+      onAdd: (o, origin) => events.push(`add ${o.metadata?.name} ${origin ?? "watch"}`),
+      onUpdate: (_old, o, origin) => events.push(`update ${o.metadata?.name} ${origin ?? "watch"}`),
+      onDelete: (o) => events.push(`delete ${o.metadata?.name}`),
+    });
+    informer.start();
+    await informer.waitForSync();
+    const seen = (name: string) =>
+      waitFor(
+        `the watch to bring ${name}`,
+        async () => events.includes(`add ${name} watch`),
+        10_000,
+        () => events.join(", "),
+      );
+
+    // Our write is one event, whichever comes first: cached when written (the usual order), or
+    // brought by the watch before the API server's answer was read (then applyWritten is a no-op).
+    const once = async (name: string, write: () => Promise<KubeObject>, kind: "add" | "update") => {
+      const before = events.filter((e) => e.includes(` ${name} `)).length;
+      const answer = await write();
+      const cached = informer.applyWritten(answer);
+      expect(informer.store.get(`${ns.name}/${name}`)?.metadata?.resourceVersion).toBe(
+        answer.metadata?.resourceVersion,
+      );
+      // An object created after it: once the watch brings that, it has brought ours (one
+      // stream, in resourceVersion order).
+      const marker = uniqueName("after");
+      await client.create(ConfigMaps, configMap(marker));
+      await seen(marker);
+      expect(events.filter((e) => e.includes(` ${name} `)).slice(before)).toEqual([
+        `${kind} ${name} ${cached ? "written" : "watch"}`,
+      ]);
+      return answer;
+    };
+    const mine = await once(
+      "mine",
+      () => client.create<KubeObject>(ConfigMaps, configMap("mine", { a: "1" })),
+      "add",
+    );
+    expect(informer.store.get(`${ns.name}/mine`)?.metadata?.managedFields).toBeUndefined();
+    const edited = await once(
+      "mine",
+      () => client.mergePatch<KubeObject>(ConfigMaps, ns.name, "mine", { data: { a: "2" } }),
+      "update",
+    );
+
+    // A version the watch already passed is not cached again: an older answer, a deleted object.
+    expect(informer.applyWritten(mine)).toBe(false);
+    expect(informer.store.get(`${ns.name}/mine`)?.metadata?.resourceVersion).toBe(
+      edited.metadata?.resourceVersion,
+    );
+    const doomed = await client.create<KubeObject>(ConfigMaps, configMap("doomed"));
+    await seen("doomed");
+    await client.delete(ConfigMaps, ns.name, "doomed");
+    await waitFor("the deletion", async () => events.includes("delete doomed"), 10_000);
+    expect(informer.applyWritten(doomed)).toBe(false);
+    expect(informer.store.get(`${ns.name}/doomed`)).toBeUndefined();
+
+    // What the watch would not deliver is left to it: another namespace, another selector.
+    const selective = new Informer<KubeObject>(client, {
+      resource: ConfigMaps,
+      namespaces: [ns.name],
+      labelSelector: "app.kubernetes.io/managed-by=livepeer-operator",
+    });
+    informers.push(selective);
+    selective.start();
+    await selective.waitForSync();
+    const unlabelled = await client.create<KubeObject>(ConfigMaps, configMap("unlabelled"));
+    expect(selective.applyWritten(unlabelled)).toBe(false);
+    expect(selective.store.get(`${ns.name}/unlabelled`)).toBeUndefined();
+    const labelled = await client.create<KubeObject>(ConfigMaps, {
+      metadata: {
+        name: "labelled",
+        namespace: ns.name,
+        labels: { "app.kubernetes.io/managed-by": "livepeer-operator" },
+      },
+    });
+    // In the cache at once (cached now, or already by a watch that was quicker than the answer).
+    selective.applyWritten(labelled);
+    expect(selective.store.get(`${ns.name}/labelled`)?.metadata?.resourceVersion).toBe(
+      labelled.metadata?.resourceVersion,
+    );
+    expect(selective.isOwnWrite(labelled)).toBe(true);
+    expect(selective.isOwnWrite(unlabelled)).toBe(false);
+    await Promise.all([informer.stop(), selective.stop()]);
   });
 
   it("recovers when its watch fails: the resource disappears from the API and comes back", async () => {
@@ -445,6 +537,92 @@ describe("manager", () => {
       // Child events were mapped to the owner's key, never reconciled as keys of their own.
       expect(reconciled.filter((k) => k === `${ns.name}/parent`).length).toBeGreaterThanOrEqual(3);
       expect(reconciled).not.toContain(`${ns.name}/parent-child`);
+    } finally {
+      await manager.stop();
+    }
+  });
+});
+
+describe("manager: a controller's own writes", () => {
+  it("do not wake the owner again; someone else's edit of a child does", async () => {
+    const reconciled: string[] = [];
+    let finished = 0;
+    const managerKc = new PooledKubeConfig();
+    managerKc.loadFromFile(inject("kubeconfig"));
+    const manager = new Manager({
+      kubeConfig: managerKc,
+      identity: "own-writes-test",
+      namespaces: [ns.name],
+      leaderElection: false,
+      processMetrics: false,
+      // A short coalescing window: an echo is judged when it ends (isOwnWrite).
+      coalesceMs: 200,
+    });
+    manager.add({
+      name: "child-writer",
+      resource: Webhooks,
+      owns: [ConfigMaps],
+      setup: ({ client: c, cache }) => {
+        const children = new ChildApplier(c, cache);
+        return {
+          async reconcile(key) {
+            reconciled.push(key);
+            const owner = cache.get<KubeObject>(Webhooks, key);
+            if (owner) {
+              for (const suffix of ["a", "b"]) {
+                await children.apply(ConfigMaps, owner, {
+                  metadata: { name: `${owner.metadata?.name}-${suffix}`, namespace: ns.name },
+                  data: { wanted: "yes" },
+                });
+                // What it wrote, it reads back from the cache at once.
+                if (!cache.get(ConfigMaps, `${ns.name}/${owner.metadata?.name}-${suffix}`)) {
+                  throw new Error(`${suffix} not in the cache after its write`);
+                }
+              }
+            }
+            finished++;
+            return done;
+          },
+        };
+      },
+    });
+    const watched: string[] = [];
+    manager.cache.informer(ConfigMaps).addHandlers({ onAdd: (o) => watched.push(o.metadata?.name ?? "") });
+    await manager.start();
+    const enqueuedByConfigMaps = async () =>
+      Number(
+        /livepeer_operator_enqueues_total\{controller="child-writer",cause="ConfigMap"\} (\d+)/.exec(
+          await manager.metrics.registry.metrics(),
+        )?.[1] ?? 0,
+      );
+    try {
+      await client.create(Webhooks, {
+        metadata: { name: "writer", namespace: ns.name },
+        spec: { name: "writer", url: "https://example.com/h" },
+      });
+      await waitFor("the first reconcile", async () => finished >= 1, 10_000);
+      // An object created after the children: once the watch brings it, it has brought their
+      // events (one stream, in order), and the handlers have run for them.
+      await client.create(ConfigMaps, configMap("marker"));
+      await waitFor("the marker", async () => watched.includes("marker"), 10_000);
+      // Every window an event opened has ended (and counted its enqueue, if any).
+      const queue = () => manager.controllers.find((x) => x.name === "child-writer")?.queue;
+      await waitFor("the coalescing windows to end", async () => queue()?.holding === 0, 10_000);
+      const writer = () => reconciled.filter((k) => k === `${ns.name}/writer`);
+      expect(writer()).toEqual([`${ns.name}/writer`]);
+      expect(await enqueuedByConfigMaps()).toBe(0);
+
+      // Someone else's edit of a child wakes the owner, which puts it back.
+      await client.mergePatch(ConfigMaps, ns.name, "writer-a", { data: { wanted: "no" } });
+      await waitFor(
+        "the edited child to be put back",
+        async () =>
+          (await client.get<KubeObject & { data?: Record<string, string> }>(ConfigMaps, ns.name, "writer-a"))
+            .data?.wanted === "yes",
+        10_000,
+      );
+      expect(await enqueuedByConfigMaps()).toBeGreaterThanOrEqual(1);
+      expect(writer().length).toBeGreaterThanOrEqual(2);
     } finally {
       await manager.stop();
     }

@@ -110,6 +110,7 @@ const NEWS: StatusNews = {
     RolloutPending: "Rollout",
     Ready: "Reconcile",
   },
+  trueIsUnhealthy: ["RolloutPending"],
 };
 
 export class GatewayReconciler implements Reconciler {

@@ -109,6 +109,7 @@ const NEWS: StatusNews = {
     LiveAIReady: "RunLiveRunners",
     Ready: "Reconcile",
   },
+  trueIsUnhealthy: ["RolloutPending"],
 };
 
 export class OrchestratorReconciler implements Reconciler {

@@ -8,7 +8,9 @@
 // It writes again only when the desired object changed, the cached child is missing, or the
 // cached child's version moved (someone else edited it: the apply restores our fields).
 // Memory is per process: after a restart every child is applied once, which is the convergence
-// the restart needs anyway.
+// the restart needs anyway. What the API server answers goes into the cache at once
+// (Informer.applyWritten): the status computed after the apply sees the child, and the watch
+// event that follows is not a reason to reconcile the owner again.
 import { createHash } from "node:crypto";
 import { applyOwned, type ConflictRetryOptions, withOwner } from "../../kube/apply.ts";
 import type { KubeClient } from "../../kube/kube-client.ts";
@@ -58,6 +60,8 @@ export class ChildApplier {
       return;
     }
     const result = await applyOwned<KubeObject>(this.#client, type, owner, child, o);
+    // The rest of this reconcile reads what it wrote, and the watch's echo of it wakes no one.
+    this.#cache.informer(type).applyWritten(result);
     this.#written++;
     const children = this.#applied.get(ownerKey) ?? new Map<string, Applied>();
     children.set(childKey, { hash, version: versionOf(result) });

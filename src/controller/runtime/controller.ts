@@ -93,24 +93,33 @@ export class Controller {
       onDelete: (o) => this.enqueue(keyOf(o), primary.kind),
     });
     for (const owned of this.#def.owns ?? []) {
-      const toOwner = (o: KubeObject) => {
+      const informer = informers(owned);
+      const toOwner = (o: KubeObject, isNews?: () => boolean) => {
         const ref = controllerOf(o);
         if (ref && isOfType(primary, ref)) {
           this.enqueue(
             keyFor(primary.namespaced ? o.metadata?.namespace : undefined, ref.name),
             owned.kind,
             this.#coalesceMs,
+            isNews,
           );
         }
       };
-      informers(owned).addHandlers({
-        onAdd: toOwner,
-        onUpdate: (old, o) => {
-          if (!changedBeyondVersion(old, o)) return;
-          toOwner(old);
-          toOwner(o);
+      // A child this controller wrote wakes no one: the reconcile that wrote it reads the cache
+      // after the write. Cached when written (`written`), its watch event is no news; when the
+      // watch brought it before the API server's answer was read, the coalescing window tells
+      // (isOwnWrite). Only a previous controller owner it was taken from hears of it.
+      const unlessOwn = (o: KubeObject) => () => !informer.isOwnWrite(o);
+      informer.addHandlers({
+        onAdd: (o, origin) => {
+          if (origin !== "written") toOwner(o, unlessOwn(o));
         },
-        onDelete: toOwner,
+        onUpdate: (old, o, origin) => {
+          if (!changedBeyondVersion(old, o)) return;
+          if (origin !== "written") toOwner(o, unlessOwn(o));
+          if (controllerOf(old)?.uid !== controllerOf(o)?.uid) toOwner(old);
+        },
+        onDelete: (o) => toOwner(o),
       });
     }
     for (const w of this.#def.watches ?? []) {
@@ -131,10 +140,11 @@ export class Controller {
 
   /**
    * `cause` labels the enqueues metric: what asked for this key (default: a wake). With
-   * `coalesceMs`, the key waits that long for the other events of it (WorkQueue.addCoalesced).
+   * `coalesceMs`, the key waits that long for the other events of it (WorkQueue.addCoalesced);
+   * `isNews`, asked when the window ends, may then say this event was no news after all.
    */
-  enqueue(key: ObjectKey, cause = "wake", coalesceMs = 0): void {
-    if (coalesceMs > 0) this.#queue?.addCoalesced(key, coalesceMs, cause);
+  enqueue(key: ObjectKey, cause = "wake", coalesceMs = 0, isNews?: () => boolean): void {
+    if (coalesceMs > 0 || isNews) this.#queue?.addCoalesced(key, coalesceMs, cause, isNews);
     else this.#queue?.add(key, cause);
   }
 

@@ -1,6 +1,7 @@
 // Which status changes become Events, for every reconciler alike: one per new warning/error
-// finding, one per transition of a named condition type, none for Unknown, and no second Event
-// for a Ready=False that a finding's Event just explained.
+// finding, one per transition of a named condition type, none for Unknown, none for a condition's
+// first healthy value but Ready's, and no second Event for a Ready=False that a finding's Event
+// just explained.
 import { describe, expect, it } from "vitest";
 import type { Condition } from "../../schema/condition.ts";
 import { numericStatusFacts, type StatusNews, type StatusWithNews, statusNews } from "./status-events.ts";
@@ -23,7 +24,10 @@ const finding = (id: string, severity: "normal" | "warning" | "error") => ({
   message: `${id} seen`,
 });
 
-const news: StatusNews = { conditions: { Scheduled: "Schedule", Ready: "Reconcile" } };
+const news: StatusNews = {
+  conditions: { Scheduled: "Schedule", RolloutPending: "Rollout", Ready: "Reconcile" },
+  trueIsUnhealthy: ["RolloutPending"],
+};
 
 /** Each item as `Type Reason/action`, or `log` when it makes no Event. */
 const told = (before: StatusWithNews, after: StatusWithNews, n: StatusNews = news) =>
@@ -61,9 +65,47 @@ describe("statusNews: condition transitions", () => {
       [],
     ],
     ["a named type disappearing: not news", ["Ready=True/Serving"], [], []],
+    ["Ready healthy at the first visit: news", [], ["Ready=True/Serving"], ["Normal Serving/Reconcile"]],
+    [
+      "another type's first healthy value (settling after a creation): logged, no Event",
+      ["Scheduled=Unknown/PodPending"],
+      ["Scheduled=True/Scheduled"],
+      ["log"],
+    ],
+    ["another type healthy at the first visit: logged, no Event", [], ["Scheduled=True/Scheduled"], ["log"]],
+    [
+      "another type unhealthy at the first visit: a Warning Event",
+      [],
+      ["Scheduled=False/Unschedulable"],
+      ["Warning Unschedulable/Schedule"],
+    ],
+    [
+      "healthy after unhealthy (a recovery): a Normal Event",
+      ["Scheduled=False/Unschedulable"],
+      ["Scheduled=True/Scheduled"],
+      ["Normal Scheduled/Schedule"],
+    ],
+    [
+      "a type whose True is unhealthy, first False: logged, no Event",
+      [],
+      ["RolloutPending=False/UpToDate"],
+      ["log"],
+    ],
+    [
+      "a type whose True is unhealthy, becoming True: a Warning Event",
+      ["RolloutPending=False/UpToDate"],
+      ["RolloutPending=True/WaitingForSessions"],
+      ["Warning WaitingForSessions/Rollout"],
+    ],
+    [
+      "a type whose True is unhealthy, back to False: a Normal Event",
+      ["RolloutPending=True/WaitingForSessions"],
+      ["RolloutPending=False/UpToDate"],
+      ["Normal UpToDate/Rollout"],
+    ],
     [
       "two named types change: one Event each, in the order named",
-      ["Ready=Unknown/Reconciling", "Scheduled=Unknown/PodPending"],
+      ["Ready=False/PodPending", "Scheduled=False/Unschedulable"],
       ["Ready=True/Serving", "Scheduled=True/Scheduled"],
       ["Normal Scheduled/Schedule", "Normal Serving/Reconcile"],
     ],

@@ -1,8 +1,12 @@
 // A status change, told as Events (what `kubectl describe` shows) and log lines, the same way for
 // every reconciler: each new warning or error finding is one Event; a transition of a condition
-// type the reconciler names is one Event, except to Unknown (not news yet) and except a Ready=False
-// whose reason is a finding just announced (one Event says it). The status is written only when
-// it changed, so a steady state makes neither writes nor Events.
+// type the reconciler names is one Event, except to Unknown (not news yet), except a condition's
+// first healthy value (the object settling after its creation or a spec change: Ready alone says
+// it, once) and except a Ready=False whose reason is a finding just announced (one Event says it).
+// A healthy value after an unhealthy one (a recovery) is news, a Normal Event; an unhealthy one a
+// Warning. The status is written only when it changed, so a steady state makes neither writes
+// nor Events. (Each Event is a write the API server pays for: a burst of creations would
+// otherwise cost five more writes per object, most of them saying that all is well.)
 import { applyStatus } from "../../kube/apply.ts";
 import type { KubeClient } from "../../kube/kube-client.ts";
 import { type KubeObject, type ObjectKey, splitKey } from "../../kube/objects.ts";
@@ -56,6 +60,8 @@ export function numericStatusFacts(status: object): Record<string, number> {
 /** What a reconciler announces: condition types by the Event action each transition gets. */
 export interface StatusNews {
   conditions: Readonly<Record<string, string>>;
+  /** Named types whose True is the unhealthy value (RolloutPending); the others are healthy True. */
+  trueIsUnhealthy?: readonly string[];
   /** The Event action of a new finding (default Diagnose). */
   findingAction?: string;
 }
@@ -65,6 +71,9 @@ export interface StatusNewsItem {
   /** Absent: logged only (a transition to Unknown, or one a finding's Event already said). */
   event?: EventSpec;
 }
+
+/** The summary condition: its first healthy value is news (the object serves). */
+const READY = "Ready";
 
 /** The news in a status change (pure). */
 export function statusNews(
@@ -88,14 +97,16 @@ export function statusNews(
     const now = findCondition(after.conditions, type);
     if (!now || (was?.status === now.status && was.reason === now.reason)) continue;
     const log = `${type} ${was?.status ?? "(none)"} -> ${now.status} (${was?.reason ?? "first visit"} -> ${now.reason}): ${now.message}`;
-    const quiet = now.status === "Unknown" || announced.has(now.reason);
+    const healthy = now.status === (news.trueIsUnhealthy?.includes(type) ? "False" : "True");
+    const settling = healthy && (!was || was.status === "Unknown") && type !== READY;
+    const quiet = now.status === "Unknown" || announced.has(now.reason) || settling;
     items.push({
       log,
       ...(quiet
         ? {}
         : {
             event: {
-              type: now.status === "True" ? "Normal" : "Warning",
+              type: healthy ? "Normal" : "Warning",
               reason: now.reason,
               message: now.message,
               action,

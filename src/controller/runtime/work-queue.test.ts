@@ -156,6 +156,30 @@ describe("work queue", () => {
       expect(await q.get()).toBe("a");
     });
 
+    it.each<[string, boolean[], boolean, number]>([
+      ["one event that turned out to be no news: nothing added", [false], false, 0],
+      ["one event still news when the window ends: added", [true], false, 1],
+      ["an echo and a real event in one window: added", [false, true], false, 1],
+      ["only echoes in the window: nothing added", [false, false], false, 0],
+      ["an echo and an event without a check: added", [false], true, 1],
+    ])("asks whether an event is still news when its window ends: %s", async (_, checks, plain, want) => {
+      const q = new WorkQueue({ rateLimiter: neverLimited() });
+      const asked: number[] = [];
+      for (const [i, news] of checks.entries()) {
+        q.addCoalesced("a", 1000, "ConfigMap", () => {
+          asked.push(i);
+          return news;
+        });
+      }
+      if (plain) q.addCoalesced("a", 1000, "Pod");
+      // Not asked before the window ends (the answer that tells may not have been read yet).
+      expect(asked).toEqual([]);
+      expect(q.holding).toBe(1);
+      await vi.runAllTimersAsync();
+      expect(q.holding).toBe(0);
+      expect(q.len()).toBe(want);
+    });
+
     it("adds at once with a window of 0, and nothing after shutDown", async () => {
       const q = new WorkQueue({ rateLimiter: neverLimited() });
       q.addCoalesced("a", 0);

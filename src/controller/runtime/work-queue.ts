@@ -7,6 +7,9 @@
 // - addCoalesced() holds a key for a short window so that the events arriving together (a pod
 //   created, scheduled, started; its StatefulSet's status following) wake one reconcile, not one
 //   each; a key handed out meanwhile drops its window (the reconcile reads the cache as it is now).
+//   An add may say how to tell, when the window ends, whether it is still news (an event that
+//   turned out to be the echo of the controller's own write is not); the key is added if any
+//   add of the window is.
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiter.ts";
 
 export interface QueueMetrics {
@@ -33,7 +36,7 @@ export class WorkQueue {
   readonly #processing = new Map<string, number>();
   readonly #enqueuedAt = new Map<string, number>();
   readonly #waiting = new Map<string, { readyAt: number; timer: NodeJS.Timeout }>();
-  readonly #coalescing = new Map<string, NodeJS.Timeout>();
+  readonly #coalescing = new Map<string, { timer: NodeJS.Timeout; news: (() => boolean)[] | true }>();
   readonly #getters: Array<(key: string | undefined) => void> = [];
   readonly #drainers: Array<() => void> = [];
   readonly #limiter: RateLimiter;
@@ -77,20 +80,33 @@ export class WorkQueue {
    * Adds `key` once `windowMs` has passed, absorbing every other coalesced add of it until then;
    * nothing if it is already due (waiting for a worker, or to run again after the one in flight):
    * that reconcile reads this change. A key being processed and not due is held too (the
-   * reconcile in flight may have read the cache before the change).
+   * reconcile in flight may have read the cache before the change). With `isNews`, this add
+   * counts only if it still says true when the window ends.
    */
-  addCoalesced(key: string, windowMs: number, cause = "add"): void {
-    if (this.#shuttingDown || this.#coalescing.has(key)) return;
+  addCoalesced(key: string, windowMs: number, cause = "add", isNews?: () => boolean): void {
+    if (this.#shuttingDown) return;
+    const held = this.#coalescing.get(key);
+    if (held) {
+      if (!isNews) held.news = true;
+      else if (held.news !== true) held.news.push(isNews);
+      return;
+    }
     if (windowMs <= 0 || this.#dirty.has(key)) {
-      this.add(key, cause);
+      if (!isNews || isNews()) this.add(key, cause);
       return;
     }
     const timer = setTimeout(() => {
+      const entry = this.#coalescing.get(key);
       this.#coalescing.delete(key);
-      this.add(key, cause);
+      if (entry && (entry.news === true || entry.news.some((f) => f()))) this.add(key, cause);
     }, windowMs);
     timer.unref?.();
-    this.#coalescing.set(key, timer);
+    this.#coalescing.set(key, { timer, news: isNews ? [isNews] : true });
+  }
+
+  /** Keys held in a coalescing window or waiting for their time (tests and diagnostics). */
+  get holding(): number {
+    return this.#coalescing.size + this.#waiting.size;
   }
 
   /** Returns the delay chosen (ms). */
@@ -132,7 +148,7 @@ export class WorkQueue {
     this.#shuttingDown = true;
     for (const w of this.#waiting.values()) clearTimeout(w.timer);
     this.#waiting.clear();
-    for (const t of this.#coalescing.values()) clearTimeout(t);
+    for (const t of this.#coalescing.values()) clearTimeout(t.timer);
     this.#coalescing.clear();
     for (const g of this.#getters.splice(0)) g(undefined);
   }
@@ -170,7 +186,7 @@ export class WorkQueue {
     this.#dirty.delete(key);
     const held = this.#coalescing.get(key);
     if (held) {
-      clearTimeout(held);
+      clearTimeout(held.timer);
       this.#coalescing.delete(key);
     }
     const now = Date.now();
