@@ -1,12 +1,22 @@
 // The SQLite queue writer's thread (started by sqlite-queue-writer.ts): its own connection to the
 // store's file (WAL: it writes while the store's connection reads; the busy timeout makes either
-// wait for the other's transaction), running the queue's enqueue, claim and settle transactions
-// (sqlite-queue.ts) for the API thread, one message in and one out per batch, as JSON text.
+// wait for the other's transaction), running the store's writes (sqlite-queue.ts) for the API
+// thread, one message in and one out per batch, as JSON text.
 import { DatabaseSync } from "node:sqlite";
 import { parentPort, workerData } from "node:worker_threads";
-import { claimTx, enqueueTx, queueStatements, settleTx } from "./sqlite-queue.ts";
+import {
+  claimTx,
+  endStreamRun,
+  enqueueTx,
+  forgetWebhookTx,
+  openStreamRun,
+  otherStatements,
+  pruneTx,
+  queueStatements,
+  settleTx,
+} from "./sqlite-queue.ts";
 import type { QueueAnswer, QueueCall, QueueThreadData } from "./sqlite-queue-writer.ts";
-import type { ClaimRequest, EnqueueLease, EnqueueRequest, Settlement } from "./types.ts";
+import type { ClaimRequest, EnqueueLease, EnqueueRequest, Retention, Settlement } from "./types.ts";
 
 const port = parentPort;
 if (!port)
@@ -16,6 +26,7 @@ const db = new DatabaseSync(file, { timeout: busyTimeoutMs });
 // As the store's connection: the store's checkpointer thread checkpoints, never a commit here.
 db.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0");
 const s = queueStatements(db);
+const o = otherStatements(db);
 let claims = 0;
 // Unique per lease: the owner, this thread (a restarted one starts counting again) and the count.
 const token = (owner: string | undefined, now: number) => `${owner}:${generation}.${++claims}:${now}`;
@@ -35,6 +46,20 @@ function run(m: QueueCall): string {
       settleTx(db, s, batch, now);
       return "";
     }
+    case "prune": {
+      const [now, retention] = JSON.parse(m.args) as [number, Retention];
+      return JSON.stringify(pruneTx(db, o, now, retention));
+    }
+    case "forgetWebhook":
+      forgetWebhookTx(db, m.args);
+      return "";
+    case "openStream": {
+      const [key, now, windowMs] = JSON.parse(m.args) as [string, number, number];
+      return String(openStreamRun(o, key, now, windowMs));
+    }
+    case "endStream":
+      endStreamRun(o, m.args);
+      return "";
   }
 }
 

@@ -1,5 +1,6 @@
-// The SQLite queue's transactions (enqueue, claim, settle: sqlite-queue.ts) run in a thread of
-// their own, with its own connection to the store's file: the statements and the commits' writes
+// The SQLite store's writes (the queue's enqueue, claim and settle, and retention, forgotten
+// webhooks, streams: sqlite-queue.ts) run in a thread of their own, with its own connection to
+// the store's file: the queue's statements and the commits' writes
 // (about 26 µs of the API thread's time per delivery at the peak, measured with
 // bench/delivery.ts) run on a second core, and the event loop only hands over a batch and takes
 // the answer, as JSON text (one copy; a structured clone of objects costs more, see
@@ -20,7 +21,7 @@ export interface QueueThreadData {
 /** A call: `args` as JSON text, per op (see sqlite-queue-thread.ts). */
 export interface QueueCall {
   n: number;
-  op: "enqueue" | "claim" | "settle";
+  op: "enqueue" | "claim" | "settle" | "prune" | "forgetWebhook" | "openStream" | "endStream";
   args: string;
 }
 export type QueueAnswer = { n: number; result: string } | { n: number; error: string };

@@ -1,13 +1,26 @@
-// The SQLite queue's hot path: enqueue, claim and settle, each one IMMEDIATE transaction over a
-// batch. Shared by the store's own connection (a `:memory:` store) and the queue writer's thread
-// (sqlite-queue-thread.ts), which holds a connection of its own to the store's file.
+// The SQLite store's writes: the queue's hot path (enqueue, claim and settle, each one IMMEDIATE
+// transaction over a batch) and the rest (retention, a webhook forgotten, streams opened and
+// ended). Shared by the store's own connection (a `:memory:` store) and the queue writer's thread
+// (sqlite-queue-thread.ts), which holds a connection of its own to the store's file: so the
+// store's connection on the API thread only reads (in WAL a reader never waits for the writer; a
+// second writer would, in a busy wait on the event loop).
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { ClaimedDelivery } from "../model.ts";
 import { answers, eventKey, storedEvent } from "./enqueue-answers.ts";
 import { factsDeltas } from "./facts-delta.ts";
 import { FACTS_COLUMNS, factsMergeSet, factsValues } from "./facts-sql.ts";
 import { eventFromRow, eventValues, LOG_COLUMNS, logValues } from "./rows.ts";
-import type { ClaimRequest, EnqueueLease, EnqueueRequest, EnqueueResult, Settlement } from "./types.ts";
+import { SIGNER_DAY_KEEP_MS, SIGNER_SESSION_KEEP_MS } from "./signer-spend.ts";
+import {
+  type ClaimRequest,
+  type EnqueueLease,
+  type EnqueueRequest,
+  type EnqueueResult,
+  OPEN_STREAM_KEEP_MS,
+  type PruneResult,
+  type Retention,
+  type Settlement,
+} from "./types.ts";
 
 type Row = Record<string, unknown>;
 
@@ -165,4 +178,74 @@ export function settleTx(
       s.upsertFacts.run(...factsValues(d, now).map((v) => (typeof v === "boolean" ? Number(v) : v)));
     }
   });
+}
+
+export type OtherStatements = ReturnType<typeof otherStatements>;
+
+export function otherStatements(db: DatabaseSync) {
+  const p = (sql: string): StatementSync => db.prepare(sql);
+  return {
+    pruneLogAge: p(`DELETE FROM delivery_log WHERE created_at < ?`),
+    overfullWebhooks: p(`SELECT webhook_id FROM delivery_log GROUP BY webhook_id HAVING count(*) > ?`),
+    logCutoff: p(`SELECT created_at, id FROM delivery_log WHERE webhook_id = ?
+      ORDER BY created_at DESC, id ASC LIMIT 1 OFFSET ?`),
+    pruneLogCount: p(
+      `DELETE FROM delivery_log WHERE webhook_id = ? AND (created_at < ? OR (created_at = ? AND id >= ?))`,
+    ),
+    pruneEvents: p(`DELETE FROM delivery_events WHERE recorded_at < ?
+      AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = delivery_events.seq)`),
+    openStream: p(`INSERT INTO open_streams (key, started_at) VALUES (?1, ?2)
+      ON CONFLICT (key) DO UPDATE SET started_at = CASE WHEN ?2 - open_streams.started_at >= ?3
+        THEN excluded.started_at ELSE open_streams.started_at END
+      RETURNING started_at`),
+    endStream: p(`DELETE FROM open_streams WHERE key = ?`),
+    pruneOpenStreams: p(`DELETE FROM open_streams WHERE started_at < ?`),
+    pruneSignerSessions: p(`DELETE FROM signer_sessions WHERE updated_at < ?`),
+    pruneSignerDays: p(`DELETE FROM signer_spend_days WHERE updated_at < ?`),
+  };
+}
+
+export function pruneTx(
+  db: DatabaseSync,
+  s: OtherStatements,
+  now: number,
+  retention: Retention,
+): PruneResult {
+  return sqliteTx(db, () => {
+    let logEntries = Number(s.pruneLogAge.run(now - retention.logMaxAgeMs).changes);
+    for (const row of s.overfullWebhooks.all(retention.logMaxPerWebhook) as Row[]) {
+      const cut = s.logCutoff.get(row.webhook_id as string, retention.logMaxPerWebhook) as Row | undefined;
+      if (!cut) continue;
+      logEntries += Number(
+        s.pruneLogCount.run(
+          row.webhook_id as string,
+          cut.created_at as number,
+          cut.created_at as number,
+          cut.id as string,
+        ).changes,
+      );
+    }
+    const events = Number(s.pruneEvents.run(now - retention.settledMaxAgeMs).changes);
+    s.pruneOpenStreams.run(now - OPEN_STREAM_KEEP_MS);
+    s.pruneSignerSessions.run(now - SIGNER_SESSION_KEEP_MS);
+    s.pruneSignerDays.run(now - SIGNER_DAY_KEEP_MS);
+    return { logEntries, events };
+  });
+}
+
+export function forgetWebhookTx(db: DatabaseSync, webhookId: string): void {
+  sqliteTx(db, () => {
+    // The queue is small (unsettled deliveries only): no index on webhook_id for this rare call.
+    db.prepare("DELETE FROM deliveries WHERE webhook_id = ?").run(webhookId);
+    db.prepare("DELETE FROM delivery_log WHERE webhook_id = ?").run(webhookId);
+    db.prepare("DELETE FROM webhook_facts WHERE webhook_id = ?").run(webhookId);
+  });
+}
+
+export function openStreamRun(s: OtherStatements, key: string, now: number, windowMs: number): number {
+  return Number((s.openStream.get(key, now, windowMs) as Row).started_at);
+}
+
+export function endStreamRun(s: OtherStatements, key: string): void {
+  s.endStream.run(key);
 }

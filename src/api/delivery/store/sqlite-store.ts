@@ -2,26 +2,25 @@
 // WAL mode with synchronous=NORMAL: a committed batch survives the process being killed (the WAL
 // is in the OS's hands) and the WAL is synced at each checkpoint, so a power cut loses at most the
 // last half second, never the file. node:sqlite is synchronous; every call here is one short
-// transaction over a batch (about 0.1 ms at the median). The queue's hot path (enqueue, claim,
-// settle) runs in a thread with a connection of its own (sqlite-queue-writer.ts; in this thread
-// for `:memory:`), the rest (the log, facts, retention, streams) on this connection, and
-// checkpoints run in a third thread.
+// transaction over a batch (about 0.1 ms at the median). Every write (sqlite-queue.ts) runs in a
+// thread with a connection of its own (sqlite-queue-writer.ts; on this connection for
+// `:memory:`), this connection reads (and migrates), and checkpoints run in a third thread.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, WebhookFacts } from "../model.ts";
 import { factsFromRow, logFromRow } from "./rows.ts";
-import {
-  SIGNER_DAY_KEEP_MS,
-  SIGNER_SESSION_KEEP_MS,
-  type SignerSpendRecord,
-  type SignerSpendResult,
-  type SignerSpendSnapshot,
-} from "./signer-spend.ts";
+import type { SignerSpendRecord, SignerSpendResult, SignerSpendSnapshot } from "./signer-spend.ts";
 import { SqliteCheckpointer } from "./sqlite-checkpointer.ts";
 import {
   claimTx,
+  endStreamRun,
   enqueueTx,
+  forgetWebhookTx,
+  type OtherStatements,
+  openStreamRun,
+  otherStatements,
+  pruneTx,
   type QueueStatements,
   queueStatements,
   settleTx,
@@ -35,17 +34,16 @@ import {
   signerSessionFromRow,
   signerSpendStatements,
 } from "./sqlite-signer-spend.ts";
-import {
-  type ClaimRequest,
-  type DeliveryStore,
-  type EnqueueLease,
-  type EnqueueRequest,
-  type EnqueueResult,
-  OPEN_STREAM_KEEP_MS,
-  type PruneResult,
-  type QueueStats,
-  type Retention,
-  type Settlement,
+import type {
+  ClaimRequest,
+  DeliveryStore,
+  EnqueueLease,
+  EnqueueRequest,
+  EnqueueResult,
+  PruneResult,
+  QueueStats,
+  Retention,
+  Settlement,
 } from "./types.ts";
 
 type Row = Record<string, unknown>;
@@ -60,6 +58,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
   /** The queue's transactions: in a thread for a file (sqlite-queue-writer.ts), here for `:memory:`. */
   readonly #queue: SqliteQueueWriter | undefined;
   readonly #q: QueueStatements | undefined;
+  readonly #o: OtherStatements | undefined;
   #claims = 0;
 
   /** Opens (creating it and its directory when missing) and migrates the store at `file`. */
@@ -82,7 +81,10 @@ export class SqliteDeliveryStore implements DeliveryStore {
       this.#db.exec("PRAGMA wal_autocheckpoint = 0");
       this.#checkpointer = new SqliteCheckpointer(file, 500, onError);
       this.#queue = new SqliteQueueWriter(file);
-    } else this.#q = queueStatements(this.#db);
+    } else {
+      this.#q = queueStatements(this.#db);
+      this.#o = otherStatements(this.#db);
+    }
   }
 
   #migrate(): void {
@@ -158,36 +160,21 @@ export class SqliteDeliveryStore implements DeliveryStore {
   }
 
   async prune(now: number, retention: Retention): Promise<PruneResult> {
-    return this.#tx(() => {
-      let logEntries = Number(this.#s.pruneLogAge.run(now - retention.logMaxAgeMs).changes);
-      for (const row of this.#s.overfullWebhooks.all(retention.logMaxPerWebhook) as Row[]) {
-        const cut = this.#s.logCutoff.get(row.webhook_id as string, retention.logMaxPerWebhook) as
-          | Row
-          | undefined;
-        if (!cut) continue;
-        logEntries += Number(
-          this.#s.pruneLogCount.run(
-            row.webhook_id as string,
-            cut.created_at as number,
-            cut.created_at as number,
-            cut.id as string,
-          ).changes,
-        );
-      }
-      const events = Number(this.#s.pruneEvents.run(now - retention.settledMaxAgeMs).changes);
-      this.#s.pruneOpenStreams.run(now - OPEN_STREAM_KEEP_MS);
-      this.#s.pruneSignerSessions.run(now - SIGNER_SESSION_KEEP_MS);
-      this.#s.pruneSignerDays.run(now - SIGNER_DAY_KEEP_MS);
-      return { logEntries, events };
-    });
+    if (this.#queue) {
+      return JSON.parse(await this.#queue.call("prune", JSON.stringify([now, retention]))) as PruneResult;
+    }
+    return pruneTx(this.#db, this.#o!, now, retention);
   }
 
   async openStream(key: string, now: number, windowMs: number): Promise<number> {
-    return Number((this.#s.openStream.get(key, now, windowMs) as Row).started_at);
+    if (this.#queue)
+      return Number(await this.#queue.call("openStream", JSON.stringify([key, now, windowMs])));
+    return openStreamRun(this.#o!, key, now, windowMs);
   }
 
   async endStream(key: string): Promise<void> {
-    this.#s.endStream.run(key);
+    if (this.#queue) await this.#queue.call("endStream", key);
+    else endStreamRun(this.#o!, key);
   }
 
   async recordSignerSpend(batch: readonly SignerSpendRecord[]): Promise<SignerSpendResult[]> {
@@ -207,12 +194,8 @@ export class SqliteDeliveryStore implements DeliveryStore {
   }
 
   async forgetWebhook(webhookId: string): Promise<void> {
-    this.#tx(() => {
-      // The queue is small (unsettled deliveries only): no index on webhook_id for this rare call.
-      this.#db.prepare("DELETE FROM deliveries WHERE webhook_id = ?").run(webhookId);
-      this.#db.prepare("DELETE FROM delivery_log WHERE webhook_id = ?").run(webhookId);
-      this.#db.prepare("DELETE FROM webhook_facts WHERE webhook_id = ?").run(webhookId);
-    });
+    if (this.#queue) await this.#queue.call("forgetWebhook", webhookId);
+    else forgetWebhookTx(this.#db, webhookId);
   }
 
   async queueStats(): Promise<QueueStats> {
@@ -258,25 +241,8 @@ function prepare(db: DatabaseSync) {
     countLog: p(`SELECT count(*) AS n FROM delivery_log WHERE webhook_id = ?`),
     facts: p(`SELECT * FROM webhook_facts WHERE webhook_id = ?`),
     factsSince: p(`SELECT * FROM webhook_facts WHERE updated_at >= ? ORDER BY updated_at`),
-    pruneLogAge: p(`DELETE FROM delivery_log WHERE created_at < ?`),
-    overfullWebhooks: p(`SELECT webhook_id FROM delivery_log GROUP BY webhook_id HAVING count(*) > ?`),
-    logCutoff: p(`SELECT created_at, id FROM delivery_log WHERE webhook_id = ?
-      ORDER BY created_at DESC, id ASC LIMIT 1 OFFSET ?`),
-    pruneLogCount: p(
-      `DELETE FROM delivery_log WHERE webhook_id = ? AND (created_at < ? OR (created_at = ? AND id >= ?))`,
-    ),
-    pruneEvents: p(`DELETE FROM delivery_events WHERE recorded_at < ?
-      AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = delivery_events.seq)`),
     stats: p(`SELECT count(*) AS pending, min(created_at) AS oldest FROM deliveries`),
-    openStream: p(`INSERT INTO open_streams (key, started_at) VALUES (?1, ?2)
-      ON CONFLICT (key) DO UPDATE SET started_at = CASE WHEN ?2 - open_streams.started_at >= ?3
-        THEN excluded.started_at ELSE open_streams.started_at END
-      RETURNING started_at`),
-    endStream: p(`DELETE FROM open_streams WHERE key = ?`),
-    pruneOpenStreams: p(`DELETE FROM open_streams WHERE started_at < ?`),
     signerDaysFrom: p(`SELECT signer, tenant, day, spent FROM signer_spend_days WHERE day >= ?`),
     signerSessionsSince: p(`SELECT * FROM signer_sessions WHERE updated_at >= ?`),
-    pruneSignerSessions: p(`DELETE FROM signer_sessions WHERE updated_at < ?`),
-    pruneSignerDays: p(`DELETE FROM signer_spend_days WHERE updated_at < ?`),
   };
 }
