@@ -1,7 +1,7 @@
-// The SQLite store's queue transactions (enqueue, claim, settle) run in a thread of their own
+// The SQLite store's writes (the queue's enqueue, claim, settle, and the rest) run in a thread of their own
 // (sqlite-queue-writer.ts): its answers are the ones the store's own connection gives for the same
-// calls (a `:memory:` store runs them in-process), and a thread that dies fails the call it had
-// (the caller retries) while the next call starts another thread, whose claim tokens are new.
+// calls (a `:memory:` store runs them in-process), a closed store answers none, and a thread that
+// dies fails the call it had (the caller retries) while the next call starts another thread.
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -88,6 +88,20 @@ describe("the SQLite store's queue thread", () => {
     } finally {
       await threaded.close();
       await direct.close();
+    }
+  });
+
+  it("answers no call once closed (no thread starts again), as a closed connection", async () => {
+    const store = new SqliteDeliveryStore(sqliteFile());
+    await store.enqueue([req("e1", ["w1"])], T0);
+    await store.close();
+    await expect(store.enqueue([req("e2", ["w1"])], T0)).rejects.toThrow(/closed/);
+    await expect(store.openStream("s1", T0, 1_000)).rejects.toThrow(/closed/);
+    const reopened = new SqliteDeliveryStore(store.file);
+    try {
+      expect((await reopened.queueStats()).pending).toBe(1);
+    } finally {
+      await reopened.close();
     }
   });
 

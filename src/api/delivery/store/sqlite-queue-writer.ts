@@ -44,6 +44,7 @@ export class SqliteQueueWriter {
   #thread: Worker | undefined;
   readonly #waiting = new Map<number, Waiting>();
   #n = 0;
+  #closed = false;
 
   /** `file`: the store's SQLite file (migrated by the store before the first call). */
   constructor(file: string, opts: { busyTimeoutMs?: number } = {}) {
@@ -53,6 +54,8 @@ export class SqliteQueueWriter {
 
   /** One transaction in the thread; resolves with its answer (JSON text) once it is committed. */
   call(op: QueueCall["op"], args: string): Promise<string> {
+    // Closed with its store: no thread starts again (as a closed connection answers no call).
+    if (this.#closed) return Promise.reject(new Error("the delivery store is closed"));
     const thread = this.#started();
     const n = ++this.#n;
     if (this.#waiting.size === 0) thread.ref();
@@ -62,8 +65,9 @@ export class SqliteQueueWriter {
     });
   }
 
-  /** Ends the thread after what it has been given (its connection closed). */
+  /** Ends the thread after what it has been given (its connection closed); later calls fail. */
   async close(): Promise<void> {
+    this.#closed = true;
     const thread = this.#thread;
     if (!thread) return;
     const stopped = new Promise<void>((resolve) => {
