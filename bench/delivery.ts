@@ -16,8 +16,18 @@
 // rates swing between runs; CPU per delivery is the steadier figure).
 // SQLite in a temp file; PostgreSQL a throwaway server from Debian's package (fsync on).
 //
+// CPU by part too: this process's API thread (the bare loop's only thread), its sender thread,
+// its other threads (V8's collector and compiler helpers, SQLite's checkpointer), the receiver,
+// PostgreSQL.
+// The floor (--floor, or the stores memory and memory-pg): the same engine on a store that keeps
+// everything in memory and nothing durable (bench/support/memory-delivery-store.ts, never used by
+// the API), with the engine's settings for SQLite (memory: claims, no batching delay) and for
+// PostgreSQL (memory-pg: fresh work leased at enqueue, 2 ms batches). Its ratio is what the
+// engine's pipeline (API thread -> sender thread -> receiver) reaches on this machine with no
+// database: the ceiling of any store here.
+//
 //   node bench/delivery.ts [--n 5000] [--concurrency 128] [--seconds 5] [--rounds 3]
-//                          [--stores sqlite,postgres] [--help]
+//                          [--stores sqlite,postgres,memory,memory-pg] [--floor] [--help]
 import { fork } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -29,9 +39,11 @@ import { parseArgs } from "node:util";
 import { LOOPBACK_ALLOWED } from "../src/api/delivery/address-policy.ts";
 import { DeliveryEngine } from "../src/api/delivery/engine.ts";
 import { signedRequest } from "../src/api/delivery/signing.ts";
-import { openDeliveryStore, type StoreConfig } from "../src/api/delivery/store/open-store.ts";
+import { openDeliveryStore } from "../src/api/delivery/store/open-store.ts";
+import type { DeliveryStore } from "../src/api/delivery/store/types.ts";
 import { startPostgres } from "../src/dev/postgres.ts";
 import { http } from "../src/process/builtin-http.ts";
+import { MemoryDeliveryStore } from "./support/memory-delivery-store.ts";
 
 const self = fileURLToPath(import.meta.url);
 
@@ -135,23 +147,70 @@ async function bareLoop(url: string, n: number, concurrency: number): Promise<nu
   return perSecond;
 }
 
-/** CPU ms used so far by this process, the receiver and the PostgreSQL server (all its processes). */
-async function cpuMs(receiver: ReceiverHandle, pgPid: number | undefined): Promise<number> {
-  const own = process.cpuUsage();
-  const { cpuMs: theirs } = await receiver.ask<{ cpuMs: number }>("cpu");
-  let pg = 0;
+/** CPU ms used so far, by part: this process's threads, the receiver, the PostgreSQL server. */
+interface Cpu {
+  /** This process's main thread: the API thread of the engine, the bare loop's only thread. */
+  api: number;
+  /** The engine's sender thread (threaded-sender.ts names it delivery-sender). */
+  sender: number;
+  /** This process's other threads: V8's garbage collector and compiler helpers, libuv's pool, SQLite's checkpointer. */
+  other: number;
+  receiver: number;
+  /** All the server's processes. */
+  pg: number;
+}
+
+const CPU_PARTS = ["api", "sender", "other", "receiver", "pg"] as const;
+
+function cpuSum(a: Cpu, b: Cpu): Cpu {
+  const out = {} as Cpu;
+  for (const k of CPU_PARTS) out[k] = a[k] + b[k];
+  return out;
+}
+
+function cpuTotal(c: Cpu): number {
+  return c.api + c.sender + c.other + c.receiver + c.pg;
+}
+
+/** (b - a) / n, part by part. */
+function cpuPer(a: Cpu, b: Cpu, n: number): Cpu {
+  const out = {} as Cpu;
+  for (const k of CPU_PARTS) out[k] = (b[k] - a[k]) / n;
+  return out;
+}
+
+/** utime + stime of a /proc stat line, in ms (clock ticks of 10 ms), and its ppid. */
+function procStat(file: string): { ms: number; ppid: number } {
+  const stat = readFileSync(file, "utf8");
+  // Fields after the command name: state ppid ... utime(14) stime(15).
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { ms: (Number(f[11]) + Number(f[12])) * 10, ppid: Number(f[1]) };
+}
+
+async function cpuMs(receiver: ReceiverHandle, pgPid: number | undefined): Promise<Cpu> {
+  const c: Cpu = { api: 0, sender: 0, other: 0, receiver: 0, pg: 0 };
+  // The process as a whole (threads ended since included) less the two named threads.
+  const all = procStat("/proc/self/stat").ms;
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const { ms } = procStat(`/proc/self/task/${tid}/stat`);
+      if (Number(tid) === process.pid) c.api += ms;
+      else if (readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim() === "delivery-sender")
+        c.sender += ms;
+    } catch {}
+  }
+  c.other = all - c.api - c.sender;
+  c.receiver = (await receiver.ask<{ cpuMs: number }>("cpu")).cpuMs;
   if (pgPid !== undefined) {
     for (const entry of readdirSync("/proc")) {
       if (!/^\d+$/.test(entry)) continue;
       try {
-        // Fields after the command name: state ppid ... utime(14) stime(15), in clock ticks (100 Hz).
-        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        if (Number(entry) === pgPid || Number(f[1]) === pgPid) pg += (Number(f[11]) + Number(f[12])) * 10;
+        const { ms, ppid } = procStat(`/proc/${entry}/stat`);
+        if (Number(entry) === pgPid || ppid === pgPid) c.pg += ms;
       } catch {}
     }
   }
-  return (own.user + own.system) / 1000 + theirs + pg;
+  return c;
 }
 
 interface StoreFigures {
@@ -162,6 +221,9 @@ interface StoreFigures {
   bareCpuMs: number;
   cpuMsPerDelivery: number;
   rateCpuMsPerDelivery: number;
+  /** The median peak's CPU per delivery and the bare loops' per request, by part. */
+  cpu: Cpu;
+  bareCpu: Cpu;
   perSecond: number;
   halfRate: number;
   p50: number;
@@ -172,7 +234,7 @@ interface StoreFigures {
 
 async function measureStore(
   name: string,
-  config: StoreConfig,
+  store: DeliveryStore,
   receiver: ReceiverHandle,
   pgPid: number | undefined,
   n: number,
@@ -180,7 +242,6 @@ async function measureStore(
   seconds: number,
   rounds: number,
 ): Promise<StoreFigures> {
-  const store = await openDeliveryStore(config);
   // Recorded outcomes, counted as the worker reports them (polling the store would cost CPU here).
   let recorded = 0;
   const engine = new DeliveryEngine({
@@ -211,16 +272,16 @@ async function measureStore(
 
     // Peaks between bare loops (the machine's load drifts): bare, peak, bare, peak, ... bare. Each
     // peak's ratio is to the mean of the bare loops either side; the median round is reported.
-    let bareCpuMs = 0;
     const bareRates: number[] = [];
+    const bareCpus: Cpu[] = [];
     const measureBare = async () => {
       const cpu0 = await cpuMs(receiver, undefined);
       const atFull = await bareLoop(receiver.url, n, concurrency);
       const atHalf = await bareLoop(receiver.url, n, Math.max(1, Math.floor(concurrency / 2)));
       bareRates.push(Math.max(atFull, atHalf));
-      bareCpuMs += ((await cpuMs(receiver, undefined)) - cpu0) / (2 * n);
+      bareCpus.push(cpuPer(cpu0, await cpuMs(receiver, undefined), 2 * n));
     };
-    const peaks: { perSecond: number; cpuMs: number; bare: number }[] = [];
+    const peaks: { perSecond: number; cpu: Cpu; bare: number }[] = [];
     await measureBare();
     for (let round = 0; round < rounds; round++) {
       // Peak: everything at once, until delivered and recorded.
@@ -230,14 +291,18 @@ async function measureStore(
       await Promise.all(Array.from({ length: n }, (_, i) => enqueue(`${name}-peak-${round}-${i}`)));
       await until(settled, 300_000);
       const perSecond = n / ((performance.now() - t0) / 1000);
-      const cpu = ((await cpuMs(receiver, pgPid)) - cpu0) / n;
+      const cpu = cpuPer(cpu0, await cpuMs(receiver, pgPid), n);
       await measureBare();
-      peaks.push({ perSecond, cpuMs: cpu, bare: (bareRates[round]! + bareRates[round + 1]!) / 2 });
+      peaks.push({ perSecond, cpu, bare: (bareRates[round]! + bareRates[round + 1]!) / 2 });
     }
-    bareCpuMs /= bareRates.length;
+    const bareCpu = cpuPer(
+      { api: 0, sender: 0, other: 0, receiver: 0, pg: 0 },
+      bareCpus.reduce(cpuSum),
+      bareCpus.length,
+    );
     const ratios = peaks.map((p) => p.perSecond / p.bare).sort((a, b) => a - b);
     const median = peaks.find((p) => p.perSecond / p.bare === ratios[Math.floor(ratios.length / 2)])!;
-    const { perSecond, bare, cpuMs: cpuMsPerDelivery } = median;
+    const { perSecond, bare, cpu } = median;
 
     // Latency at half the peak rate: open loop, enqueue call to arrival.
     await receiver.ask("reset");
@@ -258,7 +323,7 @@ async function measureStore(
     }
     await Promise.all(pending);
     await until(settled, 120_000);
-    const rateCpuMsPerDelivery = ((await cpuMs(receiver, pgPid)) - rateCpu0) / total;
+    const rateCpuMsPerDelivery = cpuTotal(cpuPer(rateCpu0, await cpuMs(receiver, pgPid), total));
     if ((await store.queueStats()).pending !== 0) throw new Error("deliveries left pending after the run");
     const { arrivals } = await receiver.ask<{ arrivals: [string, number][] }>("arrivals");
     const latencies = arrivals
@@ -269,9 +334,11 @@ async function measureStore(
       store: name,
       ratios,
       bare,
-      bareCpuMs,
-      cpuMsPerDelivery,
+      bareCpuMs: cpuTotal(bareCpu),
+      cpuMsPerDelivery: cpuTotal(cpu),
       rateCpuMsPerDelivery,
+      cpu,
+      bareCpu,
       perSecond,
       halfRate,
       p50: percentile(latencies, 50),
@@ -293,6 +360,7 @@ async function main(): Promise<void> {
       seconds: { type: "string", default: "5" },
       rounds: { type: "string", default: "3" },
       stores: { type: "string", default: "sqlite,postgres" },
+      floor: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
   });
@@ -306,7 +374,12 @@ async function main(): Promise<void> {
   const concurrency = Number(values.concurrency);
   const seconds = Number(values.seconds);
   const rounds = Math.max(1, Number(values.rounds));
-  const stores = values.stores.split(",");
+  const stores = [...(values.floor ? ["memory", "memory-pg"] : []), ...values.stores.split(",")].filter(
+    (s, i, all) => s !== "" && all.indexOf(s) === i,
+  );
+  const unknown = stores.filter((s) => !["sqlite", "postgres", "memory", "memory-pg"].includes(s));
+  if (unknown.length > 0)
+    throw new Error(`unknown store ${unknown.join(", ")}: sqlite, postgres, memory, memory-pg`);
   const receiver = await startReceiverProcess();
   const dir = mkdtempSync(path.join(os.tmpdir(), "bench-delivery-"));
   const pg = stores.includes("postgres") ? await startPostgres() : undefined;
@@ -314,11 +387,15 @@ async function main(): Promise<void> {
     await bareLoop(receiver.url, 1_000, concurrency); // warm-up
     const rows: StoreFigures[] = [];
     for (const name of stores) {
-      const config: StoreConfig =
-        name === "sqlite"
-          ? { backend: "sqlite", file: path.join(dir, "bench.sqlite") }
-          : { backend: "postgres", connectionString: await pg!.createDatabase(`bench_${process.pid}`) };
-      rows.push(await measureStore(name, config, receiver, pg?.pid, n, concurrency, seconds, rounds));
+      const store =
+        name === "memory" || name === "memory-pg"
+          ? new MemoryDeliveryStore(name === "memory" ? "sqlite" : "postgres")
+          : await openDeliveryStore(
+              name === "sqlite"
+                ? { backend: "sqlite", file: path.join(dir, "bench.sqlite") }
+                : { backend: "postgres", connectionString: await pg!.createDatabase(`bench_${process.pid}`) },
+            );
+      rows.push(await measureStore(name, store, receiver, pg?.pid, n, concurrency, seconds, rounds));
     }
     const f = (x: number, d = 0) => x.toFixed(d);
     console.log(
@@ -342,6 +419,27 @@ async function main(): Promise<void> {
           ` ${r.delivered}/${r.sent}`,
         ].join("  "),
       );
+    }
+    console.log(
+      "CPU us per delivery by part (the median peak), and per request of the bare loops (its thread is the API thread's column):",
+    );
+    console.log("store      API thread  sender thread  other threads  receiver  PostgreSQL    all");
+    const us = (x: number) => f(x * 1000).padStart(6);
+    const cpuRow = (label: string, c: Cpu) =>
+      console.log(
+        [
+          label.padEnd(9),
+          us(c.api).padStart(11),
+          us(c.sender).padStart(13),
+          us(c.other).padStart(13),
+          us(c.receiver).padStart(8),
+          us(c.pg).padStart(10),
+          us(cpuTotal(c)),
+        ].join("  "),
+      );
+    for (const r of rows) {
+      cpuRow(r.store, r.cpu);
+      cpuRow("  bare", r.bareCpu);
     }
     for (const r of rows) {
       const ratio = r.perSecond / r.bare;

@@ -5,21 +5,27 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { Allowlist } from "./address-policy.ts";
 import { Sender, type SendResult } from "./sender.ts";
-import type { SendAnswer, SenderThreadData, SendRequest } from "./threaded-sender.ts";
+import {
+  answerFields,
+  type SendAnswers,
+  type SenderThreadData,
+  type SendRequest,
+} from "./threaded-sender.ts";
 
 const port = parentPort;
 if (!port) throw new Error("sender-thread.ts runs as a worker thread (threaded-sender.ts starts it)");
 const data = workerData as SenderThreadData;
 const sender = new Sender({ ...data.options, allow: new Allowlist(data.allow), egress: data.egress });
 
-let answers: SendAnswer[] = [];
+let answers: SendAnswers = [];
 const flush = () => {
   const batch = answers;
   answers = [];
   port.postMessage(batch);
 };
 const answer = (n: number, result: SendResult) => {
-  if (answers.push([n, result]) === 1) setImmediate(flush);
+  if (answers.length === 0) setImmediate(flush);
+  answerFields(answers, n, result);
 };
 
 port.on("message", (batch: SendRequest[]) => {

