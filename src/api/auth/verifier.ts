@@ -16,7 +16,29 @@ import { type Principal, principalFromClaims } from "./claims.ts";
 import { tokenRejection } from "./failure.ts";
 
 export const MIN_SECRET_BYTES = 32;
-const BEARER = /^Bearer[ ]+([^ ]+)[ ]*$/i;
+/** What an Authorization header must be (bearerToken reads it by hand, the same way). */
+export const BEARER = /^Bearer[ ]+([^ ]+)[ ]*$/i;
+const BEARER_WORD = "bearer";
+
+/**
+ * The token of an Authorization header as BEARER reads it ("Bearer", any case, one or more
+ * spaces, the token, spaces): undefined when it is not that. By hand, as the auth webhook reads
+ * one per payment.
+ */
+export function bearerToken(header: string): string | undefined {
+  const n = header.length;
+  if (n < 8 || header.charCodeAt(6) !== 32) return undefined;
+  // ASCII letters only: x | 0x20 is the lower case of a letter, and no other character's.
+  for (let i = 0; i < 6; i++)
+    if ((header.charCodeAt(i) | 0x20) !== BEARER_WORD.charCodeAt(i)) return undefined;
+  let from = 7;
+  while (from < n && header.charCodeAt(from) === 32) from++;
+  if (from === n) return undefined;
+  const to = header.indexOf(" ", from);
+  if (to === -1) return header.slice(from);
+  for (let i = to + 1; i < n; i++) if (header.charCodeAt(i) !== 32) return undefined;
+  return header.slice(from, to);
+}
 
 export interface TokenKeys {
   /** HS256 shared secret (at least 32 bytes). */
@@ -79,9 +101,9 @@ export class TokenVerifier {
     if (!header) {
       throw unauthenticated("missing Authorization header: send 'Authorization: Bearer <token>'");
     }
-    const match = BEARER.exec(header);
-    if (!match) throw unauthenticated("the Authorization header must be 'Bearer <token>'");
-    return this.verify(match[1]!);
+    const token = bearerToken(header);
+    if (token === undefined) throw unauthenticated("the Authorization header must be 'Bearer <token>'");
+    return this.verify(token);
   }
 
   async verify(token: string): Promise<Principal> {
@@ -91,8 +113,8 @@ export class TokenVerifier {
   /** The caller behind a header whose token was verified and is still cached; else undefined (verify it). */
   knownHeader(header: string | undefined): Principal | undefined {
     if (!header) return undefined;
-    const match = BEARER.exec(header);
-    return match ? this.#known(match[1]!) : undefined;
+    const token = bearerToken(header);
+    return token === undefined ? undefined : this.#known(token);
   }
 
   #known(token: string): Principal | undefined {

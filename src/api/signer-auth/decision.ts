@@ -12,7 +12,13 @@ import {
   type RemotePaymentState,
 } from "./payment-state.ts";
 import { compare, decimalString, parseRational, type Rational } from "./rational.ts";
-import { type SessionStart, sessionPrice, sessionSpend, weiPerSecond } from "./session-spend.ts";
+import {
+  type SessionStart,
+  sessionPrice,
+  sessionPriceParts,
+  sessionSpend,
+  weiPerSecond,
+} from "./session-spend.ts";
 import type { PriceCaps, SignerPolicy, SignerTenant } from "./tenant-policy.ts";
 
 /** go-livepeer's HTTPStatusPriceExceeded: the gateway tries another orchestrator. */
@@ -117,7 +123,8 @@ export function capFor(tenant: SignerTenant, app: string, type: PaymentType): Ra
 }
 
 function whoIsCalling(i: DecisionInput): Decision | SignerTenant {
-  const signer = `${i.signer.namespace}/${i.signer.name}`;
+  // The signer's name, for a refusal's reason only.
+  const signer = () => `${i.signer.namespace}/${i.signer.name}`;
   const c = i.caller;
   if (c.kind === "anonymous") {
     return refuse(
@@ -131,7 +138,7 @@ function whoIsCalling(i: DecisionInput): Decision | SignerTenant {
     return refuse(
       "wrong_scope",
       403,
-      `the token of '${c.sub}' has no signing scope (sign, or sign:${signer}): mint one with livepeer-operator token --sub ${c.sub} --signing`,
+      `the token of '${c.sub}' has no signing scope (sign, or sign:${signer()}): mint one with livepeer-operator token --sub ${c.sub} --signing`,
       c.sub,
     );
   }
@@ -140,16 +147,16 @@ function whoIsCalling(i: DecisionInput): Decision | SignerTenant {
     return refuse(
       "unknown_tenant",
       403,
-      `'${c.sub}' is not a tenant of RemoteSigner ${signer}: add it to spec.tenants`,
+      `'${c.sub}' is not a tenant of RemoteSigner ${signer()}: add it to spec.tenants`,
       c.sub,
     );
   }
-  const expires = tenant.expiresAt ? Date.parse(tenant.expiresAt) : Number.NaN;
+  const expires = termsOf(tenant).expiresMs;
   if (Number.isFinite(expires) && expires <= i.now) {
     return refuse(
       "expired",
       403,
-      `tenant '${tenant.name}' of RemoteSigner ${signer} expired at ${tenant.expiresAt}: extend spec.tenants[].expiresAt`,
+      `tenant '${tenant.name}' of RemoteSigner ${signer()} expired at ${tenant.expiresAt}: extend spec.tenants[].expiresAt`,
       tenant.name,
     );
   }
@@ -161,6 +168,8 @@ const budgetOf = (text: string | undefined): bigint | undefined =>
 
 /** A tenant's terms as its spec states them, parsed once per spec (the informer gives a new object per change). */
 interface TenantTerms {
+  /** spec expiresAt in ms (NaN: none, or not a date). */
+  expiresMs: number;
   perDay: bigint | undefined;
   perStream: bigint | undefined;
   /** By app and payment type: the cap and the maxPrice an answer carries. */
@@ -172,6 +181,7 @@ function termsOf(tenant: SignerTenant): TenantTerms {
   let t = terms.get(tenant);
   if (!t) {
     t = {
+      expiresMs: tenant.expiresAt ? Date.parse(tenant.expiresAt) : Number.NaN,
       perDay: budgetOf(tenant.budget?.perDay),
       perStream: budgetOf(tenant.budget?.perStream),
       caps: new Map(),
@@ -229,12 +239,13 @@ export function decide(i: DecisionInput): Decision {
   let maxPrice: MaxPrice | undefined;
   if (isPaymentType(state.Type)) {
     const { cap, maxPrice: capAnswer } = capOf(t, tenant, state.App, state.Type);
-    const price = sessionPrice(state);
+    // Compared as the state gives it (a comparison needs no reduced fraction); shown reduced.
+    const price = sessionPriceParts(state);
     if (cap && price && compare(price, cap) > 0) {
       return refuse(
         "price_exceeded",
         PRICE_EXCEEDED,
-        `orchestrator price ${decimalString(price)} wei per ${PRICE_UNIT[state.Type]} exceeds tenant '${tenant.name}' cap ${decimalString(cap)}${state.App ? ` for app '${state.App}'` : ""}`,
+        `orchestrator price ${decimalString(sessionPrice(state)!)} wei per ${PRICE_UNIT[state.Type]} exceeds tenant '${tenant.name}' cap ${decimalString(cap)}${state.App ? ` for app '${state.App}'` : ""}`,
         tenant.name,
       );
     }
@@ -275,15 +286,15 @@ export function decide(i: DecisionInput): Decision {
   }
   // The signer skips the webhook until expiry: grant no more time than the budgets last at this
   // session's rate, so it asks again before they run out.
-  const left = [
-    perStream === undefined ? undefined : perStream - spent,
-    perDay === undefined ? undefined : perDay - view.spentToday - added,
-  ].filter((x): x is bigint => x !== undefined);
+  let least = perStream === undefined ? undefined : perStream - spent;
+  if (perDay !== undefined) {
+    const dayLeft = perDay - view.spentToday - added;
+    if (least === undefined || dayLeft < least) least = dayLeft;
+  }
   let expiry = i.signer.authCacheSeconds;
-  const rate = weiPerSecond(state);
-  if (left.length && rate) {
-    let least = left[0]!;
-    for (const l of left) if (l < least) least = l;
+  // Whole seconds are the same whatever the rate's reduction: the price as the state gives it.
+  const rate = least === undefined ? undefined : weiPerSecond(state, sessionPriceParts(state));
+  if (least !== undefined && rate) {
     const runway = (least * rate.den) / rate.num; // whole seconds the rest lasts
     if (runway < BigInt(expiry)) expiry = Number(runway);
   }

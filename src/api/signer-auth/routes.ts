@@ -6,7 +6,7 @@
 // the decision from the body's {status, reason, expiry, auth_id, maxPrice}.
 
 import { performance } from "node:perf_hooks";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { NODE_HOOKS_PREFIX } from "../../schema/node-hooks.ts";
 import type { TokenVerifier } from "../auth/verifier.ts";
 import { HttpError, notFound, serviceUnavailable } from "../errors/http-error.ts";
@@ -15,7 +15,12 @@ import { answerJson } from "./answer-json.ts";
 import { type Caller, decide } from "./decision.ts";
 import { HookTokenCheck } from "./hook-token.ts";
 import type { SignerAuthMetrics } from "./metrics.ts";
-import { headerValue, parseSignerAuthBodyFast, SignerAuthBodySchema } from "./payment-state.ts";
+import {
+  headerValue,
+  parseSignerAuthBodyFast,
+  type SignerAuthBody,
+  SignerAuthBodySchema,
+} from "./payment-state.ts";
 import type { CachedSigner, SignerSource } from "./signer-cache.ts";
 import type { SpendLedger } from "./spend-ledger.ts";
 import type { SignerPolicy } from "./tenant-policy.ts";
@@ -65,7 +70,11 @@ function signerKey(p: SignerPolicy): string {
 export async function signerAuthRoutes(app: FastifyInstance, opts: SignerAuthRoutesOptions): Promise<void> {
   const now = opts.now ?? Date.now;
   const tokens = new HookTokenCheck<CachedSigner>();
-  app.post<AuthRequest>(SIGNER_AUTH_ROUTE, async (req, reply) => {
+  // Not an async function: a payment whose tenant token was verified moments ago (a session pays
+  // every few seconds) is decided and answered in this call, without a promise and a microtask;
+  // only a token to verify goes through a promise. A throw here reaches fastify's error handler
+  // as a rejection would.
+  app.post<AuthRequest>(SIGNER_AUTH_ROUTE, (req, reply) => {
     const started = performance.now();
     if (!opts.signers.synced()) {
       throw serviceUnavailable(
@@ -83,11 +92,26 @@ export async function signerAuthRoutes(app: FastifyInstance, opts: SignerAuthRou
     const body =
       parseSignerAuthBodyFast(req.body) ?? parseOr422(SignerAuthBodySchema, req.body ?? {}, "body");
     const header = headerValue(body.headers, "Authorization");
-    // A token verified moments ago (a session pays every few seconds) needs no await.
     const known = opts.verifier.knownHeader(header);
-    const caller: Caller = known
-      ? { kind: "token", sub: known.userId, scopes: known.scopes }
-      : await callerOf(opts.verifier, header);
+    if (known) {
+      answer(req, reply, signer, body, { kind: "token", sub: known.userId, scopes: known.scopes }, started);
+      return;
+    }
+    return callerOf(opts.verifier, header).then((caller) => {
+      answer(req, reply, signer, body, caller, started);
+      return reply;
+    });
+  });
+
+  function answer(
+    req: FastifyRequest<AuthRequest>,
+    reply: FastifyReply<AuthRequest>,
+    signer: CachedSigner,
+    body: SignerAuthBody,
+    caller: Caller,
+    started: number,
+  ): void {
+    const { namespace, name } = req.params;
     const at = now();
     const key = signerKey(signer.policy);
     const state = body.state ?? null;
@@ -99,8 +123,12 @@ export async function signerAuthRoutes(app: FastifyInstance, opts: SignerAuthRou
       now: at,
     });
     if (decision.spend && decision.tenant) opts.ledger.record(key, decision.tenant, decision.spend, at);
+    // An allowed payment's tenant is one of the signer's (the decision found it there).
     const knownTenant =
-      decision.tenant && signer.policy.tenants.some((t) => t.name === decision.tenant) ? decision.tenant : "";
+      decision.outcome === "allowed" ||
+      (decision.tenant && signer.policy.tenants.some((t) => t.name === decision.tenant))
+        ? (decision.tenant ?? "")
+        : "";
     opts.metrics?.observe(
       namespace,
       name,
@@ -115,6 +143,6 @@ export async function signerAuthRoutes(app: FastifyInstance, opts: SignerAuthRou
       );
     }
     // The text as JSON.stringify writes it (answer-json.ts), sent as it is.
-    return reply.code(200).type("application/json; charset=utf-8").send(answerJson(decision.answer));
-  });
+    reply.code(200).type("application/json; charset=utf-8").send(answerJson(decision.answer));
+  }
 }

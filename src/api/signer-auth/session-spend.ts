@@ -12,7 +12,7 @@
 // SequenceNumber move on in the state the next seen call carries. A "" type (a pixel count) has
 // no fee the state shows: its spend cannot be counted.
 import { goTimeMs, isPaymentType, type PaymentType, type RemotePaymentState } from "./payment-state.ts";
-import { add, ceilInt, mul, parseRational, type Rational, rational } from "./rational.ts";
+import { ceilInt, mul, parseRational, type Rational, rational } from "./rational.ts";
 
 /** go-livepeer's defaultSegInfo: what an lv2v second costs, in pixels. */
 export const LV2V_PIXELS_PER_SECOND = 1280n * 720n * 30n;
@@ -33,9 +33,17 @@ export function sessionPrice(state: RemotePaymentState): Rational | undefined {
   return rational(BigInt(state.InitialPricePerUnit), BigInt(state.InitialPixelsPerUnit));
 }
 
+/**
+ * sessionPrice as the state gives it, not reduced (no gcd): the same value, for comparisons and
+ * whole quotients, which do not depend on the fraction's reduction.
+ */
+export function sessionPriceParts(state: RemotePaymentState): Rational | undefined {
+  if (state.InitialPricePerUnit <= 0 || state.InitialPixelsPerUnit <= 0) return undefined;
+  return { num: BigInt(state.InitialPricePerUnit), den: BigInt(state.InitialPixelsPerUnit) };
+}
+
 /** Wei a second of this session costs (live, lv2v); undefined for fixed or no price. */
-export function weiPerSecond(state: RemotePaymentState): Rational | undefined {
-  const price = sessionPrice(state);
+export function weiPerSecond(state: RemotePaymentState, price = sessionPrice(state)): Rational | undefined {
   if (!price) return undefined;
   if (state.Type === "live") return price;
   if (state.Type === "lv2v") return mul(price, rational(LV2V_PIXELS_PER_SECOND));
@@ -43,28 +51,65 @@ export function weiPerSecond(state: RemotePaymentState): Rational | undefined {
 }
 
 /**
+ * A RatString's two integers as the text has them (not reduced), for what go-livepeer's Balance
+ * is: "[-]digits/digits" with a non-zero denominator; undefined for anything else (parseRational
+ * reads it, or refuses it). parseRational(text) is the same value, reduced.
+ */
+export function ratStringParts(text: string): { num: bigint; den: bigint } | undefined {
+  const n = text.length;
+  const slash = text.indexOf("/");
+  const from = text.charCodeAt(0) === 45 /* - */ ? 1 : 0;
+  if (slash <= from || slash === n - 1) return undefined;
+  let denNonZero = false;
+  for (let i = from; i < n; i++) {
+    if (i === slash) continue;
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return undefined;
+    if (i > slash && d !== 0) denNonZero = true;
+  }
+  if (!denNonZero) return undefined;
+  return { num: BigInt(text.slice(0, slash)), den: BigInt(text.slice(slash + 1)) };
+}
+
+/**
  * Wei the session has paid up to this state (rounded up), counted from `start`; undefined when
  * the state does not show it (no type, no price, no time).
  */
 export function sessionSpend(state: RemotePaymentState, start: SessionStart): bigint | undefined {
-  const price = sessionPrice(state);
   const type = state.Type;
-  if (!price || !isPaymentType(type)) return undefined;
-  const balance = state.Balance ? parseRational(state.Balance) : rational(0n);
-  if (!balance) return undefined;
-  let units: Rational;
+  if (state.InitialPricePerUnit <= 0 || state.InitialPixelsPerUnit <= 0 || !isPaymentType(type))
+    return undefined;
+  let balance: { num: bigint; den: bigint } = { num: 0n, den: 1n };
+  if (state.Balance) {
+    const b = ratStringParts(state.Balance) ?? parseRational(state.Balance);
+    if (!b) return undefined;
+    balance = b;
+  }
+  // The billable units so far, unitsNum / unitsDen.
+  let unitsNum: bigint;
+  let unitsDen = 1n;
   if (type === "fixed") {
-    units = rational(BigInt(Math.max(0, state.SequenceNumber - start.seq) + 1));
+    unitsNum = BigInt(Math.max(0, state.SequenceNumber - start.seq) + 1);
   } else {
     const at = goTimeMs(state.LastUpdate);
     if (at === undefined) return undefined;
     const first = start.seq === 0 ? FIRST_CALL_SECONDS[type] * 1000n : 0n;
     const elapsedMs = BigInt(Math.max(0, at - start.at));
-    // Live rounds each call up to whole seconds: the total, up to whole seconds.
-    const ms = type === "live" ? ((first + elapsedMs + 999n) / 1000n) * 1000n : first + elapsedMs;
-    const seconds = rational(ms, 1000n);
-    units = type === "live" ? seconds : mul(seconds, rational(LV2V_PIXELS_PER_SECOND));
+    if (type === "live") {
+      // Live rounds each call up to whole seconds: the total, up to whole seconds.
+      unitsNum = (first + elapsedMs + 999n) / 1000n;
+    } else {
+      unitsNum = (first + elapsedMs) * LV2V_PIXELS_PER_SECOND;
+      unitsDen = 1000n;
+    }
   }
-  const spent = ceilInt(add(mul(units, price), balance));
+  // units x price + balance over one denominator, not reduced: rounding up gives the same integer
+  // whatever the fraction's reduction (the denominator is > 0), without a gcd per step.
+  const price = BigInt(state.InitialPricePerUnit);
+  const pixels = BigInt(state.InitialPixelsPerUnit);
+  const spent = ceilInt({
+    num: unitsNum * price * balance.den + balance.num * pixels * unitsDen,
+    den: unitsDen * pixels * balance.den,
+  });
   return spent > 0n ? spent : 0n;
 }
