@@ -10,7 +10,7 @@
 // A thread that fails or exits fails what it had (enqueues are retried by their callers, claims by
 // the worker, settles after their lease), and the next call starts another.
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import { type ThreadAnswer, ThreadCalls } from "./thread-calls.ts";
 
 export interface QueueThreadData {
   file: string;
@@ -24,7 +24,7 @@ export interface QueueCall {
   op: "enqueue" | "claim" | "settle" | "prune" | "forgetWebhook" | "openStream" | "endStream";
   args: string;
 }
-export type QueueAnswer = { n: number; result: string } | { n: number; error: string };
+export type QueueAnswer = ThreadAnswer;
 
 // The thread's file beside this one, .ts from the sources and .js from the build.
 const THREAD = fileURLToPath(import.meta.url).replace(
@@ -32,88 +32,35 @@ const THREAD = fileURLToPath(import.meta.url).replace(
   "sqlite-queue-thread$1",
 );
 
-interface Waiting {
-  resolve: (result: string) => void;
-  reject: (e: Error) => void;
-}
-
 export class SqliteQueueWriter {
-  readonly #file: string;
-  readonly #busyTimeoutMs: number;
+  readonly #thread: ThreadCalls;
   #generation = 0;
-  #thread: Worker | undefined;
-  readonly #waiting = new Map<number, Waiting>();
-  #n = 0;
-  #closed = false;
 
   /** `file`: the store's SQLite file (migrated by the store before the first call). */
   constructor(file: string, opts: { busyTimeoutMs?: number } = {}) {
-    this.#file = file;
-    this.#busyTimeoutMs = opts.busyTimeoutMs ?? 5_000;
+    const busyTimeoutMs = opts.busyTimeoutMs ?? 5_000;
+    this.#thread = new ThreadCalls({
+      script: THREAD,
+      name: "delivery-queue-writer",
+      what: "the delivery queue thread",
+      // Closed with its store: no thread starts again (as a closed connection answers no call).
+      closed: "the delivery store is closed",
+      workerData: () => ({ file, busyTimeoutMs, generation: ++this.#generation }) satisfies QueueThreadData,
+    });
   }
 
   /** One transaction in the thread; resolves with its answer (JSON text) once it is committed. */
   call(op: QueueCall["op"], args: string): Promise<string> {
-    // Closed with its store: no thread starts again (as a closed connection answers no call).
-    if (this.#closed) return Promise.reject(new Error("the delivery store is closed"));
-    const thread = this.#started();
-    const n = ++this.#n;
-    if (this.#waiting.size === 0) thread.ref();
-    return new Promise((resolve, reject) => {
-      this.#waiting.set(n, { resolve, reject });
-      thread.postMessage({ n, op, args } satisfies QueueCall);
-    });
+    return this.#thread.call({ op, args } satisfies Omit<QueueCall, "n">);
   }
 
   /** Ends the thread after what it has been given (its connection closed); later calls fail. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    const thread = this.#thread;
-    if (!thread) return;
-    const stopped = new Promise<void>((resolve) => {
-      thread.on("message", (m) => m === "stopped" && resolve());
-      thread.once("exit", () => resolve());
-    });
-    thread.ref();
-    thread.postMessage("stop");
-    await stopped;
-    this.#ended(thread, "the delivery store was closed");
-    await thread.terminate();
+  close(): Promise<void> {
+    return this.#thread.close();
   }
 
   /** For tests: the thread ends as if it had crashed. */
-  async crashThreadForTest(): Promise<void> {
-    await this.#thread?.terminate();
-  }
-
-  #started(): Worker {
-    if (this.#thread) return this.#thread;
-    const workerData: QueueThreadData = {
-      file: this.#file,
-      busyTimeoutMs: this.#busyTimeoutMs,
-      generation: ++this.#generation,
-    };
-    const thread = new Worker(THREAD, { workerData, name: "delivery-queue-writer" });
-    thread.unref();
-    thread.on("message", (m: QueueAnswer | "stopped") => {
-      if (m === "stopped") return;
-      const waiting = this.#waiting.get(m.n);
-      this.#waiting.delete(m.n);
-      if ("error" in m) waiting?.reject(new Error(m.error));
-      else waiting?.resolve(m.result);
-      if (this.#waiting.size === 0) thread.unref();
-    });
-    thread.on("error", (err) => this.#ended(thread, `the delivery queue thread failed: ${err.message}`));
-    thread.on("exit", (code) => this.#ended(thread, `the delivery queue thread exited (code ${code})`));
-    this.#thread = thread;
-    return thread;
-  }
-
-  /** The thread is gone (or going): what it had fails, once; the next call starts another. */
-  #ended(thread: Worker, why: string): void {
-    if (this.#thread !== thread) return;
-    this.#thread = undefined;
-    for (const w of this.#waiting.values()) w.reject(new Error(why));
-    this.#waiting.clear();
+  crashThreadForTest(): Promise<void> {
+    return this.#thread.crashForTest();
   }
 }

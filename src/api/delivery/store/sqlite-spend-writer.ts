@@ -6,8 +6,8 @@
 // the API thread. A thread that fails or exits fails what it had (the ledger retries those), and
 // the next write starts another.
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
 import type { SignerSpendBatchResult, SignerSpendRecord } from "./signer-spend.ts";
+import { type ThreadAnswer, ThreadCalls } from "./thread-calls.ts";
 
 export interface SpendThreadData {
   file: string;
@@ -18,7 +18,7 @@ export interface SpendWrite {
   n: number;
   records: string;
 }
-export type SpendWritten = { n: number; result: string } | { n: number; error: string };
+export type SpendWritten = ThreadAnswer;
 
 // Across the thread boundary a batch goes as one JSON string of a flat array (wei as decimal
 // text): the structured clone of an object, or of a BigInt, per record cost the API thread more
@@ -106,77 +106,37 @@ const THREAD = fileURLToPath(import.meta.url).replace(
   "sqlite-spend-thread$1",
 );
 
-interface Waiting {
-  resolve: (r: SignerSpendBatchResult) => void;
-  reject: (e: Error) => void;
-}
-
 export class SqliteSpendWriter {
-  readonly #data: SpendThreadData;
-  #thread: Worker | undefined;
-  readonly #waiting = new Map<number, Waiting>();
-  #n = 0;
+  readonly #thread: ThreadCalls;
 
   /** `file`: the store's SQLite file (migrated by the store before the first write). */
   constructor(file: string, opts: { busyTimeoutMs?: number } = {}) {
-    this.#data = { file, busyTimeoutMs: opts.busyTimeoutMs ?? 5_000 };
+    const data: SpendThreadData = { file, busyTimeoutMs: opts.busyTimeoutMs ?? 5_000 };
+    this.#thread = new ThreadCalls({
+      script: THREAD,
+      name: "signer-spend-writer",
+      what: "the signer spend writer thread",
+      closed: "the spend writer was closed",
+      workerData: () => data,
+      errorPrefix: "signer spend not written: ",
+    });
   }
 
   /** One transaction in the thread; resolves once it is committed. */
-  write(records: readonly SignerSpendRecord[]): Promise<SignerSpendBatchResult> {
-    const thread = this.#started();
-    const n = ++this.#n;
-    if (this.#waiting.size === 0) thread.ref();
-    return new Promise((resolve, reject) => {
-      this.#waiting.set(n, { resolve, reject });
-      thread.postMessage({ n, records: flatRecords.to(records) } satisfies SpendWrite);
-    });
+  async write(records: readonly SignerSpendRecord[]): Promise<SignerSpendBatchResult> {
+    return flatResult.from(
+      await this.#thread.call({ records: flatRecords.to(records) } satisfies Omit<SpendWrite, "n">),
+    );
   }
 
-  /** Ends the thread after what it has been given (its connection closed). */
-  async close(): Promise<void> {
-    const thread = this.#thread;
-    if (!thread) return;
-    const stopped = new Promise<void>((resolve) => {
-      thread.on("message", (m) => m === "stopped" && resolve());
-      thread.once("exit", () => resolve());
-    });
-    thread.ref();
-    thread.postMessage("stop");
-    await stopped;
-    this.#ended(thread, "the spend writer was closed");
-    await thread.terminate();
+  /** Ends the thread after what it has been given (its connection closed); later writes fail. */
+  close(): Promise<void> {
+    return this.#thread.close();
   }
 
   /** For tests: the thread ends as if it had crashed. */
-  async crashThreadForTest(): Promise<void> {
-    await this.#thread?.terminate();
-  }
-
-  #started(): Worker {
-    if (this.#thread) return this.#thread;
-    const thread = new Worker(THREAD, { workerData: this.#data, name: "signer-spend-writer" });
-    thread.unref();
-    thread.on("message", (m: SpendWritten | "stopped") => {
-      if (m === "stopped") return;
-      const waiting = this.#waiting.get(m.n);
-      this.#waiting.delete(m.n);
-      if ("error" in m) waiting?.reject(new Error(`signer spend not written: ${m.error}`));
-      else waiting?.resolve(flatResult.from(m.result));
-      if (this.#waiting.size === 0) thread.unref();
-    });
-    thread.on("error", (err) => this.#ended(thread, `the signer spend writer thread failed: ${err.message}`));
-    thread.on("exit", (code) => this.#ended(thread, `the signer spend writer thread exited (code ${code})`));
-    this.#thread = thread;
-    return thread;
-  }
-
-  /** The thread is gone (or going): what it had fails, once; the next write starts another. */
-  #ended(thread: Worker, why: string): void {
-    if (this.#thread !== thread) return;
-    this.#thread = undefined;
-    for (const w of this.#waiting.values()) w.reject(new Error(why));
-    this.#waiting.clear();
+  crashThreadForTest(): Promise<void> {
+    return this.#thread.crashForTest();
   }
 }
 
