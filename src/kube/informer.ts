@@ -18,6 +18,7 @@ import type { KubeClient, StatusObject } from "./kube-client.ts";
 import { type KubeObject, keyOf, type ObjectKey } from "./objects.ts";
 import { apiVersionOf, type ResourceType, resourceName } from "./resources.ts";
 import { Store } from "./store.ts";
+import { type StringPool, sharedStrings } from "./string-pool.ts";
 
 /**
  * Where a change came from: the watch (or a relist), or this process's own write cached as the
@@ -44,6 +45,8 @@ export interface InformerOptions<T extends KubeObject> {
   fieldSelector?: string | undefined;
   /** Applied to every object before it is cached (after managedFields are dropped). */
   transform?: ((obj: T) => T) | undefined;
+  /** Where cached objects' repeated strings are kept once (default: the process's shared pool). */
+  strings?: StringPool;
   backoff?: BackoffOptions;
   /** The server closes each watch after a random 5-10 min (like client-go), spreading reconnects. */
   watchTimeoutSeconds?: () => number;
@@ -179,9 +182,12 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.#log;
   }
 
+  /** What is cached of an object: managedFields dropped, transformed, its strings pooled. */
   prepare(obj: T): T {
     const slim = dropManagedFields(obj);
-    return this.#opts.transform ? this.#opts.transform(slim) : slim;
+    return (this.#opts.strings ?? sharedStrings).internAll(
+      this.#opts.transform ? this.#opts.transform(slim) : slim,
+    );
   }
 
   applyUpsert(obj: T): void {

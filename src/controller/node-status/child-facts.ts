@@ -37,12 +37,16 @@ export function statefulSetFacts(obj: KubeObject): KubeObject {
 
 interface ServiceShape extends KubeObject {
   spec?: { type?: string; clusterIP?: string; externalIPs?: string[]; ports?: unknown[] };
-  status?: unknown;
+  status?: { loadBalancer?: { ingress?: unknown[] } };
 }
 
-/** A Service: how it is exposed (type, ports with node ports, load balancer address). */
+/**
+ * A Service: how it is exposed (type, ports with node ports, the load balancer's address; its
+ * status only when that has one: every ClusterIP Service carries an empty loadBalancer).
+ */
 export function serviceFacts(obj: KubeObject): KubeObject {
   const s = obj as ServiceShape;
+  const ingress = s.status?.loadBalancer?.ingress;
   return {
     apiVersion: s.apiVersion,
     kind: s.kind,
@@ -53,7 +57,7 @@ export function serviceFacts(obj: KubeObject): KubeObject {
       externalIPs: s.spec?.externalIPs,
       ports: s.spec?.ports,
     },
-    status: s.status,
+    ...(ingress?.length ? { status: { loadBalancer: { ingress } } } : {}),
   } as KubeObject;
 }
 

@@ -17,6 +17,7 @@ describe("podFacts", () => {
         qosClass: "Burstable",
         startTime: "2026-11-23T10:00:00Z",
         conditions: [
+          { type: "Initialized", status: "True", lastTransitionTime: "2026-11-23T10:00:00Z" },
           {
             type: "Ready",
             status: "False",
@@ -24,6 +25,8 @@ describe("podFacts", () => {
             lastProbeTime: null,
             lastTransitionTime: "2026-11-23T10:00:01Z",
           },
+          { type: "ContainersReady", status: "False", reason: "ContainersNotReady" },
+          { type: "PodScheduled", status: "True", lastTransitionTime: "2026-11-23T10:00:00Z" },
         ],
         containerStatuses: [
           {
@@ -51,6 +54,8 @@ describe("podFacts", () => {
           reason: "ContainersNotReady",
           lastTransitionTime: "2026-11-23T10:00:01Z",
         },
+        // Only the conditions something reads (Ready, PodScheduled).
+        { type: "PodScheduled", status: "True", lastTransitionTime: "2026-11-23T10:00:00Z" },
       ],
       containerStatuses: [
         {

@@ -39,6 +39,7 @@ export interface PodFacts extends KubeObject {
   status?: {
     phase?: string;
     podIP?: string;
+    /** Ready and PodScheduled only. */
     conditions?: PodCondition[];
     containerStatuses?: {
       name: string;
@@ -107,6 +108,10 @@ export function podFacts(obj: KubeObject): KubeObject {
   } as KubeObject;
 }
 
+/** The pod conditions anything reads: Ready (serving, rollouts) and PodScheduled (why not placed). */
+const READ_CONDITIONS = new Set(["Ready", "PodScheduled"]);
+const readCondition = (c: PodCondition) => READ_CONDITIONS.has(c.type);
+
 /**
  * Of a pod's status, what PodFacts declares: a pod's status also carries its images, container
  * ids, resources, volume mounts and IPs, several KB a pod that 5,000 Orchestrators would keep for
@@ -118,13 +123,15 @@ function podStatusFacts(s: PodFacts["status"]): PodFacts["status"] {
   if (s.phase !== undefined) status.phase = s.phase;
   if (s.podIP !== undefined) status.podIP = s.podIP;
   if (s.conditions) {
-    status.conditions = s.conditions.map(({ type, status, reason, message, lastTransitionTime }) => ({
-      type,
-      status,
-      ...(reason !== undefined ? { reason } : {}),
-      ...(message !== undefined ? { message } : {}),
-      ...(lastTransitionTime !== undefined ? { lastTransitionTime } : {}),
-    }));
+    status.conditions = s.conditions
+      .filter(readCondition)
+      .map(({ type, status, reason, message, lastTransitionTime }) => ({
+        type,
+        status,
+        ...(reason !== undefined ? { reason } : {}),
+        ...(message !== undefined ? { message } : {}),
+        ...(lastTransitionTime !== undefined ? { lastTransitionTime } : {}),
+      }));
   }
   if (s.containerStatuses) {
     status.containerStatuses = s.containerStatuses.map(({ name, ready, restartCount, state }) => ({
