@@ -2,6 +2,7 @@
 // it in the controller is test/integration/orchestrator-doctor.test.ts): how often it looks, what
 // it reads, and what the lines it reads become.
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { silentLogger } from "../../process/log.ts";
 import { NodeDoctor } from "./doctor.ts";
 import type { PodLogChunk, PodLogRead, PodLogSource } from "./pod-log-source.ts";
 import type { NodeTarget } from "./target.ts";
@@ -219,6 +220,115 @@ describe("node doctor log reading", () => {
     const reads = logs.reads.length;
     await vi.advanceTimersByTimeAsync(10_000);
     expect(logs.reads.length).toBe(reads);
+    doctor.stop();
+  });
+});
+
+describe("node doctor patients", () => {
+  it("keeps nothing for a resource with no pods and no seed (an Orchestrator without AI runners)", () => {
+    const doctor = new NodeDoctor({ logs: new MemoryPodLogs(), wake: () => {} });
+    expect(doctor.observe("ns/o", [], { namespace: "ns" })).toEqual({ readings: [], findings: [] });
+    expect(doctor.tracking("ns/o")).toBe(false);
+    expect(doctor.stats()).toMatchObject({ resources: 0, pods: 0 });
+    // Its pods come: it is looked after; they go: it is let go again.
+    doctor.observe("ns/o", [target("o-0")], { namespace: "ns" });
+    expect(doctor.stats()).toMatchObject({ resources: 1, pods: 1 });
+    doctor.observe("ns/o", [], { namespace: "ns" });
+    expect(doctor.tracking("ns/o")).toBe(false);
+    doctor.stop();
+  });
+
+  it("with a seed, keeps a resource with no pods: the status's findings are read once, when first seen", () => {
+    const doctor = new NodeDoctor({ logs: new MemoryPodLogs(), wake: () => {} });
+    const portInUse = {
+      id: "PortInUse",
+      severity: "error" as const,
+      message: "carried over",
+      since: "2026-03-01T11:00:00Z",
+    };
+    expect(doctor.observe("ns/o", [], { namespace: "ns", seed: [] }).findings).toEqual([]);
+    expect(doctor.tracking("ns/o")).toBe(true);
+    // Seen already: a finding the status gained since (from elsewhere) is not taken as its own.
+    expect(doctor.observe("ns/o", [], { namespace: "ns", seed: [portInUse] }).findings).toEqual([]);
+    // First seen with it: carried until its pods restart.
+    expect(doctor.observe("ns/p", [], { namespace: "ns", seed: [portInUse] }).findings).toEqual([
+      expect.objectContaining({ id: "PortInUse", message: "carried over", since: "2026-03-01T11:00:00Z" }),
+    ]);
+    doctor.stop();
+  });
+
+  it("a pod that goes while its look is in flight: the read is aborted and wakes no one", async () => {
+    const signals: AbortSignal[] = [];
+    const logs: PodLogSource = {
+      read: (r) =>
+        new Promise((_, reject) => {
+          signals.push(r.signal!);
+          r.signal!.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
+        }),
+    };
+    const woken: string[] = [];
+    const doctor = new NodeDoctor({ logs, wake: (k) => woken.push(k) });
+    doctor.observe("ns/o", [target("o-0")], { namespace: "ns", seed: [] });
+    await vi.waitFor(() => expect(signals).toHaveLength(1));
+    expect(doctor.stats().inFlight).toBe(1);
+    doctor.observe("ns/o", [], { namespace: "ns", seed: [] });
+    expect(signals[0]!.aborted).toBe(true);
+    await vi.waitFor(() => expect(doctor.stats().inFlight).toBe(0));
+    expect(woken).toEqual([]);
+    doctor.stop();
+  });
+
+  it("a log that cannot be read is said once, until a read succeeds again", async () => {
+    vi.useFakeTimers({ now: new Date("2026-03-01T12:00:00.000Z") });
+    const warnings: string[] = [];
+    const log = {
+      ...silentLogger,
+      warn: (_m: string, f?: Record<string, unknown>) => warnings.push(`${f?.error}`),
+    };
+    let failWith: string | undefined = "pods/log is forbidden";
+    const memory = new MemoryPodLogs();
+    memory.write("o-0", "Livepeer is running", { at: new Date("2026-03-01T11:59:59Z") });
+    const logs: PodLogSource = {
+      read: (r) => (failWith ? Promise.reject(new Error(failWith)) : memory.read(r)),
+    };
+    const doctor = new NodeDoctor({ logs, wake: () => {}, log, periodMs: 1_000, tickMs: 100 });
+    doctor.observe("ns/o", [target("o-0")], { namespace: "ns" });
+    await vi.advanceTimersByTimeAsync(3_100);
+    expect(warnings).toEqual(["pods/log is forbidden"]);
+    failWith = "the kubelet is not answering";
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(warnings).toEqual(["pods/log is forbidden", "the kubelet is not answering"]);
+    failWith = undefined;
+    await vi.advanceTimersByTimeAsync(1_000);
+    failWith = "the kubelet is not answering";
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(warnings).toEqual([
+      "pods/log is forbidden",
+      "the kubelet is not answering",
+      "the kubelet is not answering",
+    ]);
+    doctor.stop();
+  });
+
+  it("a Ready pod whose endpoints fail is looked at again sooner, backing off to the period", async () => {
+    vi.useFakeTimers({ now: new Date("2026-03-01T12:00:00.000Z") });
+    const t0 = Date.now();
+    const doctor = new NodeDoctor({
+      logs: new MemoryPodLogs(),
+      wake: () => {},
+      periodMs: 8_000,
+      retryMs: 1_000,
+      tickMs: 100,
+    });
+    // No pod IP yet: the endpoints fail at once, without a dial.
+    const ready = { ...target("o-0"), ready: true };
+    doctor.observe("ns/o", [ready], { namespace: "ns" });
+    await vi.advanceTimersByTimeAsync(24_000);
+    const after = doctor.recentLooks().map((l) => Math.round((l.at - t0) / 100) * 100);
+    expect(after).toEqual([0, 1_000, 3_000, 7_000, 15_000, 23_000]);
+    expect(doctor.observe("ns/o", [ready], { namespace: "ns" }).readings).toEqual([
+      expect.objectContaining({ pod: "o-0", failed: expect.objectContaining({ reason: "unreachable" }) }),
+    ]);
     doctor.stop();
   });
 });

@@ -85,36 +85,66 @@ export interface DoctorStats {
   endpointReads: number;
 }
 
+/**
+ * A node pod as last observed, and what the doctor keeps of it: one object per pod (the target's
+ * fields are copied in, its start time as a number). Kept for as long as the pod is, so only what
+ * a look needs between looks is here: an abort controller exists while a look runs, the log
+ * cursor once a log was read, the service connection once the node answered /status.
+ */
 interface PodState {
-  target: NodeTarget;
-  cursor: LogCursor;
+  pod: string;
+  uid: string;
+  ip: string | undefined;
+  cliPort: number;
+  servicePort: number | undefined;
+  role: NodeTarget["role"];
+  ready: boolean;
+  hasLog: boolean;
+  restartCount: number;
+  /** When the current container started (epoch ms); undefined while none runs. */
+  startedAtMs: number | undefined;
+  aiExpected: boolean;
+  quotes: boolean | undefined;
+  liveExpected: boolean | undefined;
+  /** Where the log was read up to; undefined until a read brought an answer. */
+  cursor: LogCursor | undefined;
   /** restartCount when the log was last read: a higher one means a previous container to read. */
   restartsRead: number | undefined;
   reading: NodeReading | undefined;
-  findings: Finding[];
+  findings: readonly Finding[];
   dueAt: number;
   busy: boolean;
-  abort: AbortController;
-  /** The last log read's failure, said once (not once per period). */
-  logError: string | undefined;
+  /** Aborts the look in flight (the pod is dropped); undefined between looks. */
+  abort: AbortController | undefined;
+  /**
+   * The last log read's failure, said once (not once per period): a hash of its text, so a pod
+   * whose log cannot be read does not hold the text between periods.
+   */
+  logError: number | undefined;
   /** Looks in a row whose endpoints failed: the retry backs off from retryMs to periodMs. */
   failures: number;
   /** Something happened to the pod (new, Ready changed, restarted): looked at now, outside the rate. */
   changed: boolean;
   /** An orchestrator's service port, one HTTP/2 connection kept while the pod is looked at. */
   service: NodeConnection | undefined;
+  /** Dropped (replaced, gone, forgotten): a look in flight ends without a word. */
+  gone: boolean;
 }
 
 interface Patient {
   key: ObjectKey;
   namespace: string;
-  pods: Map<string, PodState>;
-  log: LogFindings;
-  /** When each endpoint finding was first seen, while it holds. */
-  endpointSince: Map<string, Date>;
-  /** Of the report last handed out or woken for. */
-  fingerprint: string;
+  /** In the order first seen (a pod replaced under its name keeps its place), as a Map keeps keys. */
+  pods: PodState[];
+  /** What its logs showed; undefined while nothing is in force. */
+  log: LogFindings | undefined;
+  /** When each endpoint finding was first seen (epoch ms), while it holds; undefined while none. */
+  endpointSince: Map<string, number> | undefined;
+  /** Of the report last handed out or woken for (48 bits of its hash). */
+  fingerprint: number;
 }
+
+const NO_FINDINGS: readonly Finding[] = Object.freeze([]);
 
 const SEVERITY_RANK = { error: 0, warning: 1, normal: 2 } as const;
 
@@ -162,8 +192,11 @@ export class NodeDoctor {
 
   /**
    * The resource's node pods as the reconciler sees them now; returns the latest report. `seed`:
-   * the findings of the status so far (a fatal start-up line may be older than the first read).
-   * `signal`: the controller's term; when it aborts (leadership lost, shutdown) all is dropped.
+   * the findings of the status so far (a fatal start-up line may be older than the first read),
+   * taken when the doctor first sees the resource. `signal`: the controller's term; when it aborts
+   * (leadership lost, shutdown) all is dropped. A resource with no pods and nothing in force is not
+   * kept when there is no seed (the next call starts it the same way); with one it is, so the
+   * status is read for findings once.
    */
   observe(
     key: ObjectKey,
@@ -171,57 +204,76 @@ export class NodeDoctor {
     opts: { namespace: string; seed?: readonly StatusFinding[]; signal?: AbortSignal },
   ): DoctorReport {
     if (opts.signal) this.#joinTerm(opts.signal);
+    const now = Date.now();
     let patient = this.#patients.get(key);
     if (!patient) {
       patient = {
         key,
         namespace: opts.namespace,
-        pods: new Map(),
-        log: new LogFindings(),
-        endpointSince: new Map(),
-        fingerprint: "",
+        pods: targets.map((t) => newPodState(t, now)),
+        log: undefined,
+        endpointSince: undefined,
+        fingerprint: 0,
       };
       for (const f of opts.seed ?? []) {
         if (CATALOG_BY_ID.get(f.id)?.clears?.after === "restart")
-          patient.log.seed(f.id, new Date(f.since), f.message);
+          logOf(patient).seed(f.id, new Date(f.since), f.message);
       }
       this.#patients.set(key, patient);
+    } else {
+      this.#update(patient, targets, now);
     }
-    const now = Date.now();
-    const seen = new Set<string>();
+    const report = this.#report(patient);
+    if (patient.pods.length === 0 && !patient.log && opts.seed === undefined) {
+      this.#patients.delete(key);
+      if (this.#patients.size === 0) this.#unschedule();
+      return report;
+    }
+    this.#schedule();
+    patient.fingerprint = fingerprint(report);
+    return report;
+  }
+
+  /** A known resource's pods now: new ones added, replaced ones (another uid) renewed, gone ones dropped. */
+  #update(patient: Patient, targets: readonly NodeTarget[], now: number): void {
+    const pods = patient.pods;
+    let added: PodState[] | undefined;
     for (const t of targets) {
-      seen.add(t.pod);
-      const state = patient.pods.get(t.pod);
-      if (!state || state.target.uid !== t.uid) {
-        state?.abort.abort();
-        patient.pods.set(t.pod, newPodState(t, now));
+      const i = pods.findIndex((s) => s.pod === t.pod);
+      const state = pods[i];
+      if (!state || state.uid !== t.uid) {
+        const fresh = newPodState(t, now);
+        if (state) {
+          drop(state);
+          pods[i] = fresh;
+        } else {
+          added ??= [];
+          added.push(fresh);
+        }
         continue;
       }
-      const before = state.target;
-      state.target = t;
       // Something happened to the pod: look now rather than at the end of the period.
-      if (before.ready !== t.ready || before.restartCount !== t.restartCount || before.hasLog !== t.hasLog) {
+      if (state.ready !== t.ready || state.restartCount !== t.restartCount || state.hasLog !== t.hasLog) {
         state.dueAt = now;
         state.changed = true;
       }
+      adopt(state, t);
       if (!t.ready) state.reading = undefined;
     }
-    for (const [pod, state] of patient.pods) {
-      if (seen.has(pod)) continue;
-      state.abort.abort();
-      patient.pods.delete(pod);
+    let removed = false;
+    for (const state of pods) {
+      if (targets.some((t) => t.pod === state.pod)) continue;
+      drop(state);
+      removed = true;
     }
-    this.#schedule();
-    const report = this.#report(patient);
-    patient.fingerprint = fingerprint(report);
-    return report;
+    if (added || removed) patient.pods = exactly([...pods.filter((s) => !s.gone), ...(added ?? [])]);
   }
 
   /** The resource is gone: stop looking, abort reads in flight, drop what was seen. */
   forget(key: ObjectKey): void {
     const patient = this.#patients.get(key);
     if (!patient) return;
-    for (const state of patient.pods.values()) state.abort.abort();
+    for (const state of patient.pods) drop(state);
     this.#patients.delete(key);
     if (this.#patients.size === 0) this.#unschedule();
   }
@@ -237,14 +289,14 @@ export class NodeDoctor {
    */
   lookIntervalMs(): number {
     let pods = 0;
-    for (const p of this.#patients.values()) pods += p.pods.size;
+    for (const p of this.#patients.values()) pods += p.pods.length;
     return Math.max(this.#o.periodMs, Math.ceil((pods / this.#o.looksPerSecond) * 1000));
   }
 
   /** The latest reading of each Ready pod of a resource, by pod uid (what a rollout asks before a restart). */
   latestReadings(key: ObjectKey): Map<string, NodeReading> {
-    const states = [...(this.#patients.get(key)?.pods.values() ?? [])];
-    return new Map(states.flatMap((s) => (s.target.ready && s.reading ? [[s.target.uid, s.reading]] : [])));
+    const states = this.#patients.get(key)?.pods ?? [];
+    return new Map(states.flatMap((s) => (s.ready && s.reading ? [[s.uid, s.reading]] : [])));
   }
 
   tracking(key: ObjectKey): boolean {
@@ -253,7 +305,7 @@ export class NodeDoctor {
 
   stats(): DoctorStats {
     let pods = 0;
-    for (const p of this.#patients.values()) pods += p.pods.size;
+    for (const p of this.#patients.values()) pods += p.pods.length;
     return {
       resources: this.#patients.size,
       pods,
@@ -306,7 +358,7 @@ export class NodeDoctor {
     this.#tokensAt = now;
     const due: Array<[Patient, PodState]> = [];
     for (const patient of this.#patients.values()) {
-      for (const state of patient.pods.values()) {
+      for (const state of patient.pods) {
         if (state.busy || state.dueAt > now) continue;
         if (state.changed) void this.#look(patient, state);
         else due.push([patient, state]);
@@ -328,31 +380,38 @@ export class NodeDoctor {
     let again = this.#o.periodMs;
     try {
       await this.#limiter.run(async () => {
-        const signal = state.abort.signal;
-        if (signal.aborted) return;
+        if (state.gone) return;
+        const abort = new AbortController();
+        state.abort = abort;
+        const signal = abort.signal;
         this.#stats.looks++;
-        const t = state.target;
+        // The pod as it is when the look starts (the reconciler may update it meanwhile).
+        const t = targetOf(state);
         this.#recent.push({ key: patient.key, pod: t.pod, at: Date.now() });
         if (this.#recent.length > RECENT_LOOKS) this.#recent.shift();
         const [reading, more] = await Promise.all([
-          t.ready ? this.#readEndpoints(state, signal) : undefined,
-          t.hasLog ? this.#readLog(patient, state, signal) : false,
+          t.ready ? this.#readEndpoints(state, t, signal) : undefined,
+          t.hasLog ? this.#readLog(patient, state, t, signal) : false,
         ]);
         if (signal.aborted) return;
         state.reading = t.ready ? reading : undefined;
-        state.findings = reading && !reading.failed ? endpointFindings(t, reading) : [];
+        const findings = reading && !reading.failed ? endpointFindings(t, reading) : NO_FINDINGS;
+        state.findings = findings.length > 0 ? findings : NO_FINDINGS;
         state.failures = reading?.failed ? state.failures + 1 : 0;
         if (reading?.failed) again = Math.min(this.#o.periodMs, this.#o.retryMs * 2 ** (state.failures - 1));
         if (more) again = 0;
       });
     } catch (err) {
-      this.#o.log.debug("looking at a node pod failed", { pod: state.target.pod, error: errorMessage(err) });
+      this.#o.log.debug("looking at a node pod failed", { pod: state.pod, error: errorMessage(err) });
     } finally {
       state.busy = false;
+      state.abort = undefined;
       state.dueAt = Date.now() + again;
       this.#stats.inFlight--;
+      // A connection made by a look that outlived its pod.
+      if (state.gone) drop(state);
     }
-    if (this.#patients.get(patient.key) !== patient || state.abort.signal.aborted) return;
+    if (this.#patients.get(patient.key) !== patient || state.gone) return;
     const next = fingerprint(this.#report(patient));
     if (next !== patient.fingerprint) {
       patient.fingerprint = next;
@@ -360,14 +419,21 @@ export class NodeDoctor {
     }
   }
 
-  #readEndpoints(state: PodState, signal: AbortSignal): Promise<NodeReading> {
+  #readEndpoints(state: PodState, t: NodeTarget, signal: AbortSignal): Promise<NodeReading> {
     this.#stats.endpointReads++;
-    const t = state.target;
-    const connection = this.#serviceConnection(state);
+    const service = t.role === "orchestrator" && t.servicePort !== undefined && !!t.ip;
+    // A connection kept from earlier looks follows the pod (its address, its restarts) now; a
+    // new one is made once the node answers /status (one that never does costs none).
+    if (service && state.service) this.#serviceConnection(state, t);
     return readNode(t, {
       timeoutMs: this.#o.endpointTimeoutMs,
       signal,
-      ...(connection ? { service: { connection, identity: this.#identity }, previous: state.reading } : {}),
+      ...(service
+        ? {
+            service: { connection: () => this.#serviceConnection(state, t), identity: this.#identity },
+            previous: state.reading,
+          }
+        : {}),
     });
   }
 
@@ -376,24 +442,19 @@ export class NodeDoctor {
    * self-signed certificate is pinned on first use for this run of the node (pod uid and restart
    * count): a restart makes a new one, which is then pinned in turn.
    */
-  #serviceConnection(state: PodState): NodeConnection | undefined {
-    const t = state.target;
-    if (t.role !== "orchestrator" || t.servicePort === undefined || !t.ip) return undefined;
-    const url = serviceUrl(t.ip, t.servicePort);
+  #serviceConnection(state: PodState, t: NodeTarget): NodeConnection {
+    const url = serviceUrl(t.ip ?? "", t.servicePort ?? 0);
     const pinKey = `${t.uid}/${t.restartCount}`;
     if (state.service?.url !== url) {
       state.service?.close();
-      const connection = new NodeConnection(url, this.#pins, pinKey);
-      state.service = connection;
-      state.abort.signal.addEventListener("abort", () => connection.close(), { once: true });
+      state.service = new NodeConnection(url, this.#pins, pinKey);
     }
     state.service.setPinKey(pinKey);
     return state.service;
   }
 
   /** Reads the log's new lines (the previous container's first, after a restart); true if cut short. */
-  async #readLog(patient: Patient, state: PodState, signal: AbortSignal): Promise<boolean> {
-    const t = state.target;
+  async #readLog(patient: Patient, state: PodState, t: NodeTarget, signal: AbortSignal): Promise<boolean> {
     const restarted = t.restartCount > (state.restartsRead ?? 0);
     let more = false;
     for (const previous of restarted ? [true, false] : [false]) {
@@ -404,7 +465,7 @@ export class NodeDoctor {
           namespace: patient.namespace,
           pod: t.pod,
           container: this.#o.container,
-          from: state.cursor.from(this.#o.firstReadTailLines),
+          from: state.cursor?.from(this.#o.firstReadTailLines) ?? { tailLines: this.#o.firstReadTailLines },
           previous,
           limitBytes: this.#o.logLimitBytes,
           timeoutMs: this.#o.logTimeoutMs,
@@ -414,8 +475,9 @@ export class NodeDoctor {
         // The previous container's log may be gone. Anything else (no permission to read
         // pods/log, say) is said once, until a read succeeds again.
         const error = errorMessage(err);
-        if (!previous && !signal.aborted && error !== state.logError) {
-          state.logError = error;
+        const said = textHash(error);
+        if (!previous && !signal.aborted && said !== state.logError) {
+          state.logError = said;
           this.#o.log.warn("could not read a node pod's log; findings from its log are missing", {
             pod: `${patient.namespace}/${t.pod}`,
             error,
@@ -426,19 +488,21 @@ export class NodeDoctor {
       // No previous container, or a pod on its way out: nothing to read.
       if (!chunk) continue;
       if (!previous) state.logError = undefined;
-      state.cursor.beginRead();
+      state.cursor ??= new LogCursor();
+      const cursor = state.cursor;
+      cursor.beginRead();
       let fresh = 0;
       for (const raw of chunk.lines) {
         const line = parseTimedLine(raw);
-        if (!line || !state.cursor.accept(line)) continue;
+        if (!line || !cursor.accept(line)) continue;
         fresh++;
         this.#o.onLine(patient.key, t.pod, line);
-        for (const id of this.#matcher.match(line.text)) patient.log.record(id, t.pod, line.at, line.text);
+        for (const id of this.#matcher.match(line.text)) logOf(patient).record(id, t.pod, line.at, line.text);
       }
       if (chunk.truncated) {
         more = true;
         if (fresh === 0) {
-          state.cursor.skipSecond();
+          cursor.skipSecond();
           this.#o.log.warn("a node logged more in one second than a read carries: skipped the rest of it", {
             pod: t.pod,
           });
@@ -451,33 +515,41 @@ export class NodeDoctor {
 
   #report(patient: Patient): DoctorReport {
     const now = new Date();
-    const states = [...patient.pods.values()];
-    const lives: PodLife[] = states.map((s) => ({
-      pod: s.target.pod,
-      ready: s.target.ready,
-      startedAt: s.target.startedAt,
-    }));
-    const findings = logStatusFindings(patient.log.inForce(now, lives));
+    const states = patient.pods;
+    let findings: StatusFinding[] = [];
+    if (patient.log) {
+      const lives: PodLife[] = states.map((s) => ({
+        pod: s.pod,
+        ready: s.ready,
+        startedAt: s.startedAtMs === undefined ? undefined : new Date(s.startedAtMs),
+      }));
+      findings = logStatusFindings(patient.log.inForce(now, lives));
+      if (patient.log.size === 0) patient.log = undefined;
+    }
     const endpoint = new Map<string, StatusFinding>();
     for (const s of states) {
       for (const f of s.findings) {
         if (endpoint.has(f.id)) continue;
-        const since = patient.endpointSince.get(f.id) ?? now;
+        const since = patient.endpointSince?.get(f.id) ?? now.getTime();
+        patient.endpointSince ??= new Map();
         patient.endpointSince.set(f.id, since);
         endpoint.set(f.id, {
           id: f.id,
           severity: f.severity,
-          message: `${f.message} (pod ${s.target.pod}). ${f.action}`,
-          since: since.toISOString().replace(/\.\d+Z$/, "Z"),
+          message: `${f.message} (pod ${s.pod}). ${f.action}`,
+          since: new Date(since).toISOString().replace(/\.\d+Z$/, "Z"),
         });
       }
     }
-    for (const id of [...patient.endpointSince.keys()])
-      if (!endpoint.has(id)) patient.endpointSince.delete(id);
+    if (patient.endpointSince) {
+      for (const id of [...patient.endpointSince.keys()])
+        if (!endpoint.has(id)) patient.endpointSince.delete(id);
+      if (patient.endpointSince.size === 0) patient.endpointSince = undefined;
+    }
     const byId = new Map(findings.map((f) => [f.id, f]));
     for (const f of endpoint.values()) if (!byId.has(f.id)) byId.set(f.id, f);
     return {
-      readings: states.flatMap((s) => (s.target.ready && s.reading ? [s.reading] : [])),
+      readings: states.flatMap((s) => (s.ready && s.reading ? [s.reading] : [])),
       findings: [...byId.values()].sort(
         (a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || a.id.localeCompare(b.id),
       ),
@@ -485,25 +557,102 @@ export class NodeDoctor {
   }
 }
 
-function newPodState(target: NodeTarget, now: number): PodState {
+function newPodState(t: NodeTarget, now: number): PodState {
   return {
-    target,
-    cursor: new LogCursor(),
+    pod: t.pod,
+    uid: t.uid,
+    ip: t.ip,
+    cliPort: t.cliPort,
+    servicePort: t.servicePort,
+    role: t.role,
+    ready: t.ready,
+    hasLog: t.hasLog,
+    restartCount: t.restartCount,
+    startedAtMs: t.startedAt?.getTime(),
+    aiExpected: t.aiExpected,
+    quotes: t.quotes,
+    liveExpected: t.liveExpected,
+    cursor: undefined,
     restartsRead: undefined,
     reading: undefined,
-    findings: [],
+    findings: NO_FINDINGS,
     dueAt: now,
     busy: false,
-    abort: new AbortController(),
+    abort: undefined,
     logError: undefined,
     failures: 0,
     changed: true,
     service: undefined,
+    gone: false,
   };
 }
 
+/** The resource's log findings, made when the first comes. */
+function logOf(patient: Patient): LogFindings {
+  patient.log ??= new LogFindings();
+  return patient.log;
+}
+
+/** The pod's latest target (same uid): its fields as the reconciler sees them now. */
+function adopt(s: PodState, t: NodeTarget): void {
+  s.pod = t.pod;
+  s.uid = t.uid;
+  s.ip = t.ip;
+  s.cliPort = t.cliPort;
+  s.servicePort = t.servicePort;
+  s.role = t.role;
+  s.ready = t.ready;
+  s.hasLog = t.hasLog;
+  s.restartCount = t.restartCount;
+  s.startedAtMs = t.startedAt?.getTime();
+  s.aiExpected = t.aiExpected;
+  s.quotes = t.quotes;
+  s.liveExpected = t.liveExpected;
+}
+
+/** The pod as a target, for one look (what the endpoint reader and its verdicts take). */
+function targetOf(s: PodState): NodeTarget {
+  return {
+    pod: s.pod,
+    uid: s.uid,
+    ip: s.ip,
+    cliPort: s.cliPort,
+    servicePort: s.servicePort,
+    role: s.role,
+    ready: s.ready,
+    hasLog: s.hasLog,
+    restartCount: s.restartCount,
+    // (startedAt: read by no reader; the log's clearing rules take it from the state.)
+    aiExpected: s.aiExpected,
+    ...(s.quotes !== undefined ? { quotes: s.quotes } : {}),
+    ...(s.liveExpected !== undefined ? { liveExpected: s.liveExpected } : {}),
+  };
+}
+
+/** Stops the pod's look in flight and closes its connection; a look that was waiting ends unstarted. */
+function drop(s: PodState): void {
+  s.gone = true;
+  s.abort?.abort();
+  s.service?.close();
+  s.service = undefined;
+}
+
+/** The same array without spare capacity (one that grew by push keeps room for 16). */
+function exactly<T>(items: T[]): T[] {
+  const out = new Array<T>(items.length);
+  for (let i = 0; i < items.length; i++) out[i] = items[i]!;
+  return out;
+}
+
+/** A 32-bit FNV-1a hash of a text (what is kept of a message only compared, never shown). */
+function textHash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
+
 /** What of a report the status shows (hashed: one is kept per resource): a change is worth a reconcile. */
-function fingerprint(r: DoctorReport): string {
+function fingerprint(r: DoctorReport): number {
   const shown = JSON.stringify([
     r.readings.map((x) => [
       x.pod,
@@ -522,5 +671,5 @@ function fingerprint(r: DoctorReport): string {
     ]),
     r.findings,
   ]);
-  return createHash("sha1").update(shown).digest("base64");
+  return createHash("sha1").update(shown).digest().readUIntBE(0, 6);
 }

@@ -190,6 +190,34 @@ describe("reading an orchestrator", () => {
     expect(r.price).toBeUndefined();
   });
 
+  it("a connection to be made is asked for only once /status answered", async () => {
+    const o = await orchestrator({}, () => ({ info: info("0.9.1") }));
+    let asked = 0;
+    const connect = () => {
+      asked++;
+      return o.connection;
+    };
+    const r = await readNode(o.target, {
+      timeoutMs: 3_000,
+      service: { connection: connect, identity: ANONYMOUS },
+    });
+    expect(r.answered).toEqual(["/status", "/net.Orchestrator/GetOrchestrator"]);
+    expect(asked).toBe(1);
+    // Nothing listens on the CLI port: no connection is made to the service port.
+    const closed = createServer();
+    const port = await new Promise<number>((r) =>
+      closed.listen(0, "127.0.0.1", () => r((closed.address() as AddressInfo).port)),
+    );
+    await new Promise<void>((r) => closed.close(() => r()));
+    const down = await readNode(
+      { ...o.target, cliPort: port },
+      { timeoutMs: 3_000, service: { connection: connect, identity: ANONYMOUS } },
+    );
+    o.connection.close();
+    expect(down.failed).toMatchObject({ endpoint: "/status", reason: "connection-refused" });
+    expect(asked).toBe(1);
+  });
+
   it("a full orchestrator refuses GetOrchestrator as it refuses gateways: it answers, and keeps what it advertised", async () => {
     let full = false;
     const o = await orchestrator({}, () =>

@@ -93,8 +93,11 @@ export interface NodeReading {
 export interface ReadOptions {
   timeoutMs: number;
   signal?: AbortSignal;
-  /** The kept connection to the orchestrator's service port, and who asks (see serviceConnection). */
-  service?: { connection: NodeConnection; identity: OrchestratorIdentity };
+  /**
+   * The kept connection to the orchestrator's service port, or how to get it (asked for only once
+   * /status answered), and who asks (see serviceConnection).
+   */
+  service?: { connection: NodeConnection | (() => NodeConnection); identity: OrchestratorIdentity };
   /** The pod's last reading: what a full orchestrator advertised before it filled up. */
   previous?: NodeReading | undefined;
 }
@@ -129,17 +132,24 @@ function carryOver(reading: NodeReading, previous: NodeReading | undefined): voi
   if (previous.gpus && !reading.gpus) reading.gpus = previous.gpus;
 }
 
+/**
+ * A reading whose first endpoint failed, as one literal: the doctor keeps it until the next look,
+ * and a field added later would take a properties store of its own.
+ */
+function failedFirst(r: NodeReading, failed: EndpointFailureInfo): NodeReading {
+  return { pod: r.pod, at: r.at, answered: r.answered, simulated: r.simulated, failed };
+}
+
 export async function readNode(target: NodeTarget, options: ReadOptions): Promise<NodeReading> {
   const at = new Date();
   const reading: NodeReading = { pod: target.pod, at, answered: [], simulated: false };
   if (!target.ip) {
-    reading.failed = {
+    return failedFirst(reading, {
       endpoint: "/status",
       url: "(no pod IP)",
       reason: "unreachable",
       message: `pod ${target.pod} reports no IP address yet`,
-    };
-    return reading;
+    });
   }
   const cli = nodeUrl(target.ip, target.cliPort);
   const request = { timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
@@ -150,8 +160,7 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
     reading.simulated = status.simulated;
     if (target.role === "gateway") reading.sessions = status.manifests.length;
   } catch (err) {
-    reading.failed = failure(err, cli, "/status");
-    return reading;
+    return failedFirst(reading, failure(err, cli, "/status"));
   }
   const reads: Promise<void>[] = [
     readMetrics(cli, request).then(
@@ -167,8 +176,9 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
   if (target.role === "gateway" && target.quotes) reads.push(readQuotes(reading, cli, request));
   const service = options.service;
   if (service && target.role === "orchestrator") {
+    const connection = typeof service.connection === "function" ? service.connection() : service.connection;
     reads.push(
-      readOrchestratorInfo(service.connection, service.identity, request).then(
+      readOrchestratorInfo(connection, service.identity, request).then(
         (info) => {
           reading.answered.push(GET_ORCHESTRATOR);
           reading.simulated ||= saysSimulated(info.capabilities.version);
@@ -201,7 +211,7 @@ export async function readNode(target: NodeTarget, options: ReadOptions): Promis
             carryOver(reading, options.previous);
             return;
           }
-          reading.failed ??= failure(err, service.connection.url, GET_ORCHESTRATOR);
+          reading.failed ??= failure(err, connection.url, GET_ORCHESTRATOR);
         },
       ),
     );
@@ -287,8 +297,7 @@ async function readRunner(
     reading.health = await readRunnerHealth(url, request);
     reading.answered.push("/health");
   } catch (err) {
-    reading.failed = failure(err, url, "/health");
-    return reading;
+    return failedFirst(reading, failure(err, url, "/health"));
   }
   try {
     const gpus = await readHardwareStats(url, request);
