@@ -31,11 +31,23 @@ describe("serviceFacts", () => {
     const facts = serviceFacts(service(status)) as KubeObject & { status?: unknown };
     expect(facts.status).toEqual(kept);
     expect("status" in facts).toBe(kept !== undefined);
-    expect(facts.spec).toEqual({
-      type: "LoadBalancer",
-      clusterIP: "10.0.0.7",
-      externalIPs: undefined,
-      ports: [{ name: "http", port: 8935, nodePort: 31000 }],
-    });
+    expect(facts.spec).toEqual({ type: "LoadBalancer", ports: [{ name: "http", nodePort: 31000 }] });
+  });
+
+  it.each([
+    ["a ClusterIP Service's ports (no node port)", [{ name: "http", port: 8935 }], { type: "ClusterIP" }],
+    [
+      "a NodePort Service's node ports, by name",
+      [
+        { name: "http", port: 8935, nodePort: 31000 },
+        { name: "metrics", port: 7935 },
+      ],
+      { type: "ClusterIP", ports: [{ name: "http", nodePort: 31000 }] },
+    ],
+  ])("keeps only node ports: %s", (_what, ports, spec) => {
+    const svc = service(undefined) as KubeObject & { spec: { type: string; ports: unknown } };
+    svc.spec.type = "ClusterIP";
+    svc.spec.ports = ports;
+    expect(serviceFacts(svc).spec).toEqual(spec);
   });
 });

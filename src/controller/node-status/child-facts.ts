@@ -36,27 +36,27 @@ export function statefulSetFacts(obj: KubeObject): KubeObject {
 }
 
 interface ServiceShape extends KubeObject {
-  spec?: { type?: string; clusterIP?: string; externalIPs?: string[]; ports?: unknown[] };
+  spec?: { type?: string; ports?: { name?: string; nodePort?: number }[] };
   status?: { loadBalancer?: { ingress?: unknown[] } };
 }
 
 /**
- * A Service: how it is exposed (type, ports with node ports, the load balancer's address; its
- * status only when that has one: every ClusterIP Service carries an empty loadBalancer).
+ * A Service: what decides the address gateways use (service-address.ts): its type, the node
+ * ports by port name, the load balancer's address (its status only when that has one: every
+ * ClusterIP Service carries an empty loadBalancer). Cluster IPs and ports without a node port
+ * are not read (three Services per Orchestrator, most of them ClusterIP).
  */
 export function serviceFacts(obj: KubeObject): KubeObject {
   const s = obj as ServiceShape;
   const ingress = s.status?.loadBalancer?.ingress;
+  const nodePorts = (s.spec?.ports ?? [])
+    .filter((p) => p.nodePort !== undefined)
+    .map(({ name, nodePort }) => ({ name, nodePort }));
   return {
     apiVersion: s.apiVersion,
     kind: s.kind,
     metadata: metadataFacts(s),
-    spec: {
-      type: s.spec?.type,
-      clusterIP: s.spec?.clusterIP,
-      externalIPs: s.spec?.externalIPs,
-      ports: s.spec?.ports,
-    },
+    spec: { type: s.spec?.type, ...(nodePorts.length ? { ports: nodePorts } : {}) },
     ...(ingress?.length ? { status: { loadBalancer: { ingress } } } : {}),
   } as KubeObject;
 }
