@@ -3,13 +3,14 @@
 // message within a window becomes one Event whose `series.count` grows, and each object gets a
 // token bucket (client-go's spam filter: burst 25, then one per 5 minutes). Writes are
 // asynchronous and never fail a reconcile; a failed write is logged.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { errorMessage } from "../../kube/api-error.ts";
 import type { KubeClient } from "../../kube/kube-client.ts";
 import type { KubeObject } from "../../kube/objects.ts";
 import { Events } from "../../kube/resources.ts";
 import { type Logger, silentLogger } from "../../process/log.ts";
 import { validateReason } from "./conditions.ts";
+import { flatString } from "./flat-string.ts";
 
 export type EventType = "Normal" | "Warning";
 
@@ -38,18 +39,38 @@ export type EventDecision =
   | { action: "series"; key: string; count: number }
   | { action: "drop"; key: string };
 
-interface SeriesState {
+interface SeriesState<T> {
   firstAt: number;
   count: number;
+  /** What the caller keeps with the series (the recorder: the Event's write chain). */
+  attached: T | undefined;
 }
 
-/** The pure part: deduplication and per-object rate limiting (tested without a cluster). */
-export class EventCorrelator {
+/**
+ * A series' key: the first 16 bytes (128 bits) of the SHA-256 of object, type, reason and message,
+ * in base64url, 22 characters (the whole message in the key kept a copy of it for 10 minutes:
+ * several MB in a burst over 5,000 objects). Object ids hold no NUL and types and reasons are
+ * CamelCase, so what is hashed tells the four apart. Two occurrences share a series only if
+ * their digests match: for different ones about 2^-128 a pair; even a million series in one
+ * window (2^39 pairs) leave odds under 2^-88.
+ */
+function seriesKey(objectId: string, spec: EventSpec): string {
+  return createHash("sha256")
+    .update(`${objectId}\u0000${spec.type}\u0000${spec.reason}\u0000${spec.message}`)
+    .digest()
+    .toString("base64url", 0, 16);
+}
+
+/**
+ * The pure part: deduplication and per-object rate limiting (tested without a cluster). What the
+ * caller attaches to a series lives and expires with it.
+ */
+export class EventCorrelator<T = unknown> {
   readonly #windowMs: number;
   readonly #burst: number;
   readonly #refill: number;
   readonly #now: () => number;
-  readonly #series = new Map<string, SeriesState>();
+  readonly #series = new Map<string, SeriesState<T>>();
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
   #sweptAt = Number.NEGATIVE_INFINITY;
 
@@ -62,7 +83,7 @@ export class EventCorrelator {
 
   decide(objectId: string, spec: EventSpec): EventDecision {
     const now = this.#now();
-    const key = `${objectId}\u0000${spec.type}\u0000${spec.reason}\u0000${spec.message}`;
+    const key = seriesKey(objectId, spec);
     this.#expire(now);
     const series = this.#series.get(key);
     if (!this.#take(objectId, now)) {
@@ -74,12 +95,28 @@ export class EventCorrelator {
       series.count++;
       return { action: "series", key, count: series.count };
     }
-    this.#series.set(key, { firstAt: now, count: 1 });
+    this.#series.set(key, { firstAt: now, count: 1, attached: undefined });
     return { action: "create", key };
   }
 
   has(key: string): boolean {
     return this.#series.has(key);
+  }
+
+  /** What was attached to the series `key` (none once it expired or was forgotten). */
+  attached(key: string): T | undefined {
+    return this.#series.get(key)?.attached;
+  }
+
+  /** Keeps `value` with the series `key` until it expires (nothing if it is gone). */
+  attach(key: string, value: T): void {
+    const series = this.#series.get(key);
+    if (series) series.attached = value;
+  }
+
+  /** Series and rate-limit buckets held (diagnostics and tests). */
+  get sizes(): { series: number; buckets: number } {
+    return { series: this.#series.size, buckets: this.#buckets.size };
   }
 
   /** The create failed: the next occurrence should try to create again. */
@@ -130,10 +167,9 @@ export function microTime(d: Date): string {
 export class EventRecorder implements Recorder {
   readonly #client: KubeClient;
   readonly #o: EventRecorderOptions;
-  readonly #correlator: EventCorrelator;
+  /** Each series carries the name of its Event, as the write chain that keeps its updates in order. */
+  readonly #correlator: EventCorrelator<Promise<string | undefined>>;
   readonly #log: Logger;
-  /** Name of the Event backing each series, and the write chain that keeps its updates in order. */
-  readonly #written = new Map<string, Promise<string | undefined>>();
   readonly #pending = new Set<Promise<unknown>>();
 
   constructor(client: KubeClient, o: EventRecorderOptions) {
@@ -149,16 +185,18 @@ export class EventRecorder implements Recorder {
     const m = regarding.metadata ?? {};
     const decision = this.#correlator.decide(m.uid ?? `${m.namespace}/${m.name}`, spec);
     if (decision.action === "drop") return;
-    const previous = this.#written.get(decision.key);
+    const previous = this.#correlator.attached(decision.key);
     const write =
       decision.action === "create" || !previous
         ? this.#create(regarding, spec, decision.key)
         : previous.then((name) => (name ? this.#bump(m.namespace, name, decision.count) : undefined));
-    this.#written.set(decision.key, write);
+    this.#correlator.attach(decision.key, write);
     this.#track(write);
-    if (this.#written.size > 1000) {
-      for (const k of this.#written.keys()) if (!this.#correlator.has(k)) this.#written.delete(k);
-    }
+  }
+
+  /** Series and rate-limit buckets held (diagnostics and tests). */
+  get sizes(): { series: number; buckets: number } {
+    return this.#correlator.sizes;
   }
 
   /** Waits for Event writes in flight (used on shutdown and in tests). */
@@ -175,7 +213,8 @@ export class EventRecorder implements Recorder {
     const m = regarding.metadata ?? {};
     const namespace = m.namespace || "default";
     const now = new Date();
-    const name = `${m.name}.${now.getTime().toString(16)}${randomBytes(2).toString("hex")}`;
+    // Flat: the series keeps the name for its window.
+    const name = flatString(`${m.name}.${now.getTime().toString(16)}${randomBytes(2).toString("hex")}`);
     try {
       await this.#client.create(Events, {
         metadata: { name, namespace },
