@@ -102,7 +102,9 @@ async function untilEvent(regarding: string, reason: string, note: RegExp = /./)
         )?.note ?? "";
       return found !== "";
     },
-    30_000,
+    // As long as the file's other waits for a reconcile's outcome: under the whole suite's load
+    // a CI run once took longer than 30 s for the price edit's (passing 4 of 4 runs alone).
+    60_000,
     context,
   );
   return found;
