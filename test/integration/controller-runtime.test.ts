@@ -479,6 +479,71 @@ describe("writes", () => {
     expect(events.map((e) => e.reason).sort()).toEqual(["Configured", "SecretNotFound"]);
     expect(events.find((e) => e.reason === "SecretNotFound")?.series?.count).toBe(3);
   });
+
+  type EventView = KubeObject & {
+    reason?: string;
+    series?: { count: number };
+    regarding?: { name?: string };
+  };
+  const eventsAbout = async (namespace: string, name: string) =>
+    (await client.list<EventView>(Events, { namespace })).items.filter((e) => e.regarding?.name === name);
+
+  it("counts repeats fired at once on their one Event, in order; after the window a new Event, and the old series is let go", async () => {
+    const regarding = {
+      ...(await client.create<KubeObject>(ConfigMaps, configMap("windowed"))),
+      apiVersion: "v1",
+      kind: "ConfigMap",
+    };
+    let now = 0;
+    const recorder = new EventRecorder(client, {
+      controller: "livepeer.org/livepeer-operator",
+      instance: "test",
+      windowMs: 60_000,
+      now: () => now,
+    });
+    const spec = { type: "Warning" as const, reason: "SecretNotFound", message: "fired at once" };
+    // Not flushed in between: the count updates must follow the create, in their order.
+    for (let i = 0; i < 4; i++) recorder.event(regarding, spec);
+    await recorder.flush();
+    const first = await eventsAbout(ns.name, "windowed");
+    expect(first.map((e) => [e.reason, e.series?.count])).toEqual([["SecretNotFound", 4]]);
+    expect(recorder.sizes).toEqual({ series: 1, buckets: 1 });
+
+    now = 60_001; // the window has passed
+    recorder.event(regarding, spec);
+    await recorder.flush();
+    const after = await eventsAbout(ns.name, "windowed");
+    expect(after).toHaveLength(2);
+    const fresh = after.find((e) => e.metadata?.name !== first[0]?.metadata?.name);
+    expect(fresh?.series).toBeUndefined();
+    expect(recorder.sizes.series).toBe(1);
+  });
+
+  it("an Event the API server refused is created at the next occurrence", async () => {
+    // Its namespace does not exist yet: the API server refuses the Event (404).
+    const missing = uniqueName("rt-events");
+    const regarding: KubeObject = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "refused", namespace: missing, uid: "uid-refused" },
+    };
+    const recorder = new EventRecorder(client, {
+      controller: "livepeer.org/livepeer-operator",
+      instance: "test",
+    });
+    const spec = { type: "Warning" as const, reason: "SecretNotFound", message: "refused first" };
+    recorder.event(regarding, spec);
+    await recorder.flush();
+    await kubectl(["create", "namespace", missing]);
+    try {
+      recorder.event(regarding, spec);
+      await recorder.flush();
+      const events = await eventsAbout(missing, "refused");
+      expect(events.map((e) => [e.reason, e.series?.count])).toEqual([["SecretNotFound", undefined]]);
+    } finally {
+      await kubectl(["delete", "namespace", missing, "--wait=false"]);
+    }
+  });
 });
 
 describe("manager", () => {

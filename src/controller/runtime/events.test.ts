@@ -1,7 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KubeClient } from "../../kube/kube-client.ts";
-import type { KubeObject } from "../../kube/objects.ts";
-import { EventCorrelator, EventRecorder, type EventSpec, microTime } from "./events.ts";
+import { EventCorrelator, type EventSpec, microTime } from "./events.ts";
 
 const warn = (message = "Secret s does not exist"): EventSpec => ({
   type: "Warning",
@@ -91,71 +89,6 @@ describe("what the correlator keeps", () => {
     expect(key).not.toContain("x".repeat(20));
     expect(c.decide("uid-1", warn(long))).toEqual({ action: "series", key, count: 2 });
     expect(c.decide("uid-1", warn(`${long}y`)).action).toBe("create");
-  });
-});
-
-describe("EventRecorder", () => {
-  const regarding: KubeObject = {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: { name: "cm", namespace: "video", uid: "uid-cm" },
-  };
-  function recorder(failCreates = 0) {
-    const writes: string[] = [];
-    let failures = failCreates;
-    const client = {
-      async create(_t: unknown, obj: { metadata: { name: string }; reason: string }) {
-        if (failures > 0) {
-          failures--;
-          throw new Error("refused");
-        }
-        writes.push(`create ${obj.reason} ${obj.metadata.name}`);
-        return obj;
-      },
-      async mergePatch(_t: unknown, _ns: string, name: string, patch: { series: { count: number } }) {
-        writes.push(`count ${name} ${patch.series.count}`);
-        return {};
-      },
-    } as unknown as KubeClient;
-    let now = 0;
-    const r = new EventRecorder(client, {
-      controller: "livepeer.org/livepeer-operator",
-      instance: "test",
-      windowMs: 60_000,
-      now: () => now,
-    });
-    return { r, writes, at: (t: number) => (now = t) };
-  }
-
-  it("creates one Event per series and counts repeats on it, in order", async () => {
-    const { r, writes, at } = recorder();
-    for (let i = 0; i < 3; i++) r.event(regarding, warn());
-    r.event(regarding, { type: "Normal", reason: "Configured", message: "other" });
-    await r.flush();
-    const name = writes[0]!.split(" ")[2]!;
-    expect(name).toMatch(/^cm\./);
-    expect(writes).toEqual([
-      `create SecretNotFound ${name}`,
-      expect.stringMatching(/^create Configured cm\./),
-      `count ${name} 2`,
-      `count ${name} 3`,
-    ]);
-    expect(r.sizes).toEqual({ series: 2, buckets: 1 });
-    at(60_001); // the window has passed: a new Event
-    r.event(regarding, warn());
-    await r.flush();
-    expect(writes.at(-1)).toMatch(/^create SecretNotFound cm\./);
-    expect(writes.at(-1)).not.toBe(`create SecretNotFound ${name}`);
-    expect(r.sizes.series).toBe(1);
-  });
-
-  it("creates again after a failed create", async () => {
-    const { r, writes } = recorder(1);
-    r.event(regarding, warn());
-    await r.flush();
-    r.event(regarding, warn());
-    await r.flush();
-    expect(writes).toEqual([expect.stringMatching(/^create SecretNotFound cm\./)]);
   });
 });
 
