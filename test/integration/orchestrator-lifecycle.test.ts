@@ -402,6 +402,29 @@ describe("serviceAddr from the Service's external address", () => {
     expect(await pod("np-0")).toMatchObject({ uid: final.uid, restarts: final.restarts });
     expect((await read("np"))?.status?.serviceAddr).toBe(o.status?.serviceAddr);
   });
+
+  it("a serving Orchestrator switched to NodePort takes the node port its own write was given", async () => {
+    const p = await cpuPool("tonp");
+    await apply("tonp", {}, p);
+    await until("tonp", readyFor("Serving"));
+    // The API server allocates the node port in the very apply that makes the Service NodePort;
+    // that write's echo wakes no one, and nothing else changes: the controller must look again
+    // by itself (it used to wait for the slow not-Ready recheck, five minutes).
+    await apply("tonp", { service: { type: "NodePort" } }, p);
+    const node = JSON.parse(await kubectl(["get", "node", p.nodes[0]!, "-o", "json"]));
+    const addresses = node.status.addresses as { type: string; address: string }[];
+    const host = (addresses.find((a) => a.type === "ExternalIP") ??
+      addresses.find((a) => a.type === "InternalIP"))!.address;
+    const o = await until(
+      "tonp",
+      (x) => current(x) && x.status?.serviceAddr?.startsWith(`${host}:`) === true,
+      30_000,
+    );
+    const nodePort = JSON.parse(
+      await kubectl(["get", "service", "tonp", "-n", ns.name, "-o", "json"]),
+    ).spec.ports.find((x: { name: string }) => x.name === "service").nodePort;
+    expect(o.status?.serviceAddr).toBe(`${host}:${nodePort}`);
+  });
 });
 
 describe("a new session limit is set on the running node, not by a restart", () => {

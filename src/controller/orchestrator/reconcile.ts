@@ -90,6 +90,8 @@ interface Run {
   restart: PodFacts[];
   /** Look again after this many ms (a pod's grace period ends). */
   recheckAfterMs?: number;
+  /** The public Service's resourceVersion the plan read (before this reconcile applied it). */
+  serviceVersion: string | undefined;
   /** Which pod the rollout replaces next, or what it waits for (spec.rollout). */
   rollout?: PodRolloutPlan;
   /** Pods the rollout deleted this time. */
@@ -214,8 +216,22 @@ export class OrchestratorReconciler implements Reconciler {
     }
     const status = computeStatus(await this.#seen(key, orch, run, ctx), new Date());
     await this.#status.write(orch, ownedStatus(orch), status, ctx.log);
+    if (this.#servicePlannedStale(orch, run)) return { requeue: true };
     const next = revisitAfter(status.conditions, run.recheckAfterMs, Math.random());
     return next === undefined ? done : requeueAfter(next);
+  }
+
+  /**
+   * The plan waited on the public Service's address (a NodePort's node port) and this reconcile's
+   * own apply changed that Service: the API server allocates the node port in that very write,
+   * whose answer is already cached, and the echo of one's own write wakes no one. So look again
+   * again soon (rate-limited) rather than at the slow not-Ready recheck.
+   */
+  #servicePlannedStale(orch: Orchestrator, run: Run): boolean {
+    if (!run.plan.holds.some((h) => h.reason === "ServiceAddressPending")) return false;
+    const names = childNames(orch.metadata?.name ?? "");
+    const now = this.#cache.get(Services, keyFor(orch.metadata?.namespace, names.service));
+    return now !== undefined && now.metadata?.resourceVersion !== run.serviceVersion;
   }
 
   #forget(key: ObjectKey): ReconcileResult {
@@ -242,10 +258,11 @@ export class OrchestratorReconciler implements Reconciler {
     const runnerPods = all.filter(isRunner);
     const liveRunnerPods = all.filter(isLiveRunner);
     const devnet = await readDevnet(orch.spec, ns ?? "default", this.#cache, this.#client);
+    const service = this.#cache.get<V1Service & KubeObject>(Services, keyFor(ns, names.service));
     const plan = planOrchestrator({
       orch,
       nodes: this.#cache.list<NodeFacts>(Nodes),
-      service: this.#cache.get<V1Service & KubeObject>(Services, keyFor(ns, names.service)),
+      service,
       defaultImage: this.#options.defaultImage,
       pods,
       devnet,
@@ -253,7 +270,17 @@ export class OrchestratorReconciler implements Reconciler {
       aiTokens: await this.#ai.tokens(orch),
       newToken: newSecretValue,
     });
-    return { plan, devnet, pods, runnerPods, liveRunnerPods, signal: ctx.signal, restart: [], replaced: [] };
+    return {
+      plan,
+      devnet,
+      pods,
+      runnerPods,
+      liveRunnerPods,
+      signal: ctx.signal,
+      restart: [],
+      replaced: [],
+      serviceVersion: service?.metadata?.resourceVersion,
+    };
   }
 
   /** What the status reads besides the plan: the node doctor's latest report and the keystore. */
