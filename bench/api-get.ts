@@ -7,14 +7,14 @@
 //                              directly with the API server's Kubernetes client (Webhook, then its
 //                              Secret) at the same concurrency (goal: <= 1.2)
 // Starts its own local control plane. The HTTP load comes from a child process (so the load
-// generator does not share an event loop with the servers) over raw keep-alive sockets; both
+// generator does not share an event loop with the servers) over raw keep-alive sockets opened
+// before the clock starts (bench/support/http-load.ts, which loads Node's built-ins only); both
 // servers run in this process.
 //
 //   node bench/api-get.ts [--requests 20000] [--connections 64] [--creates 800] [--create-concurrency 8]
 import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,157 +29,15 @@ import { KubeClient } from "../src/kube/kube-client.ts";
 import { loadKubeConfig } from "../src/kube/kube-config.ts";
 import { Webhooks } from "../src/schema/resources.ts";
 import type { StoredWebhook } from "../src/schema/webhook.ts";
+import { countCause, type LoadResult, type LoadSpec, summarize } from "./support/http-load.ts";
 
-interface LoadResult {
-  /** Kept for pooling rounds; not printed. */
-  latencies?: number[];
-  /** CPU time of the servers' process (this one) per request, µs (GET rounds). */
-  cpuUs?: number;
-  requests: number;
-  perSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  failures: number;
-  /** Why requests failed: "status: error text" (or the thrown error), with counts. */
-  causes: Record<string, number>;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
-
-function summarize(
-  latencies: number[],
-  elapsedMs: number,
-  failures: number,
-  causes: Record<string, number> = {},
-): LoadResult {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return {
-    latencies,
-    requests: latencies.length,
-    perSecond: Math.round((latencies.length / elapsedMs) * 1000),
-    p50Ms: Number(percentile(sorted, 50).toFixed(2)),
-    p99Ms: Number(percentile(sorted, 99).toFixed(2)),
-    failures,
-    causes,
-  };
-}
-
-/** Counts one failure under its cause, clipped so one line stays readable. */
-function countCause(causes: Record<string, number>, cause: string): void {
-  const key = cause.replace(/\s+/g, " ").slice(0, 300);
-  causes[key] = (causes[key] ?? 0) + 1;
-}
-
-// ---- the load generator (child process) ----
-
-interface LoadSpec {
-  url: string;
-  method: "GET" | "POST";
-  token: string;
-  connections: number;
-  requests: number;
-  /** POST: a webhook body; each request gets a unique name. */
-  body?: Record<string, unknown>;
-}
-
-interface RawAnswer {
-  status: number;
-  body: string;
-  retryAfter: string | undefined;
-}
-
-/**
- * A minimal HTTP/1.1 keep-alive client on raw sockets: node:http's client costs more CPU per
- * request than the servers being measured, which would make the ratio measure the client.
- * Handles exactly what these servers send: a status line, headers with Content-Length, a body.
- */
-class RawConnection {
-  readonly #socket: net.Socket;
-  #buffer: Buffer = Buffer.alloc(0);
-  #waiting: ((answer: RawAnswer) => void) | undefined;
-  #failed: ((err: Error) => void) | undefined;
-
-  constructor(host: string, port: number) {
-    this.#socket = net.connect({ host, port, noDelay: true });
-    this.#socket.on("data", (chunk: Buffer) => {
-      this.#buffer = this.#buffer.length ? Buffer.concat([this.#buffer, chunk]) : chunk;
-      this.#drain();
-    });
-    this.#socket.on("error", (err) => this.#failed?.(err));
-  }
-
-  #drain(): void {
-    const end = this.#buffer.indexOf("\r\n\r\n");
-    if (end < 0) return;
-    const head = this.#buffer.subarray(0, end).toString("latin1");
-    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
-    if (this.#buffer.length < end + 4 + length) return;
-    const body = this.#buffer.subarray(end + 4, end + 4 + length).toString("utf8");
-    this.#buffer = this.#buffer.subarray(end + 4 + length);
-    const resolve = this.#waiting;
-    this.#waiting = undefined;
-    const retryAfter = /\r\nretry-after: *([^\r]*)/i.exec(head)?.[1];
-    resolve?.({ status: Number(head.slice(9, 12)), body, retryAfter });
-  }
-
-  send(request: string): Promise<RawAnswer> {
-    return new Promise((resolve, reject) => {
-      this.#waiting = resolve;
-      this.#failed = reject;
-      this.#socket.write(request);
-    });
-  }
-
-  close(): void {
-    this.#socket.destroy();
-  }
-}
-
-async function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const url = new URL(spec.url);
-  const request = () => {
-    const payload = spec.body ? JSON.stringify({ ...spec.body, name: `bench-${randomUUID()}` }) : "";
-    const headers = [
-      `${spec.method} ${url.pathname}${url.search} HTTP/1.1`,
-      `host: ${url.host}`,
-      `authorization: Bearer ${spec.token}`,
-      ...(payload ? ["content-type: application/json", `content-length: ${Buffer.byteLength(payload)}`] : []),
-    ];
-    return `${headers.join("\r\n")}\r\n\r\n${payload}`;
-  };
-  const latencies: number[] = [];
-  let failures = 0;
-  const causes: Record<string, number> = {};
-  let issued = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: spec.connections }, async () => {
-      const conn = new RawConnection(url.hostname, Number(url.port));
-      while (issued < spec.requests) {
-        issued++;
-        const text = request();
-        const s = performance.now();
-        const answer = await conn
-          .send(text)
-          .catch((err: Error) => ({ status: 0, body: err.message, retryAfter: undefined }));
-        if (answer.status !== 200) {
-          failures++;
-          const retry = answer.retryAfter ? ` (Retry-After ${answer.retryAfter})` : "";
-          countCause(causes, `${answer.status || "no answer"}${retry}: ${answer.body}`);
-        }
-        latencies.push(performance.now() - s);
-      }
-      conn.close();
-    }),
-  );
-  return summarize(latencies, performance.now() - t0, failures, causes);
-}
+// This file as the child cost 1.3 s of CPU per start, and its tail slowed the first requests of
+// every round (see bench/support/http-load.ts).
+const LOAD_GENERATOR = fileURLToPath(new URL("./support/http-load.ts", import.meta.url));
 
 function loadInChild(spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--load", JSON.stringify(spec)], {
+    const child = spawn(process.execPath, [LOAD_GENERATOR, JSON.stringify(spec)], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     let out = "";
@@ -292,7 +150,6 @@ function line(label: string, r: LoadResult): string {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      load: { type: "string" },
       requests: { type: "string", default: "20000" },
       connections: { type: "string", default: "64" },
       creates: { type: "string", default: "800" },
@@ -306,10 +163,6 @@ async function main(): Promise<void> {
         "  GET throughput/p99 of the webhook API vs a bare fastify route, and create p99 vs the bare\n" +
         "  Kubernetes writes; failed requests are listed under each line with their cause.\n",
     );
-    return;
-  }
-  if (values.load) {
-    process.stdout.write(`${JSON.stringify(await runLoad(JSON.parse(values.load) as LoadSpec))}\n`);
     return;
   }
   const requests = Number(values.requests);
