@@ -38,6 +38,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
     quick: ["--nodes", "1000", "--periods", "4"],
     nodeFlags: ["--expose-gc"],
   },
+  "metrics-scrape": {
+    what: "a /metrics scrape with N Orchestrators' per-object series vs the same series in prom-client Gauges (time, longest event-loop wait, heap; ratios)",
+    quick: ["--orchestrators", "5000", "--scrapes", "5"],
+    nodeFlags: ["--expose-gc"],
+  },
   "chain-reads": {
     what: "chain checks of many Orchestrators on one RPC (requests/s to the RPC, CPU), shared vs not",
     quick: ["--orchestrators", "1000", "--period", "30", "--periods", "1"],

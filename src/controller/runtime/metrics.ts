@@ -1,8 +1,8 @@
 // Prometheus metrics under the names controller-runtime and client-go dashboards already use.
 // One registry per Manager (tests run several managers in one process).
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from "prom-client";
 import type { InformerMetrics } from "../../kube/informer.ts";
-import { ObjectGauge, type ObjectRef } from "./object-gauge.ts";
+import { ObjectGauge, ObjectGaugeRegistry, type ObjectRef } from "./object-gauge.ts";
 import type { QueueMetrics } from "./work-queue.ts";
 
 /**
@@ -38,7 +38,8 @@ const RECONCILE_BUCKETS = [
 const QUEUE_BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 100, 1000];
 
 export class RuntimeMetrics {
-  readonly registry = new Registry();
+  /** Renders the object gauges' text itself (ObjectGaugeRegistry), everything else as prom-client. */
+  readonly registry: Registry = new ObjectGaugeRegistry();
   readonly reconcileTotal: Counter<"controller" | "result">;
   readonly reconcileErrors: Counter<"controller">;
   readonly reconcileTime: Histogram<"controller">;

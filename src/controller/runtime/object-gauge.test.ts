@@ -1,6 +1,6 @@
 import { Gauge, Registry } from "prom-client";
-import { describe, expect, it } from "vitest";
-import { ObjectGauge } from "./object-gauge.ts";
+import { describe, expect, it, vi } from "vitest";
+import { ObjectGauge, ObjectGaugeRegistry } from "./object-gauge.ts";
 
 describe("ObjectGauge", () => {
   const o = { kind: "Orchestrator", namespace: "video", name: "o" };
@@ -43,31 +43,91 @@ describe("ObjectGauge", () => {
     expect((await g.get()).values).toEqual([]);
   });
 
-  it("renders exactly what prom-client's Gauge renders for the same series", async () => {
-    const mine = new Registry();
+  // The same series through prom-client's Gauge in a plain Registry, and through an ObjectGauge
+  // in a plain Registry (prom-client renders its get()) and in an ObjectGaugeRegistry (text()).
+  async function threeWays(
+    objects: { kind: string; namespace: string; name: string }[],
+    seriesOf: (i: number) => [Record<"type" | "status" | "reason", string>, number][],
+    help = "c",
+  ) {
     const theirs = new Registry();
-    const g = new ObjectGauge({
-      name: "x_c",
-      help: "c",
-      labelNames: ["type", "status", "reason"],
-      registers: [mine],
-    });
+    const viaGet = new Registry();
+    const direct = new ObjectGaugeRegistry();
     const reference = new Gauge({
       name: "x_c",
-      help: "c",
+      help,
       labelNames: ["kind", "namespace", "name", "type", "status", "reason"],
       registers: [theirs],
     });
-    const objects = [o, { ...o, name: "p" }, { kind: "Node", namespace: "", name: "gpu-1" }];
+    const gauges = [viaGet, direct].map(
+      (r) => new ObjectGauge({ name: "x_c", help, labelNames: ["type", "status", "reason"], registers: [r] }),
+    );
     for (const [i, object] of objects.entries()) {
-      const series: [Record<"type" | "status" | "reason", string>, number][] = [
+      for (const g of gauges) g.set(object, seriesOf(i));
+      for (const [labels, value] of seriesOf(i)) reference.set({ ...object, ...labels }, value);
+    }
+    const get = vi.spyOn(gauges[1]!, "get");
+    const texts = {
+      theirs: await theirs.metrics(),
+      viaGet: await viaGet.metrics(),
+      direct: await direct.metrics(),
+    };
+    return { ...texts, directCalledGet: get.mock.calls.length };
+  }
+
+  it("renders exactly what prom-client's Gauge renders for the same series, both ways", async () => {
+    const objects = [o, { ...o, name: "p" }, { kind: "Node", namespace: "", name: "gpu-1" }];
+    const r = await threeWays(
+      objects,
+      (i) => [
         [{ type: "Ready", status: i ? "True" : "False", reason: 'Quoted "x"\\y\nz' }, 1],
         [{ type: "Scheduled", status: "True", reason: "Placed" }, i / 3],
-      ];
-      g.set(object, series);
-      for (const [labels, value] of series) reference.set({ ...object, ...labels }, value);
+        [{ type: "Odd", status: "", reason: "" }, [Number.NaN, Number.POSITIVE_INFINITY, -Infinity][i]!],
+      ],
+      'help with a \\ and a\nnewline "quoted"',
+    );
+    expect(r.viaGet).toBe(r.theirs);
+    expect(r.direct).toBe(r.theirs);
+    // The ObjectGaugeRegistry rendered the text itself: prom-client's override point was called.
+    expect(r.directCalledGet).toBe(0);
+  });
+
+  it("renders thousands of objects in batches, letting the event loop run between them", async () => {
+    const objects = Array.from({ length: 2600 }, (_, i) => ({ ...o, name: `o-${i}` }));
+    const registry = new ObjectGaugeRegistry();
+    const g = new ObjectGauge({ name: "x_c", help: "c", labelNames: ["type"], registers: [registry] });
+    for (const object of objects) g.set(object, [[{ type: "Ready" }, 1]]);
+    let turns = 0;
+    const tick = setInterval(() => turns++, 0);
+    const rendering = registry.metrics();
+    // Meanwhile an object rendered already goes and comes back, and one not yet rendered changes.
+    await new Promise((resolve) => setImmediate(resolve));
+    g.set(objects[0]!, []);
+    g.set(objects[0]!, [[{ type: "Ready" }, 0]]);
+    g.set(objects[2599]!, [[{ type: "Gone" }, 1]]);
+    const lines = (await rendering).split("\n").filter((l) => l.startsWith("x_c{"));
+    clearInterval(tick);
+    expect(turns).toBeGreaterThan(0);
+    expect(lines).toHaveLength(2600);
+    expect(lines.filter((l) => l.includes('name="o-0"'))).toHaveLength(1);
+    expect(lines.at(-1)).toBe('x_c{kind="Orchestrator",namespace="video",name="o-2599",type="Gone"} 1');
+  });
+
+  it("falls back to prom-client's rendering with default labels or OpenMetrics", async () => {
+    for (const configure of [
+      (r: Registry) => r.setDefaultLabels({ cluster: "a" }),
+      (r: Registry) => r.setContentType(Registry.OPENMETRICS_CONTENT_TYPE as never),
+    ]) {
+      const theirs = new Registry();
+      const mine = new ObjectGaugeRegistry();
+      for (const r of [theirs, mine]) {
+        configure(r);
+        new ObjectGauge({ name: "x", help: "x", labelNames: ["type"], registers: [r] }).set(o, [
+          [{ type: "Ready" }, 1],
+        ]);
+      }
+      expect(await mine.metrics()).toBe(await theirs.metrics());
     }
-    expect(await mine.metrics()).toBe(await theirs.metrics());
   });
 
   it("keeps each label set's names in their order and apart, whatever the values hold", async () => {
