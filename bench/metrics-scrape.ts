@@ -2,13 +2,15 @@
 // conditions, 2 findings, 4 status facts each, as the status writers set them): the runtime's
 // registry (ObjectGauge rendered by ObjectGaugeRegistry) against the bare way, the same series in
 // prom-client Gauges in a plain Registry. Prints per scrape the time, the longest the event loop
-// waited meanwhile (a 1 ms ticker), and the heap the series hold, as ratios ours / bare, and
-// checks that both scrapes say the same. Not a test.
+// waited meanwhile (a 1 ms ticker) and the heap the series hold, as ratios ours / bare; the
+// largest piece a streamed scrape (the health server's) holds at once; and checks that both
+// scrapes say the same. Not a test.
 //
 //   node --expose-gc bench/metrics-scrape.ts [--orchestrators 5000] [--scrapes 10]
 import { parseArgs } from "node:util";
 import { Gauge, Registry } from "prom-client";
 import { RuntimeMetrics } from "../src/controller/runtime/metrics.ts";
+import type { ObjectGaugeRegistry } from "../src/controller/runtime/object-gauge.ts";
 
 const { values } = parseArgs({
   options: {
@@ -172,6 +174,13 @@ console.log(
 );
 console.log(
   `longest event-loop wait during a scrape, median: ours ${fmt(median(o.stall))} ms, prom-client ${fmt(median(p.stall))} ms, ratio ${(median(o.stall) / median(p.stall)).toFixed(2)}`,
+);
+// What a streamed scrape (the health server's) holds at once: its largest piece.
+let largest = 0;
+for await (const piece of (a.registry as ObjectGaugeRegistry).chunks())
+  largest = Math.max(largest, piece.length);
+console.log(
+  `streamed scrape: largest piece ${(largest / 1e6).toFixed(2)} MB of ${(o.text.length / 1e6).toFixed(1)} MB (prom-client holds the whole text)`,
 );
 if (gc) {
   console.log(

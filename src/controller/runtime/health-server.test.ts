@@ -1,3 +1,4 @@
+import { Gauge } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../process/log.ts";
 import { parseAddress, startHealthServer } from "./health-server.ts";
@@ -48,4 +49,58 @@ describe("health server", () => {
       await server.close();
     }
   });
+
+  it("streams a scrape of thousands of objects in pieces, exactly the registry's text", async () => {
+    const metrics = new RuntimeMetrics({ processMetrics: false });
+    const f = metrics.findingsMetrics();
+    for (let i = 0; i < 3000; i++) {
+      f.conditions?.({ kind: "Orchestrator", namespace: "video", name: `o-${i}` }, [
+        { type: "Ready", status: "True", reason: "Serving" },
+      ]);
+    }
+    const server = await startHealthServer("127.0.0.1:0", metrics.registry, NO_PROBES, silentLogger);
+    try {
+      const res = await fetch(`http://${server.address}/metrics`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe(metrics.registry.contentType);
+      // Streamed: no length known up front.
+      expect(res.headers.get("transfer-encoding")).toBe("chunked");
+      const text = await res.text();
+      expect(text).toBe(await metrics.registry.metrics());
+      expect(text.split("\n").filter((l) => l.startsWith("livepeer_operator_condition{"))).toHaveLength(3000);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("fails a scrape whose metric fails: a 500 before the first piece, a cut-off response after it", async () => {
+    const failing = (registry: RuntimeMetrics["registry"]) =>
+      new Gauge({
+        name: "x_failing",
+        help: "x",
+        registers: [registry],
+        collect() {
+          throw new Error("collector broke");
+        },
+      });
+    const early = new RuntimeMetrics({ processMetrics: false });
+    early.registry.clear();
+    failing(early.registry);
+    const late = new RuntimeMetrics({ processMetrics: false });
+    failing(late.registry);
+    const servers = await Promise.all(
+      [early, late].map((m) => startHealthServer("127.0.0.1:0", m.registry, NO_PROBES, silentLogger)),
+    );
+    try {
+      const first = await fetch(`http://${servers[0]!.address}/metrics`);
+      expect(first.status).toBe(500);
+      expect(await first.text()).toContain("collector broke");
+      // Never a complete-looking 200: the connection closes mid-answer.
+      await expect(fetch(`http://${servers[1]!.address}/metrics`).then((r) => r.text())).rejects.toThrow();
+    } finally {
+      await Promise.all(servers.map((s) => s.close()));
+    }
+  });
 });
+
+const NO_PROBES = { healthz: () => [], readyz: () => [] };

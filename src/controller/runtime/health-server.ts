@@ -3,11 +3,13 @@
 //   /healthz  liveness: the process answers and no informer is dead (a failing probe restarts the pod)
 //   /readyz   readiness: every cache has synced; a replica that is not the leader is ready too
 // Each probe lists its checks with `?verbose`, like the API server's.
+import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import { http } from "../../process/builtin-http.ts";
 import type { Logger } from "../../process/log.ts";
+import { ObjectGaugeRegistry } from "./object-gauge.ts";
 
 export interface Check {
   name: string;
@@ -48,6 +50,35 @@ function probeResponse(res: ServerResponse, checks: Check[], verbose: boolean): 
   res.end(verbose || !ok ? `${lines.join("\n")}\n${ok ? "ok" : "failed"}\n` : "ok\n");
 }
 
+/**
+ * Answers a scrape. An ObjectGaugeRegistry's text is written as it is rendered, so a scrape of
+ * thousands of objects is never held whole; a failure before the first piece is a 500, after it
+ * the response is cut off (Prometheus then records the scrape as failed).
+ */
+async function scrape(registry: Registry, res: ServerResponse): Promise<void> {
+  const pieces =
+    registry instanceof ObjectGaugeRegistry
+      ? registry.chunks()
+      : (async function* () {
+          yield await registry.metrics();
+        })();
+  let started = false;
+  try {
+    for await (const piece of pieces) {
+      if (res.destroyed) return;
+      if (!started) {
+        res.writeHead(200, { "content-type": registry.contentType });
+        started = true;
+      }
+      if (!res.write(piece)) await once(res, "drain");
+    }
+    res.end();
+  } catch (err) {
+    if (started) res.destroy();
+    else res.writeHead(500).end(String(err));
+  }
+}
+
 export async function startHealthServer(
   address: string,
   registry: Registry,
@@ -64,15 +95,7 @@ export async function startHealthServer(
     }
     switch (url.pathname) {
       case "/metrics":
-        registry.metrics().then(
-          (text) => {
-            res.writeHead(200, { "content-type": registry.contentType });
-            res.end(text);
-          },
-          (err: unknown) => {
-            res.writeHead(500).end(String(err));
-          },
-        );
+        void scrape(registry, res);
         return;
       case "/healthz":
       case "/livez":

@@ -105,12 +105,18 @@ describe("ObjectGauge", () => {
     g.set(objects[0]!, []);
     g.set(objects[0]!, [[{ type: "Ready" }, 0]]);
     g.set(objects[2599]!, [[{ type: "Gone" }, 1]]);
-    const lines = (await rendering).split("\n").filter((l) => l.startsWith("x_c{"));
+    const text = await rendering;
+    const lines = text.split("\n").filter((l) => l.startsWith("x_c{"));
     clearInterval(tick);
     expect(turns).toBeGreaterThan(0);
     expect(lines).toHaveLength(2600);
     expect(lines.filter((l) => l.includes('name="o-0"'))).toHaveLength(1);
     expect(lines.at(-1)).toBe('x_c{kind="Orchestrator",namespace="video",name="o-2599",type="Gone"} 1');
+    // The same text in pieces: the header, then one per 500 objects, around the other metrics'.
+    const pieces: string[] = [];
+    for await (const piece of registry.chunks()) pieces.push(piece);
+    expect(pieces.join("")).toBe(await registry.metrics());
+    expect(pieces.filter((p) => p.includes("x_c{"))).toHaveLength(6);
   });
 
   it("falls back to prom-client's rendering with default labels or OpenMetrics", async () => {

@@ -113,30 +113,42 @@ export class ObjectGauge<L extends string> {
 
   /**
    * The gauge's Prometheus text exposition, exactly what prom-client's registry renders from
-   * get(): `# HELP`, `# TYPE`, then a line per series. It yields to the event loop every
-   * OBJECTS_PER_TURN objects, and renders the objects that had series when it began (an object
-   * set again meanwhile renders what it holds then, and once).
+   * get(): `# HELP`, `# TYPE`, then a line per series.
    */
   async text(): Promise<string> {
+    let text = "";
+    for await (const chunk of this.chunks()) text += chunk;
+    return text;
+  }
+
+  /**
+   * text() in pieces, the `# HELP` and `# TYPE` lines first, then the lines of OBJECTS_PER_TURN
+   * objects at a time (each after a newline), yielding to the event loop between them: a scrape
+   * is streamed rather than held whole (ObjectGaugeRegistry.chunks). It renders the objects that
+   * had series when it began; one set again meanwhile renders what it holds then, and once.
+   */
+  async *chunks(): AsyncGenerator<string> {
     const name = escapeText(this.name);
-    const lines = [`# HELP ${name} ${escapeText(this.help)}`, `# TYPE ${name} ${this.type}`];
+    yield `# HELP ${name} ${escapeText(this.help)}\n# TYPE ${name} ${this.type}`;
     const keys = [...this.#objects.keys()];
-    for (let k = 0; k < keys.length; k++) {
-      if (k > 0 && k % OBJECTS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
-      const key = keys[k]!;
-      const held = this.#objects.get(key);
-      if (!held) continue;
-      const first = key.indexOf("/");
-      const second = key.indexOf("/", first + 1);
-      const head =
-        `${name}{kind="${escapeLabel(key.slice(0, first))}",` +
-        `namespace="${escapeLabel(key.slice(first + 1, second))}",` +
-        `name="${escapeLabel(key.slice(second + 1))}"`;
-      for (let i = 0; i < held.length; i += 2) {
-        lines.push(`${head}${this.#textOf(held[i] as Labels)}} ${valueText(held[i + 1] as number)}`);
+    for (let from = 0; from < keys.length; from += OBJECTS_PER_TURN) {
+      if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+      let chunk = "";
+      for (const key of keys.slice(from, from + OBJECTS_PER_TURN)) {
+        const held = this.#objects.get(key);
+        if (!held) continue;
+        const first = key.indexOf("/");
+        const second = key.indexOf("/", first + 1);
+        const head =
+          `\n${name}{kind="${escapeLabel(key.slice(0, first))}",` +
+          `namespace="${escapeLabel(key.slice(first + 1, second))}",` +
+          `name="${escapeLabel(key.slice(second + 1))}"`;
+        for (let i = 0; i < held.length; i += 2) {
+          chunk += `${head}${this.#textOf(held[i] as Labels)}} ${valueText(held[i + 1] as number)}`;
+        }
       }
+      if (chunk) yield chunk;
     }
-    return lines.join("\n");
   }
 
   reset(): void {
@@ -194,6 +206,26 @@ function sameSeries<L extends string>(held: Held, series: readonly ObjectSeries<
  */
 export class ObjectGaugeRegistry extends Registry {
   #defaultLabels = false;
+
+  /**
+   * metrics() in pieces, to write to a response as they come (health-server.ts): a scrape at
+   * 5,000 Orchestrators is 10 MB of text, which this way is never held whole. The pieces joined
+   * are exactly metrics().
+   */
+  async *chunks(): AsyncGenerator<string> {
+    if (this.#defaultLabels || this.contentType !== Registry.PROMETHEUS_CONTENT_TYPE) {
+      yield await this.metrics();
+      return;
+    }
+    let first = true;
+    for (const metric of this.getMetricsAsArray() as unknown[]) {
+      if (!first) yield "\n\n";
+      first = false;
+      if (metric instanceof ObjectGauge) yield* metric.chunks();
+      else yield await promClientRender.call(this, metric);
+    }
+    yield "\n";
+  }
 
   override setDefaultLabels(labels: object): void {
     this.#defaultLabels = Object.keys(labels).length > 0;
