@@ -1,8 +1,11 @@
+import { once } from "node:events";
+import net from "node:net";
 import { Gauge } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../process/log.ts";
 import { parseAddress, startHealthServer } from "./health-server.ts";
 import { RuntimeMetrics } from "./metrics.ts";
+import type { ObjectGaugeRegistry } from "./object-gauge.ts";
 
 describe("health server", () => {
   it.each([
@@ -99,6 +102,41 @@ describe("health server", () => {
       await expect(fetch(`http://${servers[1]!.address}/metrics`).then((r) => r.text())).rejects.toThrow();
     } finally {
       await Promise.all(servers.map((s) => s.close()));
+    }
+  });
+
+  it("stops rendering a scrape whose client went away while the answer was backed up", async () => {
+    const metrics = new RuntimeMetrics({ processMetrics: false });
+    const f = metrics.findingsMetrics();
+    const conditions = Array.from({ length: 9 }, (_, i) => ({ type: `T${i}`, status: "True", reason: "R" }));
+    for (let i = 0; i < 20_000; i++) {
+      f.conditions?.({ kind: "Orchestrator", namespace: "video", name: `o-${i}` }, conditions);
+    }
+    const registry = metrics.registry as ObjectGaugeRegistry;
+    let finished = false;
+    const render = registry.chunks.bind(registry);
+    registry.chunks = async function* () {
+      try {
+        yield* render();
+      } finally {
+        finished = true;
+      }
+    };
+    const server = await startHealthServer("127.0.0.1:0", registry, NO_PROBES, silentLogger);
+    try {
+      const [host, port] = server.address.split(":");
+      // A client that asks, reads the first bytes, then stops reading and goes away: the answer
+      // (about 20 MB) is backed up in the socket buffers when it does.
+      const socket = net.connect(Number(port), host);
+      socket.write(`GET /metrics HTTP/1.1\r\nhost: ${server.address}\r\n\r\n`);
+      await once(socket, "data");
+      socket.pause();
+      socket.destroy();
+      const deadline = Date.now() + 20_000;
+      while (!finished && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(finished).toBe(true);
+    } finally {
+      await server.close();
     }
   });
 });

@@ -3,7 +3,6 @@
 //   /healthz  liveness: the process answers and no informer is dead (a failing probe restarts the pod)
 //   /readyz   readiness: every cache has synced; a replica that is not the leader is ready too
 // Each probe lists its checks with `?verbose`, like the API server's.
-import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
@@ -70,13 +69,26 @@ async function scrape(registry: Registry, res: ServerResponse): Promise<void> {
         res.writeHead(200, { "content-type": registry.contentType });
         started = true;
       }
-      if (!res.write(piece)) await once(res, "drain");
+      if (!res.write(piece)) await drainedOrClosed(res);
     }
     res.end();
   } catch (err) {
     if (started) res.destroy();
     else res.writeHead(500).end(String(err));
   }
+}
+
+/** Until the response can take more, or its connection is gone (then no drain ever comes). */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
 }
 
 export async function startHealthServer(
