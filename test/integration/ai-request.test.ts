@@ -4,21 +4,19 @@
 // node reaches it through its Service URL as the simulator fleet routes it, and a Gateway that
 // selects the orchestrator turns `POST /text-to-image` into a PNG. A gateway whose pool has only a
 // video orchestrator refuses the same request as the node does.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { aiRunnerSimulatorFactory } from "../../src/dev/runner-simulators.ts";
-import { KubeClient, type KubeObject, Pods, PooledKubeConfig } from "../../src/kube/index.ts";
+import { type KubeObject, Pods } from "../../src/kube/index.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import { Gateways } from "../../src/schema/resources.ts";
 import { readSolidPng } from "../../src/simulator/ai-runner/png.ts";
 import { aiOnlyOnA100, SD_TURBO } from "./support/ai-specs.ts";
-import { kubectl } from "./support/cluster.ts";
+import { kubeClient, kubectl } from "./support/cluster.ts";
 import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { condition, isServing, orchestratorKit } from "./support/orchestrators.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 
 const GATEWAY_HTTP_PORT = 8935;
 const GATEWAY_CLI_PORT = 5935;

@@ -3,26 +3,23 @@
 // controllers sharing one ChainReads. What the chain does (`devnet drain`, `service-uri`,
 // `reward`, `unbond`, `round`, `pause`/`resume`) shows in the resources' conditions, findings,
 // facts, Events and the findings gauge without anyone touching them.
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { gatewayController } from "../../src/controller/gateway/controller.ts";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
 import type { Manager } from "../../src/controller/runtime/index.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
-import { KubeClient, PooledKubeConfig } from "../../src/kube/index.ts";
 import { ChainReads } from "../../src/node/chain/index.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import { Gateways } from "../../src/schema/resources.ts";
 import { cli } from "./support/cli.ts";
-import { kubectl, testNamespace } from "./support/cluster.ts";
+import { kubeClient, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { type DevnetBed, startDevnetBed } from "./support/devnet-bed.ts";
 import { eventsAbout } from "./support/events.ts";
 import { FAST_DOCTOR, startTestManager } from "./support/manager.ts";
 import { condition, orchestratorKit } from "./support/orchestrators.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 let ns: Awaited<ReturnType<typeof testNamespace>>;
 let manager: Manager;
 let bed: DevnetBed;

@@ -1,36 +1,30 @@
 // The ChildApplier against the real local control plane: what it remembers of each child (one
 // line per child per owner, a digest and a version) decides when an apply can be skipped, and the
 // versions it compares are the API server's, moved by real edits, deletes and status writes.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChildApplier, done, Manager } from "../../src/controller/runtime/index.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import {
   ConfigMaps,
-  KubeClient,
   type KubeObject,
-  PooledKubeConfig,
   type ResourceType,
   Services,
   StatefulSets,
 } from "../../src/kube/index.ts";
 import { Webhooks } from "../../src/schema/resources.ts";
-import { kubectl, testNamespace } from "./support/cluster.ts";
+import { kubeClient, kubectl, pooledKubeConfig, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 let ns: Awaited<ReturnType<typeof testNamespace>>;
 let manager: Manager;
 
 beforeAll(async () => {
   ns = await testNamespace("applier");
   await installCrds(kubectl);
-  const managerKc = new PooledKubeConfig();
-  managerKc.loadFromFile(inject("kubeconfig"));
   // The caches a controller owning these children has; the test drives the applier itself.
   manager = new Manager({
-    kubeConfig: managerKc,
+    kubeConfig: pooledKubeConfig(),
     identity: "child-applier-test",
     namespaces: [ns.name],
     leaderElection: false,

@@ -29,7 +29,7 @@ import {
 } from "../../src/kube/index.ts";
 import { createLogger } from "../../src/process/log.ts";
 import { Webhooks } from "../../src/schema/resources.ts";
-import { kubectl, testNamespace, uniqueName } from "./support/cluster.ts";
+import { kubeClient, kubectl, pooledKubeConfig, testNamespace, uniqueName } from "./support/cluster.ts";
 import {
   type ControllerProcess,
   sample,
@@ -39,9 +39,7 @@ import {
 } from "./support/controller-process.ts";
 import { installCrds } from "./support/crds.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 const core = kc.makeApiClient(CoreV1Api);
 let ns: Awaited<ReturnType<typeof testNamespace>>;
 const informers: Informer[] = [];
@@ -549,10 +547,8 @@ describe("writes", () => {
 describe("manager", () => {
   it("maps events on owned children to their owner: a deleted or edited child is put back", async () => {
     const reconciled: string[] = [];
-    const managerKc = new PooledKubeConfig();
-    managerKc.loadFromFile(inject("kubeconfig"));
     const manager = new Manager({
-      kubeConfig: managerKc,
+      kubeConfig: pooledKubeConfig(),
       identity: "owner-mapping-test",
       namespaces: [ns.name],
       leaderElection: false,
@@ -612,10 +608,8 @@ describe("manager: a controller's own writes", () => {
   it("do not wake the owner again; someone else's edit of a child does", async () => {
     const reconciled: string[] = [];
     let finished = 0;
-    const managerKc = new PooledKubeConfig();
-    managerKc.loadFromFile(inject("kubeconfig"));
     const manager = new Manager({
-      kubeConfig: managerKc,
+      kubeConfig: pooledKubeConfig(),
       identity: "own-writes-test",
       namespaces: [ns.name],
       leaderElection: false,
@@ -701,10 +695,8 @@ describe("manager: work before leading", () => {
     beforeLeading: (s: AbortSignal) => Promise<void>,
     lines: string[] = [],
   ) => {
-    const kc = new PooledKubeConfig();
-    kc.loadFromFile(inject("kubeconfig"));
     return new Manager({
-      kubeConfig: kc,
+      kubeConfig: pooledKubeConfig(),
       identity,
       namespaces: [ns.name],
       leaderElection: {

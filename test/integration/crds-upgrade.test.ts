@@ -14,12 +14,7 @@ import {
   keepCrdsCurrent,
 } from "../../src/controller/crds/keep-current.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
-import {
-  CustomResourceDefinitions,
-  KubeClient,
-  type KubeObject,
-  PooledKubeConfig,
-} from "../../src/kube/index.ts";
+import { CustomResourceDefinitions, type KubeObject } from "../../src/kube/index.ts";
 import { packageVersion } from "../../src/release/version.ts";
 import {
   CRD_OPERATOR_VERSION_ANNOTATION,
@@ -27,11 +22,9 @@ import {
   customResourceDefinition,
 } from "../../src/schema/index.ts";
 import { WebhookCrd } from "../../src/schema/resources.ts";
-import { testNamespace } from "./support/cluster.ts";
+import { kubeClient, testNamespace } from "./support/cluster.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { client } = kubeClient();
 const group = `u${randomBytes(3).toString("hex")}.crd-test.livepeer.org`;
 const crdName = `webhooks.${group}`;
 const Hooks = { group, version: "v1alpha1", plural: "webhooks", kind: "Webhook", namespaced: true };

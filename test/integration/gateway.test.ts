@@ -3,15 +3,13 @@
 // answering the gateway node's discovery hook. What a user sees: the gateway's children, the
 // orchestrators it was given (live, no restart), the price check, and a stream that comes out as
 // HLS.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import {
   ConfigMaps,
   Events,
-  KubeClient,
   type KubeObject,
   Pods,
-  PooledKubeConfig,
   Secrets,
   Services,
   StatefulSets,
@@ -20,13 +18,11 @@ import { pushStream } from "../../src/media/push-stream.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 import { Gateways } from "../../src/schema/resources.ts";
-import { kubectl } from "./support/cluster.ts";
+import { kubeClient, kubectl } from "./support/cluster.ts";
 import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { isServing, orchestratorKit } from "./support/orchestrators.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 
 let bed: NodeBed;
 

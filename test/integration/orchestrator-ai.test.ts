@@ -5,32 +5,21 @@
 // runners' cold start (port closed while the model loads) and /health, a runner's CUDA
 // out-of-memory line becomes a finding, and a Gateway warns while none of its orchestrators
 // serves a model it caps. The test steers each runner through the simulator's POST /__sim/actions.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { aiRunnerSimulatorFactory } from "../../src/dev/runner-simulators.ts";
-import {
-  ConfigMaps,
-  Deployments,
-  KubeClient,
-  type KubeObject,
-  Pods,
-  PooledKubeConfig,
-  Secrets,
-  Services,
-} from "../../src/kube/index.ts";
+import { ConfigMaps, Deployments, type KubeObject, Pods, Secrets, Services } from "../../src/kube/index.ts";
 import { AI_RUNNER_PORT } from "../../src/schema/ai.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 import { Gateways } from "../../src/schema/resources.ts";
 import type { AiRunnerSnapshot, RunnerAction } from "../../src/simulator/ai-runner/runner.ts";
 import { aiOnlyOnA100, SD_TURBO } from "./support/ai-specs.ts";
-import { kubectl } from "./support/cluster.ts";
+import { kubeClient, kubectl } from "./support/cluster.ts";
 import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { condition, isServing, orchestratorKit } from "./support/orchestrators.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 // npm start's runner with a longer cold start (its default is 5 s): the loading state must stay
 // long enough to be seen on a busy machine.
 const COLD_START_SECONDS = 15;

@@ -3,24 +3,15 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
-import {
-  ConfigMaps,
-  KubeClient,
-  type KubeObject,
-  PooledKubeConfig,
-  Services,
-  StatefulSets,
-} from "../../src/kube/index.ts";
+import { ConfigMaps, type KubeObject, Services, StatefulSets } from "../../src/kube/index.ts";
 import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 import { Orchestrators } from "../../src/schema/resources.ts";
-import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
+import { kubeClient, kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { startController, stopAllControllers } from "./support/controller-process.ts";
 import { installCrds } from "./support/crds.ts";
 
 const COUNT = 200;
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 let ns: Awaited<ReturnType<typeof testNamespace>>;
 let pool: NodePool;
 

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { devnetConfigMap } from "../../src/controller/devnet/deployment-config-map.ts";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
 import type { Manager } from "../../src/controller/runtime/index.ts";
@@ -13,24 +13,15 @@ import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
 import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
-import {
-  ConfigMaps,
-  isNotFound,
-  KubeClient,
-  type KubeObject,
-  PooledKubeConfig,
-  StatefulSets,
-} from "../../src/kube/index.ts";
+import { ConfigMaps, isNotFound, type KubeObject, StatefulSets } from "../../src/kube/index.ts";
 import { readStatus } from "../../src/node/client/index.ts";
 import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
-import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
+import { kubeClient, kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { startTestManager } from "./support/manager.ts";
 import { condition, orchestratorKit } from "./support/orchestrators.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 let ns: Awaited<ReturnType<typeof testNamespace>>;
 let manager: Manager;
 let sims: SimulatorFleet;

@@ -6,32 +6,21 @@
 // the orchestrator secret handed to the node and the runners, which heartbeat). The status reads
 // the node's GET /discovery and the runners' /health; a runner whose health fails is named with
 // the reason; removing an app removes its runners and its registration.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { liveRunnerSimulatorFactory } from "../../src/dev/live-runner-simulators.ts";
-import {
-  ConfigMaps,
-  KubeClient,
-  type KubeObject,
-  Pods,
-  PooledKubeConfig,
-  Secrets,
-  Services,
-  StatefulSets,
-} from "../../src/kube/index.ts";
+import { ConfigMaps, type KubeObject, Pods, Secrets, Services, StatefulSets } from "../../src/kube/index.ts";
 import { readLiveDiscovery } from "../../src/node/client/index.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import { nodeHookPath } from "../../src/schema/node-hooks.ts";
 import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 import { Gateways } from "../../src/schema/resources.ts";
 import { getOrchestrator } from "../../src/simulator/testing/wire.ts";
-import { kubectl } from "./support/cluster.ts";
+import { kubeClient, kubectl } from "./support/cluster.ts";
 import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { condition, orchestratorKit } from "./support/orchestrators.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 const A100 = "NVIDIA-A100-SXM4-40GB";
 /** go-livepeer's Capability_LiveVideoToVideo. */
 const LIVE_CAPABILITY = 35;

@@ -9,29 +9,20 @@
 // their pods' cluster DNS names, which the SDK is told to look up as the pods' IPs (--resolve: the
 // cluster DNS stand-in, as the simulator fleet has one).
 import { execFileSync } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { liveRunnerSimulatorFactory } from "../../src/dev/live-runner-simulators.ts";
 import { ensureMediaTools } from "../../src/dev/media-tools.ts";
 import { ensureGatewaySdk, GATEWAY_DRIVER, type GatewaySdk } from "../../src/dev/python/environment.ts";
-import {
-  KubeClient,
-  type KubeObject,
-  Pods,
-  PooledKubeConfig,
-  Secrets,
-  StatefulSets,
-} from "../../src/kube/index.ts";
+import { type KubeObject, Pods, Secrets, StatefulSets } from "../../src/kube/index.ts";
 import { readLiveDiscovery } from "../../src/node/client/index.ts";
 import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
 import { getOrchestrator } from "../../src/simulator/testing/wire.ts";
-import { kubectl } from "./support/cluster.ts";
+import { kubeClient, kubectl } from "./support/cluster.ts";
 import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { condition, orchestratorKit } from "./support/orchestrators.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 const A100 = "NVIDIA-A100-SXM4-40GB";
 /** go-livepeer's Capability_LiveVideoToVideo. */
 const LIVE_CAPABILITY = 35;

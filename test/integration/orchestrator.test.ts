@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { V1StatefulSet } from "@kubernetes/client-node";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
 import type { Manager } from "../../src/controller/runtime/index.ts";
 import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
@@ -16,21 +16,17 @@ import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulato
 import {
   ConfigMaps,
   isNotFound,
-  KubeClient,
   type KubeObject,
-  PooledKubeConfig,
   Secrets,
   Services,
   StatefulSets,
 } from "../../src/kube/index.ts";
-import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
+import { kubeClient, kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { startTestManager } from "./support/manager.ts";
 import { condition, isServing, orchestratorKit } from "./support/orchestrators.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 let ns: Awaited<ReturnType<typeof testNamespace>>;
 let manager: Manager;
 const pools: NodePool[] = [];

@@ -6,7 +6,7 @@
 // self-signed certificate on first use) returns from each what its Orchestrator's status says,
 // which the controller read the same way.
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import {
   CHECK_SCRIPT,
@@ -14,16 +14,14 @@ import {
   GATEWAY_DRIVER,
   type GatewaySdk,
 } from "../../src/dev/python/environment.ts";
-import { KubeClient, type KubeObject, PooledKubeConfig, Secrets } from "../../src/kube/index.ts";
+import { type KubeObject, Secrets } from "../../src/kube/index.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import { Gateways } from "../../src/schema/resources.ts";
-import { kubectl } from "./support/cluster.ts";
+import { kubeClient, kubectl } from "./support/cluster.ts";
 import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { isServing, orchestratorKit } from "./support/orchestrators.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 
 let bed: NodeBed | undefined;
 let sdk: GatewaySdk;

@@ -9,11 +9,10 @@ import { waitFor } from "../../src/dev/cluster/process.ts";
 import {
   ConfigMaps,
   isNotFound,
-  KubeClient,
+  type KubeClient,
   type KubeObject,
   NetworkPolicies,
   PodDisruptionBudgets,
-  PooledKubeConfig,
   Secrets,
   ServiceAccounts,
   Services,
@@ -24,12 +23,10 @@ import { hookTokenDigest, remoteSignerAuthHookPath } from "../../src/schema/node
 import type { StoredRemoteSigner } from "../../src/schema/remote-signer.ts";
 import { Gateways, RemoteSigners } from "../../src/schema/resources.ts";
 import { canIAnswer, runCanI } from "../e2e/support/can-i.ts";
-import { kubectl } from "./support/cluster.ts";
+import { kubeClient, kubectl } from "./support/cluster.ts";
 import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 
 let bed: NodeBed;
 beforeAll(async () => {

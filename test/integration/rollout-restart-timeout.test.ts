@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { REQUESTED_AT } from "../../src/controller/node-pod/in-place.ts";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
 import type { Manager } from "../../src/controller/runtime/index.ts";
@@ -17,17 +17,14 @@ import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { STALE_MOUNT } from "../../src/dev/liveness-probe.ts";
 import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
-import { KubeClient, PooledKubeConfig } from "../../src/kube/index.ts";
 import type { StoredOrchestrator } from "../../src/schema/orchestrator.ts";
-import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
+import { kubeClient, kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { type EventAbout, eventsAbout } from "./support/events.ts";
 import { FAST_DOCTOR, startTestManager } from "./support/manager.ts";
 import { condition, isServing, orchestratorKit } from "./support/orchestrators.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 let ns: Awaited<ReturnType<typeof testNamespace>>;
 let manager: Manager;
 let pool: NodePool;

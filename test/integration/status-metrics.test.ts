@@ -5,22 +5,19 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { orchestratorController } from "../../src/controller/orchestrator/controller.ts";
 import type { Manager } from "../../src/controller/runtime/index.ts";
 import { createNodePool, type NodePool } from "../../src/dev/cluster/fleet.ts";
 import { defaultFleet } from "../../src/dev/cluster/nodes.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { type SimulatorFleet, startSimulatorFleet } from "../../src/dev/simulators.ts";
-import { KubeClient, PooledKubeConfig } from "../../src/kube/index.ts";
-import { kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
+import { kubeClient, kubeConfig, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { FAST_DOCTOR, startTestManager } from "./support/manager.ts";
 import { isServing, orchestratorKit } from "./support/orchestrators.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 let ns: Awaited<ReturnType<typeof testNamespace>>;
 let manager: Manager;
 let pool: NodePool;

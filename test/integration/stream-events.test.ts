@@ -5,22 +5,20 @@
 // controller's node doctor and reported to the stream-events hook, records stream.idle.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../../src/dev/cluster/process.ts";
 import { type Postgres, startPostgres } from "../../src/dev/postgres.ts";
-import { KubeClient, type KubeObject, Pods, PooledKubeConfig } from "../../src/kube/index.ts";
+import { type KubeObject, Pods } from "../../src/kube/index.ts";
 import { pushStream } from "../../src/media/push-stream.ts";
 import { publishRtmp } from "../../src/media/rtmp/publisher.ts";
 import type { StoredGateway } from "../../src/schema/gateway.ts";
 import { Gateways } from "../../src/schema/resources.ts";
 import { call } from "./api-harness.ts";
-import { kubectl } from "./support/cluster.ts";
+import { kubeClient, kubectl } from "./support/cluster.ts";
 import { type NodeBed, startNodeBed } from "./support/node-bed.ts";
 import { isServing, orchestratorKit } from "./support/orchestrators.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 const SECRET = "stream-events-secret";
 /** The tenant of this file's Webhooks and Gateway (tenants isolate test files sharing the API namespace). */
 const USER = `streams-${randomBytes(4).toString("hex")}`;

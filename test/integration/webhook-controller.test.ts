@@ -2,22 +2,20 @@
 // (watching only this file's namespace): Ready follows the referenced Secret, generated Secrets
 // are owned (and garbage-collected with their Webhook) while a user's Secret never is, and status
 // is written only when it changes.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Manager } from "../../src/controller/runtime/index.ts";
 import { webhookController } from "../../src/controller/webhook/controller.ts";
 import { MANAGED_BY_API, MANAGED_BY_LABEL } from "../../src/controller/webhook/secret-ownership.ts";
 import { waitFor } from "../../src/dev/cluster/process.ts";
-import { KubeClient, type KubeObject, PooledKubeConfig, Secrets } from "../../src/kube/index.ts";
+import { type KubeObject, Secrets } from "../../src/kube/index.ts";
 import type { Condition } from "../../src/schema/condition.ts";
 import { Webhooks } from "../../src/schema/resources.ts";
 import type { StoredWebhook } from "../../src/schema/webhook.ts";
-import { kubectl, testNamespace } from "./support/cluster.ts";
+import { kubeClient, kubectl, testNamespace } from "./support/cluster.ts";
 import { installCrds } from "./support/crds.ts";
 import { startTestManager } from "./support/manager.ts";
 
-const kc = new PooledKubeConfig();
-kc.loadFromFile(inject("kubeconfig"));
-const client = new KubeClient(kc);
+const { kc, client } = kubeClient();
 let ns: Awaited<ReturnType<typeof testNamespace>>;
 let manager: Manager;
 const logLines: string[] = [];

@@ -1,9 +1,8 @@
 // A controller Manager run in-process for one test file: watches only that file's namespace,
 // no leader election, no process metrics; log lines are kept for failure messages.
-import { inject } from "vitest";
 import { type ControllerDefinition, Manager } from "../../../src/controller/runtime/index.ts";
-import { PooledKubeConfig } from "../../../src/kube/index.ts";
 import { createLogger } from "../../../src/process/log.ts";
+import { pooledKubeConfig } from "./cluster.ts";
 
 export async function startTestManager(
   identity: string,
@@ -11,10 +10,8 @@ export async function startTestManager(
   definitions: ControllerDefinition[],
   logLines: string[] = [],
 ): Promise<Manager> {
-  const kc = new PooledKubeConfig();
-  kc.loadFromFile(inject("kubeconfig"));
   const manager = new Manager({
-    kubeConfig: kc,
+    kubeConfig: pooledKubeConfig(),
     identity,
     namespaces: [namespace],
     leaderElection: false,
