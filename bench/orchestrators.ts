@@ -20,9 +20,12 @@
 //
 //   node bench/orchestrators.ts [--count 1000] [--concurrency 4] [--rounds 1] [--skip-bare]
 //                               [--steady 120] [--edit-rate 1] [--from-source]
+//                               [--node-flags="--heap-growing-percent=20"]
 // The controller is compiled first (`npm run build`, as in the image); --from-source runs the
 // TypeScript directly.
 // --skip-bare measures only the controller (memory and queue wait at 5,000 without the ratio).
+// --node-flags: flags given to the controller's node before its script (V8 flags that Node refuses
+// in NODE_OPTIONS, for trying them; the chart's nodeOptions are always applied).
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -56,6 +59,7 @@ const { values } = parseArgs({
     steady: { type: "string", default: "120" },
     "edit-rate": { type: "string", default: "1" },
     "from-source": { type: "boolean", default: false },
+    "node-flags": { type: "string", default: "" },
   },
 });
 const N = Number(values.count);
@@ -63,6 +67,7 @@ const C = Number(values.concurrency);
 const ROUNDS = values["skip-bare"] ? 1 : Math.max(1, Number(values.rounds));
 const STEADY_S = Number(values.steady);
 const EDIT_RATE = Number(values["edit-rate"]);
+const NODE_FLAGS = values["node-flags"].split(" ").filter(Boolean);
 const TICKS_PER_SECOND = 100;
 
 async function pool<T>(items: T[], limit: number, fn: (t: T) => Promise<void>): Promise<void> {
@@ -252,6 +257,7 @@ async function controllerHalf(c: Cluster) {
     "bench",
     [`--kubeconfig=${c.cp.kubeconfig}`, "--namespace=operated", "--leader-elect=false", `--workers=${C}`],
     main,
+    NODE_FLAGS,
   );
   const metrics = await ctl.metricsUrl();
   await ctl.waitForLine(/started \d+ workers resource=orchestrators/, 60_000);
@@ -488,6 +494,7 @@ const requestLines = (h: Half) => [
 ];
 console.log(`orchestrators: ${N}, concurrency ${C}, ${Math.ceil((2 * N) / 100) + 1} fake nodes, 2 cores`);
 console.log(`controller NODE_OPTIONS:              ${process.env.NODE_OPTIONS}`);
+if (NODE_FLAGS.length) console.log(`controller node flags:               ${NODE_FLAGS.join(" ")}`);
 console.log("each half on a control plane of its own; rounds alternate which half goes first");
 const ratios: number[] = [];
 for (let i = 0; i < controllerHalves.length; i++) {

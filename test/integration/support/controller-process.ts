@@ -25,11 +25,19 @@ export interface ControllerProcess {
 
 const running = new Set<ControllerProcess>();
 
-/** `main`: the CLI entry to run (default: the TypeScript source; the image runs compiled JS). */
-export function startController(identity: string, args: string[], main = MAIN): ControllerProcess {
+/**
+ * `main`: the CLI entry to run (default: the TypeScript source; the image runs compiled JS).
+ * `nodeFlags`: flags for node itself, before `main` (V8 flags Node refuses in NODE_OPTIONS).
+ */
+export function startController(
+  identity: string,
+  args: string[],
+  main = MAIN,
+  nodeFlags: readonly string[] = [],
+): ControllerProcess {
   const child = spawn(
     process.execPath,
-    [main, "controller", "--identity", identity, "--metrics-addr", "127.0.0.1:0", ...args],
+    [...nodeFlags, main, "controller", "--identity", identity, "--metrics-addr", "127.0.0.1:0", ...args],
     {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, KUBECONFIG: "" },
