@@ -86,6 +86,7 @@ interface Run {
   signer?: SignerSeen;
   /** The devnet deployment spec.devnet names, as read this time. */
   devnet: DevnetResolution;
+  /** The node pods as cached when the reconcile began, with the config stamps it wrote on new ones. */
   pods: PodFacts[];
   signal: AbortSignal;
   /** Pods a live change did not reach: restarted once the ConfigMap holds the new value. */
@@ -152,6 +153,7 @@ export class GatewayReconciler implements Reconciler {
     this.#status = new StatusWriter(ctx, Gateways, NEWS);
     this.#rollout = new NodeRollout({
       client: ctx.client,
+      cache: ctx.cache,
       events: ctx.events,
       children: this.#children,
       ...(options.liveCallTimeoutMs !== undefined ? { liveCallTimeoutMs: options.liveCallTimeoutMs } : {}),
@@ -163,13 +165,14 @@ export class GatewayReconciler implements Reconciler {
     ["settings, live", (g, r) => this.#liveSettings(g, r)],
     [
       "new pods stamped with the config they mounted",
-      (g, r) =>
-        this.#rollout.stampNewPods(
+      async (g, r) => {
+        r.pods = await this.#rollout.stampNewPods(
           r.pods,
           mountedConfigHash([r.plan.node.statefulSet], (cm) =>
             this.#cache.get(ConfigMaps, keyFor(g.metadata?.namespace, cm)),
           ),
-        ),
+        );
+      },
     ],
     [
       "config map",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { configHashesOf, podConfig, podsToStamp } from "./config-restart.ts";
+import { configHashesOf, podConfig, podsToStamp, withStamps } from "./config-restart.ts";
 import type { PodFacts } from "./facts.ts";
 
 const pod = (annotations: Record<string, string>, restartCount = 0, name = "o-0"): PodFacts => ({
@@ -84,6 +84,26 @@ describe("podsToStamp", () => {
       { pod: fresh, hash: "B" },
     ]);
     expect(podsToStamp([fresh], () => undefined)).toEqual([]);
+  });
+});
+
+describe("withStamps: the pods as the reconcile's stamps leave them", () => {
+  it.each<[string, PodFacts, string | undefined, string, string | undefined]>([
+    ["stamped with the hash its ConfigMap held, which then changed: stale", pod({}), "A", "stale", "A"],
+    ["stamped with the hash its ConfigMap still holds: current", pod({}), "B", "current", "B"],
+    ["not stamped (gone or replaced meanwhile): as cached", pod({}), undefined, "unknown", undefined],
+  ])("%s", (_, p, stampedWith, state, runs) => {
+    const [after] = withStamps([p], stampedWith === undefined ? [] : [{ pod: p, hash: stampedWith }]);
+    expect(podConfig(after!, "B")).toMatchObject({ state, runs });
+  });
+
+  it("leaves other pods and the cached objects as they are", () => {
+    const stamped = pod({ other: "x" }, 0, "o-1");
+    const other = pod({});
+    const after = withStamps([other, stamped], [{ pod: stamped, hash: "A" }]);
+    expect(after[0]).toBe(other);
+    expect(after[1]?.metadata?.annotations).toEqual({ other: "x", "livepeer.org/config-hash": "A" });
+    expect(stamped.metadata?.annotations).toEqual({ other: "x" });
   });
 });
 

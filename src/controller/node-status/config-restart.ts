@@ -83,7 +83,9 @@ const ownerOf = (pod: PodFacts) =>
 /**
  * Pods never stamped, each with the hash its ConfigMap holds now (read before the controller
  * writes a new one: a pod created since mounted this one or a later one; a later one costs one
- * needless restart, never a missed one).
+ * needless restart, never a missed one). Stamped once: the stamp is cached when written, so a
+ * reconcile that follows at once does not take the pod for unstamped and stamp it with the hash the
+ * controller has written since, which the pod may not run.
  */
 export function podsToStamp(
   pods: readonly PodFacts[],
@@ -97,21 +99,62 @@ export function podsToStamp(
   });
 }
 
-/** Merge-patches the pod's annotations, guarded by its uid; false when it is gone or replaced. */
-async function annotate(client: KubeClient, pod: PodFacts, annotations: Record<string, string | null>) {
+/**
+ * `pods` as `stamps` leave them. The rollout is planned on the pods as the reconcile began, before
+ * it stamped them and changed their ConfigMap: a new pod must count as running the hash it was
+ * just stamped with (stale once the ConfigMap changed), not as never stamped (counted current).
+ */
+export function withStamps<P extends PodFacts>(
+  pods: readonly P[],
+  stamps: readonly { pod: PodFacts; hash: string }[],
+): P[] {
+  const stamped = new Map(
+    stamps.flatMap(({ pod, hash }) => (pod.metadata?.uid ? [[pod.metadata.uid, hash]] : [])),
+  );
+  return pods.map((pod) => {
+    const hash = stamped.get(pod.metadata?.uid ?? "");
+    if (hash === undefined) return pod;
+    const annotations = { ...pod.metadata?.annotations, [RUNNING]: hash };
+    return { ...pod, metadata: { ...pod.metadata, annotations } };
+  });
+}
+
+/**
+ * Merge-patches the pod's annotations, guarded by its uid: the pod as the API server answered, or
+ * undefined when it is gone or replaced.
+ */
+async function annotate(
+  client: KubeClient,
+  pod: PodFacts,
+  annotations: Record<string, string | null>,
+): Promise<PodFacts | undefined> {
   try {
-    await client.mergePatch(Pods, pod.metadata?.namespace, pod.metadata?.name ?? "", {
+    return await client.mergePatch<PodFacts>(Pods, pod.metadata?.namespace, pod.metadata?.name ?? "", {
       metadata: { uid: pod.metadata?.uid, annotations },
     });
-    return true;
   } catch (err) {
-    if (isNotFound(err) || isConflict(err)) return false;
+    if (isNotFound(err) || isConflict(err)) return undefined;
     throw err;
   }
 }
 
-export async function stampPods(client: KubeClient, stamps: readonly { pod: PodFacts; hash: string }[]) {
-  for (const { pod, hash } of stamps) await annotate(client, pod, { [RUNNING]: hash });
+/**
+ * Writes the stamps; returns the ones written (a pod gone or replaced meanwhile is not stamped).
+ * `written` gets each stamped pod as the API server answered (for the cache).
+ */
+export async function stampPods(
+  client: KubeClient,
+  stamps: readonly { pod: PodFacts; hash: string }[],
+  written: (pod: PodFacts) => void = () => {},
+): Promise<{ pod: PodFacts; hash: string }[]> {
+  const done: { pod: PodFacts; hash: string }[] = [];
+  for (const stamp of stamps) {
+    const answer = await annotate(client, stamp.pod, { [RUNNING]: stamp.hash });
+    if (!answer) continue;
+    written(answer);
+    done.push(stamp);
+  }
+  return done;
 }
 
 /** Asks the pod's node to restart into `hash` (its liveness probe acts once the file is mounted). */
@@ -122,5 +165,5 @@ export function requestRestart(client: KubeClient, pod: PodFacts, hash: string, 
     [WANTED]: hash,
     [RESTARTS_AT_REQUEST]: String(restarts),
     [REQUESTED_AT]: at.toISOString().replace(/\.\d+Z$/, "Z"),
-  });
+  }).then((answer) => answer !== undefined);
 }

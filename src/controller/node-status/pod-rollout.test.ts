@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NodeReading } from "../doctor/index.ts";
+import { podsToStamp, withStamps } from "./config-restart.ts";
 import type { PodFacts } from "./facts.ts";
 import { gpuWaitersAmong, planPodRollout, type RolloutStatefulSetFacts } from "./pod-rollout.ts";
 
@@ -194,5 +195,114 @@ describe("planPodRollout: status.rollout and RolloutPending", () => {
     expect(timedOut.verdict.message).toMatch(
       /^the node of pod g-0 did not restart in place within 5 min \(asked at 2026-11-28T01:00:00Z\), so the pod is replaced instead: replacing pod g-0 \(idle\)/,
     );
+  });
+});
+
+describe("RolloutPending of a reconcile that stamps its new pods, then writes their ConfigMap", () => {
+  // What both node reconcilers do: stamp each never-stamped pod with the hash its ConfigMap holds
+  // (`mounted`), write the ConfigMap (`planned`), then plan the rollout on the pods as the reconcile
+  // began, with its stamps. A NodePort Orchestrator's first pod is the case: the reconcile that first
+  // sees it placed stamps it with the in-cluster address's config and writes its node's address.
+  const A = "cluster-address";
+  const B = "node-address";
+  const nodePod = (annotations: Record<string, string>, restartCount: number) =>
+    ({
+      ...pod("o-0", "o", "o-new"),
+      metadata: { ...pod("o-0", "o", "o-new").metadata, annotations },
+      status: {
+        conditions: [{ type: "Ready", status: "True" }],
+        containerStatuses: [{ name: "livepeer", ready: true, restartCount }],
+      },
+    }) as PodFacts;
+  const asked = { "livepeer.org/config-hash": A, "livepeer.org/config-hash-wanted": B };
+  it.each<{
+    what: string;
+    annotations: Record<string, string>;
+    restarts?: number;
+    mounted: string | undefined;
+    planned: string;
+    sessions?: number;
+    rollout: string;
+    updated: number;
+  }>([
+    {
+      what: "a new pod, its ConfigMap unchanged: it runs the current config",
+      annotations: {},
+      mounted: A,
+      planned: A,
+      rollout: "False UpToDate",
+      updated: 1,
+    },
+    {
+      what: "a new pod, its ConfigMap changed by the same reconcile: it runs the older config; restarted in place, idle",
+      annotations: {},
+      mounted: A,
+      planned: B,
+      sessions: 0,
+      rollout: "True RestartingInPlace",
+      updated: 0,
+    },
+    {
+      what: "a new pod, its ConfigMap changed by the same reconcile, its sessions not read yet: waits for them",
+      annotations: {},
+      mounted: A,
+      planned: B,
+      rollout: "True SessionsOpen",
+      updated: 0,
+    },
+    {
+      what: "a pod stamped before: restarted in place, idle",
+      annotations: { "livepeer.org/config-hash": A },
+      mounted: B,
+      planned: B,
+      sessions: 0,
+      rollout: "True RestartingInPlace",
+      updated: 0,
+    },
+    {
+      what: "asked to restart into the current config, not restarted yet",
+      annotations: { ...asked, "livepeer.org/config-restarts": "0" },
+      restarts: 0,
+      mounted: B,
+      planned: B,
+      sessions: 0,
+      rollout: "True RestartingInPlace",
+      updated: 0,
+    },
+    {
+      what: "asked to restart into the current config, restarted since",
+      annotations: { ...asked, "livepeer.org/config-restarts": "0" },
+      restarts: 1,
+      mounted: B,
+      planned: B,
+      rollout: "False UpToDate",
+      updated: 1,
+    },
+    {
+      what: "a new pod whose ConfigMap is not cached (it cannot start before its ConfigMap exists): current",
+      annotations: {},
+      mounted: undefined,
+      planned: A,
+      rollout: "False UpToDate",
+      updated: 1,
+    },
+  ])("$what: RolloutPending $rollout", (c) => {
+    const cached = [nodePod(c.annotations, c.restarts ?? 0)];
+    const pods = withStamps(
+      cached,
+      podsToStamp(cached, () => c.mounted),
+    );
+    const plan = planPodRollout({
+      spec: undefined,
+      previous: undefined,
+      statefulSets: [sts("o", 1)],
+      pods,
+      readings: new Map(c.sessions === undefined ? [] : [reading("o-0", c.sessions)]),
+      now: T0,
+      freshMs: 60_000,
+      configHashes: new Map([["o", c.planned]]),
+    });
+    expect(`${plan.verdict.status} ${plan.verdict.reason}`).toBe(c.rollout);
+    expect(plan.status.updatedReplicas).toBe(c.updated);
   });
 });

@@ -3,12 +3,12 @@
 // a hold lasts; a StatefulSet never replaced by one whose flags the node would refuse (the last good
 // pods keep serving; an Event says why); new live settings pushed to running pods before the
 // ConfigMap records them, and the pods a call failed on restarted once it does.
-import { type KubeClient, type KubeObject, type ResourceType, StatefulSets } from "../../kube/index.ts";
+import { type KubeClient, type KubeObject, Pods, type ResourceType, StatefulSets } from "../../kube/index.ts";
 import { type FlagProblem, formatProblem } from "../../node/config/index.ts";
 import { applyLiveChanges } from "../live/apply.ts";
 import type { LiveChange } from "../live/settings.ts";
-import type { ChildApplier, Recorder } from "../runtime/index.ts";
-import { podsToStamp, stampPods } from "./config-restart.ts";
+import type { CacheReader, ChildApplier, Recorder } from "../runtime/index.ts";
+import { podsToStamp, stampPods, withStamps } from "./config-restart.ts";
 import type { PodFacts } from "./facts.ts";
 import { blocksRollout, type Hold } from "./holds.ts";
 import { restartPod } from "./pod-restart.ts";
@@ -22,17 +22,20 @@ export interface RolloutPlan {
 
 export class NodeRollout {
   readonly #client: KubeClient;
+  readonly #cache: CacheReader;
   readonly #events: Recorder;
   readonly #children: ChildApplier;
   readonly #liveCallTimeoutMs: number;
 
   constructor(o: {
     client: KubeClient;
+    cache: CacheReader;
     events: Recorder;
     children: ChildApplier;
     liveCallTimeoutMs?: number;
   }) {
     this.#client = o.client;
+    this.#cache = o.cache;
     this.#events = o.events;
     this.#children = o.children;
     this.#liveCallTimeoutMs = o.liveCallTimeoutMs ?? 5_000;
@@ -85,10 +88,18 @@ export class NodeRollout {
 
   /**
    * Before a ConfigMap changes: each pod never stamped gets the config hash its ConfigMap holds
-   * now, so a later change is known to need its restart (config-restart.ts).
+   * now, so a later change is known to need its restart (config-restart.ts). Returns `pods` with
+   * the stamps written, for the rest of the reconcile to judge them by; the stamped pods are cached
+   * as written, for the next reconcile.
    */
-  async stampNewPods(pods: readonly PodFacts[], mountedHash: (statefulSet: string) => string | undefined) {
-    await stampPods(this.#client, podsToStamp(pods, mountedHash));
+  async stampNewPods<P extends PodFacts>(
+    pods: readonly P[],
+    mountedHash: (statefulSet: string) => string | undefined,
+  ): Promise<P[]> {
+    const stamped = await stampPods(this.#client, podsToStamp(pods, mountedHash), (pod) =>
+      this.#cache.informer<PodFacts>(Pods).applyWritten(pod),
+    );
+    return withStamps(pods, stamped);
   }
 
   async restart(owner: KubeObject, pods: readonly PodFacts[]): Promise<void> {

@@ -79,7 +79,10 @@ interface Run {
   plan: Plan;
   /** The devnet deployment spec.devnet names, as read this time. */
   devnet: DevnetResolution;
-  /** This Orchestrator's node pods (orchestrator, transcoders) as cached when the reconcile began. */
+  /**
+   * This Orchestrator's node pods (orchestrator, transcoders) as cached when the reconcile began,
+   * with the config stamps it wrote on new ones (the rollout judges them by those).
+   */
   pods: PodFacts[];
   /** Its AI runner pods (spec.ai). */
   runnerPods: PodFacts[];
@@ -163,6 +166,7 @@ export class OrchestratorReconciler implements Reconciler {
     this.#status = new StatusWriter(ctx, Orchestrators, NEWS);
     this.#rollout = new NodeRollout({
       client: ctx.client,
+      cache: ctx.cache,
       events: ctx.events,
       children: this.#children,
       ...(options.liveCallTimeoutMs !== undefined ? { liveCallTimeoutMs: options.liveCallTimeoutMs } : {}),
@@ -177,13 +181,14 @@ export class OrchestratorReconciler implements Reconciler {
     ["settings, live", (o, r) => this.#liveSettings(o, r)],
     [
       "new pods stamped with the config they mounted",
-      (o, r) =>
-        this.#rollout.stampNewPods(
+      async (o, r) => {
+        r.pods = await this.#rollout.stampNewPods(
           r.pods,
           mountedConfigHash(r.plan.statefulSets, (cm) =>
             this.#cache.get(ConfigMaps, keyFor(o.metadata?.namespace, cm)),
           ),
-        ),
+        );
+      },
     ],
     [
       "config maps",

@@ -114,7 +114,12 @@ export class RemoteSignerReconciler implements Reconciler {
     this.#keystore = new KeystoreCheck(ctx.client);
     this.#ownedSecrets = new OwnedSecrets(ctx.client);
     this.#status = new StatusWriter(ctx, RemoteSigners, NEWS);
-    this.#rollout = new NodeRollout({ client: ctx.client, events: ctx.events, children: this.#children });
+    this.#rollout = new NodeRollout({
+      client: ctx.client,
+      cache: ctx.cache,
+      events: ctx.events,
+      children: this.#children,
+    });
   }
 
   /** Run in order, stopping at the first error (retried with backoff). */
