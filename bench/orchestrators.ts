@@ -27,7 +27,7 @@
 // --node-flags: flags given to the controller's node before its script (V8 flags that Node refuses
 // in NODE_OPTIONS, for trying them; the chart's nodeOptions are always applied).
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { load } from "js-yaml";
 import { planOrchestrator } from "../src/controller/orchestrator/plan.ts";
@@ -438,6 +438,8 @@ async function lastControllerHalf(): Promise<string[]> {
       await new Promise((r) => setTimeout(r, 20_000));
     }
     await ctl.stop();
+    // The controller's own output (its log, and what V8 prints with --node-flags="--trace-gc").
+    if (process.env.BENCH_CONTROLLER_LOG) writeFileSync(process.env.BENCH_CONTROLLER_LOG, ctl.log());
     const report: string[] = [];
     report.push(`controller: queue drained after:      ${(drained / 1000).toFixed(1)} s`);
     report.push(`controller peak RSS (VmHWM), burst:   ${hwmBurst.toFixed(0)} MB (until drained)`);

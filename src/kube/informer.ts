@@ -19,6 +19,7 @@ import { type KubeObject, keyOf, type ObjectKey } from "./objects.ts";
 import { apiVersionOf, type ResourceType, resourceName } from "./resources.ts";
 import { Store } from "./store.ts";
 import { type StringPool, sharedStrings } from "./string-pool.ts";
+import { sharedValues, shareParts, type ValuePool } from "./value-pool.ts";
 
 /**
  * Where a change came from: the watch (or a relist), or this process's own write cached as the
@@ -47,6 +48,8 @@ export interface InformerOptions<T extends KubeObject> {
   transform?: ((obj: T) => T) | undefined;
   /** Where cached objects' repeated strings are kept once (default: the process's shared pool). */
   strings?: StringPool;
+  /** Where cached objects' repeated labels, owners, specs and conditions are kept once, frozen. */
+  values?: ValuePool;
   backoff?: BackoffOptions;
   /** The server closes each watch after a random 5-10 min (like client-go), spreading reconnects. */
   watchTimeoutSeconds?: () => number;
@@ -182,12 +185,16 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.#log;
   }
 
-  /** What is cached of an object: managedFields dropped, transformed, its strings pooled. */
+  /**
+   * What is cached of an object: managedFields dropped, transformed, its strings pooled, its
+   * repeated parts shared (frozen: a cached object is read, never changed in place).
+   */
   prepare(obj: T): T {
     const slim = dropManagedFields(obj);
-    return (this.#opts.strings ?? sharedStrings).internAll(
+    const facts = (this.#opts.strings ?? sharedStrings).internAll(
       this.#opts.transform ? this.#opts.transform(slim) : slim,
     );
+    return shareParts(facts, this.#opts.values ?? sharedValues);
   }
 
   applyUpsert(obj: T): void {
