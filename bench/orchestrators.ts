@@ -25,7 +25,7 @@
 // TypeScript directly.
 // --skip-bare measures only the controller (memory and queue wait at 5,000 without the ratio).
 // --node-flags: flags given to the controller's node before its script (V8 flags that Node refuses
-// in NODE_OPTIONS, for trying them; the chart's nodeOptions are always applied).
+// in NODE_OPTIONS, for trying them; the chart's nodeOptions and mallocArenaMax are always applied).
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -95,13 +95,17 @@ if (!values["from-source"]) {
   });
   main = "dist/cli/main.js";
 }
-// The controller runs with the V8 flags the Helm chart gives it, so its memory is the deployed one.
+// The controller runs with the V8 flags and malloc arenas the Helm chart gives it, so its memory
+// is the deployed one (the control plane's binaries are Go's, which do not read MALLOC_ARENA_MAX).
 const chartValues = load(readFileSync("deploy/helm/livepeer-operator/values.yaml", "utf8")) as {
-  controller: { nodeOptions?: string };
+  controller: { nodeOptions?: string; mallocArenaMax?: number };
 };
 process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, chartValues.controller.nodeOptions]
   .filter(Boolean)
   .join(" ");
+if (chartValues.controller.mallocArenaMax && process.env.MALLOC_ARENA_MAX === undefined) {
+  process.env.MALLOC_ARENA_MAX = String(chartValues.controller.mallocArenaMax);
+}
 
 /**
  * Each half of a round runs on a control plane of its own, started fresh: the other half's
