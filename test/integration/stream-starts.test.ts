@@ -19,7 +19,10 @@ describe("stream starts shared by API replicas", () => {
   it("gives a repeated auth call on another replica, or after a restart, the first start; an end anywhere makes the next call a new start", async () => {
     const config = await fixture.newConfig("sqlite");
     const [storeA, storeB] = [await fixture.open(config), await fixture.open(config)];
-    const replicaA = new StreamStarts({ local: new OpenStreams(), shared: storeA });
+    // Agreement is what this test checks, not the budget (the next one does): a store's answer
+    // slowed past 250 ms by a loaded machine must not turn into a replica deciding alone here.
+    const budgetMs = 30_000;
+    const replicaA = new StreamStarts({ local: new OpenStreams(), shared: storeA, budgetMs });
     // Replica B's end is fire-and-forget: the test keeps the store's answer to wait for it.
     const ends: Promise<void>[] = [];
     const sharedB = new Proxy(storeB, {
@@ -34,10 +37,10 @@ describe("stream starts shared by API replicas", () => {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-    const replicaB = new StreamStarts({ local: new OpenStreams(), shared: sharedB });
+    const replicaB = new StreamStarts({ local: new OpenStreams(), shared: sharedB, budgetMs });
     expect(await replicaA.start(GW, "cam1", 1_000)).toBe(1_000);
     expect(await replicaB.start(GW, "cam1", 1_500)).toBe(1_000);
-    const restartedA = new StreamStarts({ local: new OpenStreams(), shared: storeA });
+    const restartedA = new StreamStarts({ local: new OpenStreams(), shared: storeA, budgetMs });
     expect(await restartedA.start(GW, "cam1", 2_000)).toBe(1_000);
     // The end report reached replica B; replica A's memory still holds the old start.
     replicaB.end(GW, "cam1");
